@@ -1,2 +1,58 @@
-//! Binary entry point.
-fn main() {}
+//! The `a2a-console` binary: parse arguments, set up logging, then run a CLI subcommand or the console.
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use a2a_console::cli::{self, Cli};
+use a2a_console::exit::Exit;
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            // clap prints help/version to stdout (exit 0) and usage errors to stderr (our code 2).
+            let _ = e.print();
+            return if e.use_stderr() {
+                ExitCode::from(Exit::Usage.code())
+            } else {
+                ExitCode::SUCCESS
+            };
+        }
+    };
+    init_logging();
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("a2a-console: cannot start the async runtime: {e}");
+            return ExitCode::from(Exit::Transport.code());
+        }
+    };
+    let code = runtime.block_on(async move {
+        match cli.command {
+            Some(command) => cli::run(cli.global, command).await,
+            None => {
+                eprintln!(
+                    "a2a-console: the interactive console is not built yet; use a subcommand (see --help), \
+                     e.g. `a2a-console demo-agent` and `a2a-console card http://127.0.0.1:41241`"
+                );
+                Exit::Usage
+            }
+        }
+    });
+    ExitCode::from(code.code())
+}
+
+/// CLI logs go to stderr, off unless `A2A_CONSOLE_LOG` asks (e.g. `A2A_CONSOLE_LOG=a2a_client::wire=debug`).
+fn init_logging() {
+    let Ok(filter) = std::env::var("A2A_CONSOLE_LOG") else {
+        return;
+    };
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::new(filter))
+        .with_writer(std::io::stderr)
+        .try_init();
+}

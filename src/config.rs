@@ -1,0 +1,235 @@
+//! The console's configuration: TOML found by `--config FILE`, then `$A2A_CONSOLE_CONFIG`, then the XDG config
+//! dir; strict (an unknown key is an error naming it and its line) so a typo never silently drops a setting.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+/// Environment variable naming the config file.
+pub const CONFIG_ENV: &str = "A2A_CONSOLE_CONFIG";
+
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    /// Seconds to wait for a reply to a single request (streams may stay open longer).
+    #[serde(default)]
+    pub timeout_secs: Option<u64>,
+    #[serde(default)]
+    pub agents: Vec<AgentConfig>,
+}
+
+/// One configured remote agent.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AgentConfig {
+    /// Display name; defaults to the card's name.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// Base URL (the card is at `/.well-known/agent-card.json` below it) or a direct card URL.
+    pub url: String,
+    /// Preferred binding: JSONRPC | HTTP+JSON | GRPC.
+    #[serde(default)]
+    pub binding: Option<String>,
+    /// Protocol version to use: 1.0 | 0.3 (default: the newest the card offers).
+    #[serde(default)]
+    pub protocol: Option<String>,
+    /// Static headers sent with every request to this agent (tenant ids, routing keys …).
+    #[serde(default)]
+    pub headers: BTreeMap<String, String>,
+    #[serde(default)]
+    pub auth: Option<AuthConfig>,
+    /// Per-agent request timeout in seconds.
+    #[serde(default)]
+    pub timeout_secs: Option<u64>,
+}
+
+/// How to authenticate to an agent. Secrets never live in the file: they come from an environment variable
+/// or a command's output (a password manager, a cloud CLI …).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AuthConfig {
+    #[serde(rename = "type")]
+    pub kind: AuthKind,
+    /// Environment variable holding the secret.
+    #[serde(default)]
+    pub token_env: Option<String>,
+    /// Command whose standard output (trimmed) is the secret, run with `sh -c`.
+    #[serde(default)]
+    pub token_cmd: Option<String>,
+    /// api_key: where the key goes (header | query | cookie); default: what the card declares, else header.
+    #[serde(default)]
+    pub location: Option<String>,
+    /// api_key: the header / query / cookie name; default: what the card declares, else `X-API-Key`.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// basic: the user name (the secret is the password).
+    #[serde(default)]
+    pub username: Option<String>,
+    /// Which of the card's `securitySchemes` this credential satisfies (informational; used to pick defaults).
+    #[serde(default)]
+    pub scheme: Option<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AuthKind {
+    Bearer,
+    ApiKey,
+    Basic,
+}
+
+/// A config error with the file it came from.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read config file {path}: {source}")]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("config file {path}: {message}")]
+    Parse { path: PathBuf, message: String },
+    #[error("config file {path}: {message}")]
+    Invalid { path: PathBuf, message: String },
+}
+
+/// Where the config file is, by precedence; `None` when no file is configured and the default does not exist.
+pub fn locate(explicit: Option<&Path>) -> Option<PathBuf> {
+    if let Some(p) = explicit {
+        return Some(p.to_path_buf());
+    }
+    if let Some(p) = std::env::var_os(CONFIG_ENV).filter(|v| !v.is_empty()) {
+        return Some(PathBuf::from(p));
+    }
+    let default = default_path()?;
+    default.exists().then_some(default)
+}
+
+/// `$XDG_CONFIG_HOME/a2a-console/config.toml` (or the platform's equivalent).
+pub fn default_path() -> Option<PathBuf> {
+    directories::ProjectDirs::from("", "", "a2a-console")
+        .map(|d| d.config_dir().join("config.toml"))
+}
+
+/// Load the config; an explicitly named file that does not exist is an error, a missing default is not.
+pub fn load(explicit: Option<&Path>) -> Result<(Config, Option<PathBuf>), ConfigError> {
+    let Some(path) = locate(explicit) else {
+        return Ok((Config::default(), None));
+    };
+    let text = std::fs::read_to_string(&path).map_err(|source| ConfigError::Read {
+        path: path.clone(),
+        source,
+    })?;
+    let config = parse(&text).map_err(|message| ConfigError::Parse {
+        path: path.clone(),
+        message,
+    })?;
+    validate(&config).map_err(|message| ConfigError::Invalid {
+        path: path.clone(),
+        message,
+    })?;
+    Ok((config, Some(path)))
+}
+
+/// Parse TOML text; the message names the key and line of the first problem.
+pub fn parse(text: &str) -> Result<Config, String> {
+    toml::from_str::<Config>(text).map_err(|e| {
+        let line = e
+            .span()
+            .map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
+        let msg = e.message().trim().to_string();
+        match line {
+            Some(l) => format!("line {l}: {msg}"),
+            None => msg,
+        }
+    })
+}
+
+/// Checks serde cannot express: allowed values and combinations.
+pub fn validate(config: &Config) -> Result<(), String> {
+    let mut names = std::collections::HashSet::new();
+    for (i, a) in config.agents.iter().enumerate() {
+        let label = a
+            .name
+            .clone()
+            .unwrap_or_else(|| format!("agents[{i}] ({})", a.url));
+        if url::Url::parse(&a.url).is_err() {
+            return Err(format!("agent {label}: url {:?} is not a URL", a.url));
+        }
+        if let Some(b) = &a.binding {
+            crate::remote::client::Binding::parse(b).map_err(|e| format!("agent {label}: {e}"))?;
+        }
+        if let Some(p) = &a.protocol {
+            crate::remote::client::ProtocolChoice::parse(p)
+                .map_err(|e| format!("agent {label}: {e}"))?;
+        }
+        if let Some(name) = &a.name {
+            if !names.insert(name.clone()) {
+                return Err(format!("two agents are named {name:?}"));
+            }
+        }
+        if let Some(auth) = &a.auth {
+            crate::remote::auth::check(auth).map_err(|e| format!("agent {label}: auth: {e}"))?;
+        }
+        for k in a.headers.keys() {
+            if reqwest::header::HeaderName::from_bytes(k.as_bytes()).is_err() {
+                return Err(format!("agent {label}: {k:?} is not a valid header name"));
+            }
+        }
+    }
+    Ok(())
+}
+
+impl Config {
+    /// A configured agent by name (exact, then case-insensitive).
+    pub fn agent(&self, name: &str) -> Option<&AgentConfig> {
+        self.agents
+            .iter()
+            .find(|a| a.name.as_deref() == Some(name))
+            .or_else(|| {
+                self.agents.iter().find(|a| {
+                    a.name
+                        .as_deref()
+                        .is_some_and(|n| n.eq_ignore_ascii_case(name))
+                })
+            })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn example_config_parses_and_validates() {
+        let text = include_str!("../config.example.toml");
+        let c = parse(text).unwrap();
+        validate(&c).unwrap();
+        assert!(!c.agents.is_empty());
+    }
+
+    #[test]
+    fn unknown_key_names_key_and_line() {
+        let text = "[[agents]]\nurl = \"http://127.0.0.1:1\"\nbindng = \"JSONRPC\"\n";
+        let err = parse(text).unwrap_err();
+        assert!(err.contains("line 3"), "{err}");
+        assert!(err.contains("bindng"), "{err}");
+    }
+
+    #[test]
+    fn unknown_auth_type_and_bad_binding_are_errors() {
+        let text = "[[agents]]\nurl = \"http://127.0.0.1:1\"\n[agents.auth]\ntype = \"magic\"\n";
+        let err = parse(text).unwrap_err();
+        assert!(err.contains("line 4"), "{err}");
+        let c = parse("[[agents]]\nurl = \"http://127.0.0.1:1\"\nbinding = \"SOAP\"\n").unwrap();
+        assert!(validate(&c).unwrap_err().contains("SOAP"));
+    }
+
+    #[test]
+    fn lookup_by_name_is_case_insensitive_fallback() {
+        let c = parse("[[agents]]\nname = \"Parts\"\nurl = \"http://127.0.0.1:1\"\n").unwrap();
+        assert!(c.agent("Parts").is_some());
+        assert!(c.agent("parts").is_some());
+        assert!(c.agent("other").is_none());
+    }
+}

@@ -1,0 +1,4 @@
+//! TEMP stub
+pub async fn run_foreground(_port: u16) -> anyhow::Result<()> {
+    Ok(())
+}

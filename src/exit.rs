@@ -1,0 +1,67 @@
+//! The CLI's exit codes: one meaning each, stable for scripts, documented in `--help` and the README.
+
+use a2a::TaskState;
+
+use crate::remote::error::{ErrorKind, RemoteError};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Exit {
+    /// Done: the task completed, or the agent replied with a direct message.
+    Done = 0,
+    /// Usage or configuration error.
+    Usage = 2,
+    /// Network or transport error (unreachable, not A2A, broken stream).
+    Transport = 3,
+    /// The agent returned an error object.
+    Agent = 4,
+    /// The task ended failed, rejected or canceled.
+    TaskUnsuccessful = 5,
+    /// The task waits for the user (input-required, auth-required).
+    Waiting = 6,
+}
+
+pub const EXIT_CODES_HELP: &str = "Exit codes: 0 done (task completed, or a direct message reply); 2 usage or config error; \
+3 network/transport error; 4 error returned by the agent; 5 task ended failed, rejected or canceled; \
+6 task is waiting for you (input-required or auth-required).";
+
+impl Exit {
+    pub fn code(self) -> u8 {
+        self as u8
+    }
+
+    pub fn for_error(e: &RemoteError) -> Self {
+        match e.kind {
+            ErrorKind::Usage => Exit::Usage,
+            ErrorKind::Transport => Exit::Transport,
+            ErrorKind::Agent => Exit::Agent,
+        }
+    }
+
+    /// The code for a task's state once we stop watching it.
+    pub fn for_state(state: &TaskState) -> Self {
+        match state {
+            TaskState::Failed | TaskState::Rejected | TaskState::Canceled => Exit::TaskUnsuccessful,
+            TaskState::InputRequired | TaskState::AuthRequired => Exit::Waiting,
+            _ => Exit::Done,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn states_and_errors_map_to_documented_codes() {
+        assert_eq!(Exit::for_state(&TaskState::Completed).code(), 0);
+        assert_eq!(Exit::for_state(&TaskState::Failed).code(), 5);
+        assert_eq!(Exit::for_state(&TaskState::Rejected).code(), 5);
+        assert_eq!(Exit::for_state(&TaskState::Canceled).code(), 5);
+        assert_eq!(Exit::for_state(&TaskState::InputRequired).code(), 6);
+        assert_eq!(Exit::for_state(&TaskState::AuthRequired).code(), 6);
+        assert_eq!(Exit::for_error(&RemoteError::usage("x")).code(), 2);
+        assert_eq!(Exit::for_error(&RemoteError::transport("x")).code(), 3);
+        assert_eq!(Exit::for_error(&RemoteError::agent(-32001, "x")).code(), 4);
+    }
+}

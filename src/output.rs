@@ -1,0 +1,368 @@
+//! How the CLI prints what agents sent: readable text where every remote string is sanitised and labelled
+//! with where it came from, or v1.0 JSON (one document, or one line per stream event) that is safe to print
+//! on a terminal as well.
+
+use std::fmt::Write as _;
+
+use a2a::{AgentCard, Artifact, Message, Part, PartContent, SecurityScheme, Task};
+use serde::Serialize;
+
+use crate::remote::card::FetchedCard;
+use crate::remote::client::Selected;
+use crate::remote::tracker::state_name;
+use crate::trust::sanitize::{Provenance, Untrusted, sanitize_line};
+
+/// Serialize as JSON, then escape every character a terminal could act on. JSON text outside strings is
+/// ASCII, so any non-ASCII char is inside a string and `\uXXXX` is a valid replacement for it.
+pub fn safe_json<T: Serialize>(value: &T, pretty: bool) -> String {
+    let s = if pretty {
+        serde_json::to_string_pretty(value)
+    } else {
+        serde_json::to_string(value)
+    }
+    .unwrap_or_else(|e| format!("{{\"error\":\"cannot serialize: {e}\"}}"));
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if needs_json_escape(c) {
+            let mut buf = [0u16; 2];
+            for unit in c.encode_utf16(&mut buf) {
+                let _ = write!(out, "\\u{unit:04x}");
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+fn needs_json_escape(c: char) -> bool {
+    matches!(c,
+        '\u{7f}'..='\u{9f}'          // DEL and C1 controls (8-bit CSI, OSC …)
+        | '\u{200b}'..='\u{200f}'    // zero-width, LRM/RLM
+        | '\u{202a}'..='\u{202e}'    // bidi embeddings and overrides
+        | '\u{2060}'..='\u{2069}'    // word joiner, invisible operators, bidi isolates
+        | '\u{061c}' | '\u{feff}' | '\u{00ad}' | '\u{180e}'
+        | '\u{e0000}'..='\u{e007f}') // tag characters
+}
+
+/// A short id for headers: long ids are cut, the full one is printed elsewhere.
+pub fn short_id(id: &str) -> String {
+    let (clean, _) = sanitize_line(id);
+    if clean.chars().count() > 12 {
+        format!("{}…", clean.chars().take(12).collect::<String>())
+    } else {
+        clean
+    }
+}
+
+/// Print a block of remote text with a provenance header, indented, plus the flags it raised.
+pub fn remote_block(out: &mut String, agent: &str, task: Option<&str>, field: &str, raw: &str) {
+    let text = Untrusted::new(
+        raw,
+        Provenance {
+            agent: agent.to_string(),
+            task: task.map(str::to_string),
+            field: field.to_string(),
+        },
+    );
+    let (agent_l, _) = sanitize_line(agent);
+    let task_part = task
+        .map(|t| format!(" · task {}", short_id(t)))
+        .unwrap_or_default();
+    let (field_l, _) = sanitize_line(field);
+    let _ = writeln!(out, "┌─ remote text from {agent_l}{task_part} · {field_l}");
+    for line in text.as_str().lines() {
+        let _ = writeln!(out, "│ {line}");
+    }
+    if text.as_str().is_empty() {
+        let _ = writeln!(out, "│ (empty)");
+    }
+    for flag in &text.findings.flags {
+        let _ = writeln!(out, "│ ⚠ flagged: {}", flag.reason);
+    }
+    let _ = writeln!(out, "└─");
+}
+
+/// A one-line remote value ("name: …") sanitised.
+fn line(raw: &str) -> String {
+    sanitize_line(raw).0
+}
+
+fn part_summary(p: &Part) -> String {
+    let name = p
+        .filename
+        .as_deref()
+        .map(line)
+        .map(|n| format!(" {n:?}"))
+        .unwrap_or_default();
+    let media = p
+        .media_type
+        .as_deref()
+        .map(line)
+        .map(|m| format!(" ({m})"))
+        .unwrap_or_default();
+    match &p.content {
+        PartContent::Text(_) => String::new(),
+        PartContent::Raw(b) => format!("[file{name}{media}, {} bytes, not shown]", b.len()),
+        PartContent::Url(u) => format!("[file{name}{media} at {} — not fetched]", line(u)),
+        PartContent::Data(_) => format!("[data{media}]"),
+    }
+}
+
+/// The text of a list of parts as one remote string (text joined; other parts summarised).
+pub fn parts_text(parts: &[Part]) -> String {
+    let mut s = String::new();
+    for p in parts {
+        match &p.content {
+            PartContent::Text(t) => s.push_str(t),
+            PartContent::Data(v) => {
+                s.push_str(&serde_json::to_string_pretty(v).unwrap_or_default());
+                s.push('\n');
+            }
+            _ => {
+                if !s.is_empty() && !s.ends_with('\n') {
+                    s.push('\n');
+                }
+                s.push_str(&part_summary(p));
+                s.push('\n');
+            }
+        }
+    }
+    s
+}
+
+pub fn message_text(out: &mut String, agent: &str, task: Option<&str>, field: &str, m: &Message) {
+    remote_block(out, agent, task, field, &parts_text(&m.parts));
+}
+
+pub fn artifact_text(out: &mut String, agent: &str, task: Option<&str>, a: &Artifact) {
+    let name = a.name.as_deref().unwrap_or("");
+    let field = if name.is_empty() {
+        format!("artifact {}", short_id(&a.artifact_id))
+    } else {
+        format!("artifact {:?} ({})", line(name), short_id(&a.artifact_id))
+    };
+    let nothing = a
+        .parts
+        .iter()
+        .all(|p| matches!(&p.content, PartContent::Text(t) if t.is_empty()));
+    if nothing {
+        // The SDK's ProtoJSON decoder turns a part of a kind it does not know into an empty text part, so an
+        // artifact with no content usually means the agent sent something this console cannot show; say so.
+        let _ = writeln!(
+            out,
+            "{field}: no parts this console can show (none sent, or only unknown part kinds)"
+        );
+        return;
+    }
+    remote_block(out, agent, task, &field, &parts_text(&a.parts));
+}
+
+/// A task as readable text.
+pub fn task_text(agent: &str, t: &Task) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "task:    {}", line(&t.id));
+    let _ = writeln!(out, "context: {}", line(&t.context_id));
+    let _ = writeln!(out, "state:   {}", state_name(&t.status.state));
+    if let Some(ts) = t.status.timestamp {
+        let _ = writeln!(out, "updated: {}", ts.to_rfc3339());
+    }
+    if let Some(m) = &t.status.message {
+        message_text(&mut out, agent, Some(&t.id), "status message", m);
+    }
+    for a in t.artifacts.iter().flatten() {
+        artifact_text(&mut out, agent, Some(&t.id), a);
+    }
+    out
+}
+
+/// A card as readable text: identity, interfaces, capabilities, security, skills, warnings.
+pub fn card_text(
+    label: &str,
+    fetched: &FetchedCard,
+    selected: Option<&Selected>,
+    extended: bool,
+) -> String {
+    let c: &AgentCard = &fetched.card;
+    let mut out = String::new();
+    let kind = if extended { "extended card" } else { "card" };
+    let _ = writeln!(
+        out,
+        "{kind} of {} from {} ({} shape)",
+        line(label),
+        fetched.url,
+        fetched.shape.label()
+    );
+    let _ = writeln!(out, "name:        {}", line(&c.name));
+    let _ = writeln!(out, "version:     {}", line(&c.version));
+    if let Some(p) = &c.provider {
+        let _ = writeln!(
+            out,
+            "provider:    {} <{}>",
+            line(&p.organization),
+            line(&p.url)
+        );
+    }
+    if let Some(d) = &c.documentation_url {
+        let _ = writeln!(out, "docs:        {}", line(d));
+    }
+    remote_block(&mut out, label, None, "card description", &c.description);
+    let _ = writeln!(out, "interfaces:");
+    for i in &c.supported_interfaces {
+        let chosen = selected.is_some_and(|s| s.interface == *i);
+        let tenant = i
+            .tenant
+            .as_deref()
+            .map(|t| format!(" tenant {}", line(t)))
+            .unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "  {} {:<9} {:<6} {}{tenant}",
+            if chosen { "▶" } else { " " },
+            line(&i.protocol_binding),
+            line(&i.protocol_version),
+            line(&i.url)
+        );
+    }
+    let caps = &c.capabilities;
+    let flag = |b: Option<bool>| if b == Some(true) { "yes" } else { "no" };
+    let _ = writeln!(
+        out,
+        "capabilities: streaming {}, push notifications {}, extended card {}",
+        flag(caps.streaming),
+        flag(caps.push_notifications),
+        flag(caps.extended_agent_card)
+    );
+    for e in caps.extensions.iter().flatten() {
+        let _ = writeln!(
+            out,
+            "  extension {}{}",
+            line(&e.uri),
+            if e.required == Some(true) {
+                " (required)"
+            } else {
+                ""
+            }
+        );
+    }
+    let _ = writeln!(
+        out,
+        "modes:       in {} · out {}",
+        line(&c.default_input_modes.join(", ")),
+        line(&c.default_output_modes.join(", "))
+    );
+    if let Some(schemes) = &c.security_schemes {
+        let mut names: Vec<&String> = schemes.keys().collect();
+        names.sort();
+        let _ = writeln!(out, "security schemes:");
+        for n in names {
+            let desc = match &schemes[n] {
+                SecurityScheme::ApiKey(k) => {
+                    format!("API key in {} {:?}", line(&k.location), line(&k.name))
+                }
+                SecurityScheme::HttpAuth(h) => format!("HTTP {}", line(&h.scheme)),
+                SecurityScheme::OAuth2(_) => "OAuth 2.0".to_string(),
+                SecurityScheme::OpenIdConnect(o) => {
+                    format!("OpenID Connect ({})", line(&o.open_id_connect_url))
+                }
+                SecurityScheme::MutualTls(_) => "mutual TLS".to_string(),
+            };
+            let _ = writeln!(out, "  {}: {desc}", line(n));
+        }
+    }
+    if let Some(reqs) = &c.security_requirements {
+        let alts: Vec<String> = reqs
+            .iter()
+            .map(|r| {
+                let mut all: Vec<String> = r
+                    .iter()
+                    .map(|(n, scopes)| {
+                        if scopes.is_empty() {
+                            line(n)
+                        } else {
+                            format!("{} [{}]", line(n), line(&scopes.join(" ")))
+                        }
+                    })
+                    .collect();
+                all.sort();
+                all.join(" + ")
+            })
+            .collect();
+        let _ = writeln!(
+            out,
+            "requires:    {}",
+            if alts.is_empty() {
+                "nothing".into()
+            } else {
+                alts.join("  or  ")
+            }
+        );
+    }
+    let _ = writeln!(out, "skills ({}):", c.skills.len());
+    for s in &c.skills {
+        let _ = writeln!(
+            out,
+            "  • {} ({})  tags: {}",
+            line(&s.name),
+            line(&s.id),
+            line(&s.tags.join(", "))
+        );
+        remote_block(
+            &mut out,
+            label,
+            None,
+            &format!("skill {} description", line(&s.id)),
+            &s.description,
+        );
+        for ex in s.examples.iter().flatten() {
+            let _ = writeln!(out, "      example: {}", line(ex));
+        }
+    }
+    if let Some(sigs) = &c.signatures {
+        let _ = writeln!(out, "signatures:  {} (not verified yet)", sigs.len());
+    } else {
+        let _ = writeln!(out, "signatures:  none (unsigned card)");
+    }
+    if fetched.warnings.is_empty() {
+        let _ = writeln!(out, "warnings:    none");
+    } else {
+        let _ = writeln!(out, "warnings ({}):", fetched.warnings.len());
+        for w in &fetched.warnings {
+            let _ = writeln!(out, "  ! {}", line(&w.to_string()));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn safe_json_escapes_terminal_controls_but_stays_valid() {
+        let v = serde_json::json!({"t": "a\u{1b}[2J\u{9b}31m\u{202e}exe\u{200b}\u{7}"});
+        let s = safe_json(&v, false);
+        assert!(!s.chars().any(|c| c.is_control()), "{s:?}");
+        assert!(!s.contains('\u{202e}'));
+        let back: serde_json::Value = serde_json::from_str(&s).unwrap();
+        assert_eq!(back, v);
+    }
+
+    #[test]
+    fn remote_blocks_are_labelled_and_sanitised() {
+        let mut out = String::new();
+        remote_block(
+            &mut out,
+            "demo",
+            Some("task-123456789012345"),
+            "status message",
+            "hi\u{1b}]52;c;ZXZpbA==\u{7}\nthere",
+        );
+        assert!(
+            out.contains("remote text from demo · task task-1234567… · status message"),
+            "{out}"
+        );
+        assert!(!out.contains('\u{1b}'));
+        assert!(out.contains("│ there"));
+    }
+}

@@ -1,0 +1,127 @@
+//! One remote agent, end to end: where it is, how the user wants to talk to it, and the connected client.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::auth::{self, Credential, HeaderInterceptor};
+use super::card::{CardFetcher, FetchedCard};
+use super::client::{self, Binding, Client, Preferences, ProtocolChoice, Selected};
+use super::error::RemoteError;
+use crate::config::{AgentConfig, AuthConfig, AuthKind};
+
+/// Everything needed to reach one agent, from the config file, the command line, or both.
+#[derive(Clone, Debug)]
+pub struct AgentTarget {
+    /// What the user calls it (config name, or the URL they typed).
+    pub label: String,
+    pub url: String,
+    pub prefs: Preferences,
+    pub headers: BTreeMap<String, String>,
+    pub auth: Option<AuthConfig>,
+    pub timeout: Duration,
+}
+
+impl AgentTarget {
+    pub fn from_config(a: &AgentConfig, default_timeout: Duration) -> Result<Self, RemoteError> {
+        Ok(Self {
+            label: a.name.clone().unwrap_or_else(|| a.url.clone()),
+            url: a.url.clone(),
+            prefs: Preferences {
+                binding: a
+                    .binding
+                    .as_deref()
+                    .map(Binding::parse)
+                    .transpose()
+                    .map_err(RemoteError::usage)?,
+                protocol: a
+                    .protocol
+                    .as_deref()
+                    .map(ProtocolChoice::parse)
+                    .transpose()
+                    .map_err(RemoteError::usage)?,
+            },
+            headers: a.headers.clone(),
+            auth: a.auth.clone(),
+            timeout: a
+                .timeout_secs
+                .map(Duration::from_secs)
+                .unwrap_or(default_timeout),
+        })
+    }
+
+    pub fn from_url(url: &str, timeout: Duration) -> Self {
+        Self {
+            label: url.to_string(),
+            url: url.to_string(),
+            prefs: Preferences::default(),
+            headers: BTreeMap::new(),
+            auth: None,
+            timeout,
+        }
+    }
+}
+
+/// A connected agent: its card, the interface chosen, and the SDK client.
+pub struct Connected {
+    pub label: String,
+    pub card: FetchedCard,
+    pub selected: Selected,
+    pub client: Client,
+}
+
+/// Whether the credential can be resolved before the card is known (API-key defaults come from the card).
+fn needs_card_for_credential(a: &AuthConfig) -> bool {
+    a.kind == AuthKind::ApiKey && (a.location.is_none() || a.name.is_none())
+}
+
+/// Fetch the card, choose an interface, resolve credentials and build the client.
+pub async fn connect(
+    target: &AgentTarget,
+    http: &reqwest::Client,
+    fetcher: &CardFetcher,
+) -> Result<Connected, RemoteError> {
+    let label = crate::remote::error::one_line(&target.label);
+    let early_credential: Option<Credential> = match &target.auth {
+        Some(a) if !needs_card_for_credential(a) => Some(
+            auth::resolve(a, None)
+                .await
+                .map_err(|e| e.context(format!("agent {label}")))?,
+        ),
+        _ => None,
+    };
+    let card_headers =
+        HeaderInterceptor::new(&target.headers, early_credential.as_ref()).header_map();
+    let card = fetcher
+        .fetch(&target.url, &card_headers)
+        .await
+        .map_err(|e| e.context(format!("agent {label}")))?;
+    let credential = match (&target.auth, early_credential) {
+        (_, Some(c)) => Some(c),
+        (Some(a), None) => Some(
+            auth::resolve(a, card.card.security_schemes.as_ref())
+                .await
+                .map_err(|e| e.context(format!("agent {label}")))?,
+        ),
+        (None, None) => None,
+    };
+    let selected = client::select_interface(&card.card, target.prefs)
+        .map_err(|e| e.context(format!("agent {label}")))?;
+    let headers = Arc::new(HeaderInterceptor::new(&target.headers, credential.as_ref()));
+    let client = client::build(client::ClientSpec {
+        card: &card.card,
+        selected: &selected,
+        http: http.clone(),
+        headers,
+        credential: credential.as_ref(),
+        timeout: target.timeout,
+    })
+    .await
+    .map_err(|e| e.context(format!("agent {label}")))?;
+    Ok(Connected {
+        label,
+        card,
+        selected,
+        client,
+    })
+}

@@ -1,0 +1,342 @@
+//! Credentials for an agent: where the secret comes from (environment variable or a command's output), how it
+//! is attached (bearer, API key in header / query / cookie, HTTP basic), and a `CallInterceptor` that adds it to
+//! every call. Secrets are wrapped so they cannot be printed or logged by accident.
+
+use std::collections::BTreeMap;
+
+use a2a::SecurityScheme;
+use a2a_client::ServiceParams;
+use a2a_client::middleware::CallInterceptor;
+use async_trait::async_trait;
+use base64::Engine;
+
+use super::error::RemoteError;
+use crate::config::{AuthConfig, AuthKind};
+
+/// A secret value. `Debug` and `Display` never show it.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Secret(String);
+
+impl Secret {
+    pub fn new(s: impl Into<String>) -> Self {
+        Self(s.into())
+    }
+    /// The only way to read the value; grep for it when auditing.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Secret(***)")
+    }
+}
+
+/// Where an API key travels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeyLocation {
+    Header,
+    Query,
+    Cookie,
+}
+
+impl KeyLocation {
+    pub fn parse(s: &str) -> Result<Self, String> {
+        match s.to_ascii_lowercase().as_str() {
+            "header" => Ok(Self::Header),
+            "query" => Ok(Self::Query),
+            "cookie" => Ok(Self::Cookie),
+            other => Err(format!(
+                "location {other:?} is not one of header, query, cookie"
+            )),
+        }
+    }
+}
+
+/// A resolved credential, ready to attach.
+#[derive(Clone, Debug)]
+pub enum Credential {
+    Bearer(Secret),
+    ApiKey {
+        location: KeyLocation,
+        name: String,
+        key: Secret,
+    },
+    Basic {
+        username: String,
+        password: Secret,
+    },
+}
+
+/// Static checks on an `[agents.auth]` table (before any secret is read).
+pub fn check(auth: &AuthConfig) -> Result<(), String> {
+    match (&auth.token_env, &auth.token_cmd) {
+        (None, None) => {
+            return Err("set token_env or token_cmd (secrets never live in the config file)".into());
+        }
+        (Some(_), Some(_)) => return Err("set only one of token_env and token_cmd".into()),
+        _ => {}
+    }
+    if let Some(l) = &auth.location {
+        KeyLocation::parse(l)?;
+        if auth.kind != AuthKind::ApiKey {
+            return Err("`location` only applies to type = \"api_key\"".into());
+        }
+    }
+    if auth.kind == AuthKind::Basic && auth.username.is_none() {
+        return Err("type = \"basic\" needs `username`".into());
+    }
+    Ok(())
+}
+
+/// Read a secret from the environment or a command. The error never contains the secret or the command's output.
+pub async fn read_secret(env: Option<&str>, cmd: Option<&str>) -> Result<Secret, RemoteError> {
+    if let Some(var) = env {
+        return match std::env::var(var) {
+            Ok(v) if !v.trim().is_empty() => Ok(Secret::new(v.trim())),
+            Ok(_) => Err(RemoteError::usage(format!(
+                "environment variable {var} is empty"
+            ))),
+            Err(_) => Err(RemoteError::usage(format!(
+                "environment variable {var} is not set"
+            ))),
+        };
+    }
+    if let Some(cmd) = cmd {
+        let out = tokio::process::Command::new("sh")
+            .arg("-c")
+            .arg(cmd)
+            .stdin(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .output()
+            .await
+            .map_err(|e| RemoteError::usage(format!("token_cmd could not be started: {e}")))?;
+        if !out.status.success() {
+            return Err(RemoteError::usage(format!(
+                "token_cmd exited with {} (its output is not shown, it may hold secrets)",
+                out.status
+            )));
+        }
+        let text = String::from_utf8(out.stdout)
+            .map_err(|_| RemoteError::usage("token_cmd printed something that is not UTF-8"))?;
+        let trimmed = text.trim();
+        if trimmed.is_empty() {
+            return Err(RemoteError::usage("token_cmd printed nothing"));
+        }
+        return Ok(Secret::new(trimmed));
+    }
+    Err(RemoteError::usage(
+        "no secret source (token_env or token_cmd)",
+    ))
+}
+
+/// Resolve the configured credential, filling API-key defaults from the card's declared scheme.
+pub async fn resolve(
+    auth: &AuthConfig,
+    schemes: Option<&std::collections::HashMap<String, SecurityScheme>>,
+) -> Result<Credential, RemoteError> {
+    check(auth).map_err(RemoteError::usage)?;
+    let secret = read_secret(auth.token_env.as_deref(), auth.token_cmd.as_deref()).await?;
+    Ok(match auth.kind {
+        AuthKind::Bearer => Credential::Bearer(secret),
+        AuthKind::Basic => Credential::Basic {
+            username: auth.username.clone().unwrap_or_default(),
+            password: secret,
+        },
+        AuthKind::ApiKey => {
+            let declared = declared_api_key(auth.scheme.as_deref(), schemes);
+            let location = match (&auth.location, &declared) {
+                (Some(l), _) => KeyLocation::parse(l).map_err(RemoteError::usage)?,
+                (None, Some((l, _))) => KeyLocation::parse(l).unwrap_or(KeyLocation::Header),
+                (None, None) => KeyLocation::Header,
+            };
+            let name = auth
+                .name
+                .clone()
+                .or_else(|| declared.map(|(_, n)| n))
+                .unwrap_or_else(|| "X-API-Key".to_string());
+            Credential::ApiKey {
+                location,
+                name,
+                key: secret,
+            }
+        }
+    })
+}
+
+/// The card's API-key scheme: the one named, else the only one.
+fn declared_api_key(
+    wanted: Option<&str>,
+    schemes: Option<&std::collections::HashMap<String, SecurityScheme>>,
+) -> Option<(String, String)> {
+    let schemes = schemes?;
+    let mut keys = schemes.iter().filter_map(|(n, s)| match s {
+        SecurityScheme::ApiKey(k) => Some((n, (k.location.clone(), k.name.clone()))),
+        _ => None,
+    });
+    match wanted {
+        Some(w) => keys.find(|(n, _)| n.as_str() == w).map(|(_, v)| v),
+        None => {
+            let first = keys.next()?;
+            keys.next().is_none().then_some(first.1)
+        }
+    }
+}
+
+impl Credential {
+    /// The header this credential adds, if it travels in one.
+    pub fn header(&self) -> Option<(String, Secret)> {
+        match self {
+            Credential::Bearer(t) => Some((
+                "Authorization".into(),
+                Secret::new(format!("Bearer {}", t.expose())),
+            )),
+            Credential::Basic { username, password } => {
+                let raw = format!("{username}:{}", password.expose());
+                let enc = base64::engine::general_purpose::STANDARD.encode(raw);
+                Some(("Authorization".into(), Secret::new(format!("Basic {enc}"))))
+            }
+            Credential::ApiKey {
+                location: KeyLocation::Header,
+                name,
+                key,
+            } => Some((name.clone(), key.clone())),
+            Credential::ApiKey {
+                location: KeyLocation::Cookie,
+                name,
+                key,
+            } => Some((
+                "Cookie".into(),
+                Secret::new(format!("{name}={}", key.expose())),
+            )),
+            Credential::ApiKey {
+                location: KeyLocation::Query,
+                ..
+            } => None,
+        }
+    }
+
+    /// The query parameter this credential adds, if it travels in the URL.
+    pub fn query(&self) -> Option<(String, Secret)> {
+        match self {
+            Credential::ApiKey {
+                location: KeyLocation::Query,
+                name,
+                key,
+            } => Some((name.clone(), key.clone())),
+            _ => None,
+        }
+    }
+}
+
+/// Adds the agent's static headers and credential header to every SDK call.
+pub struct HeaderInterceptor {
+    headers: Vec<(String, Secret)>,
+}
+
+impl HeaderInterceptor {
+    pub fn new(static_headers: &BTreeMap<String, String>, credential: Option<&Credential>) -> Self {
+        let mut headers: Vec<(String, Secret)> = static_headers
+            .iter()
+            .map(|(k, v)| (k.clone(), Secret::new(v.clone())))
+            .collect();
+        if let Some(h) = credential.and_then(Credential::header) {
+            headers.push(h);
+        }
+        Self { headers }
+    }
+
+    /// The same headers as a `HeaderMap`, for plain HTTP requests (card fetches).
+    pub fn header_map(&self) -> reqwest::header::HeaderMap {
+        let mut map = reqwest::header::HeaderMap::new();
+        for (k, v) in &self.headers {
+            if let (Ok(name), Ok(mut value)) = (
+                reqwest::header::HeaderName::from_bytes(k.as_bytes()),
+                reqwest::header::HeaderValue::from_str(v.expose()),
+            ) {
+                value.set_sensitive(true);
+                map.append(name, value);
+            }
+        }
+        map
+    }
+}
+
+#[async_trait]
+impl CallInterceptor for HeaderInterceptor {
+    async fn before(&self, _method: &str, params: &mut ServiceParams) -> Result<(), a2a::A2AError> {
+        for (k, v) in &self.headers {
+            params
+                .entry(k.clone())
+                .or_default()
+                .push(v.expose().to_string());
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cfg(kind: AuthKind) -> AuthConfig {
+        AuthConfig {
+            kind,
+            token_env: None,
+            token_cmd: Some("echo s3cret".into()),
+            location: None,
+            name: None,
+            username: None,
+            scheme: None,
+        }
+    }
+
+    #[tokio::test]
+    async fn token_cmd_output_is_the_secret_and_never_debug_printed() {
+        let c = resolve(&cfg(AuthKind::Bearer), None).await.unwrap();
+        let (name, value) = c.header().unwrap();
+        assert_eq!(name, "Authorization");
+        assert_eq!(value.expose(), "Bearer s3cret");
+        assert!(!format!("{c:?}").contains("s3cret"));
+    }
+
+    #[tokio::test]
+    async fn failing_command_does_not_leak_output() {
+        let mut a = cfg(AuthKind::Bearer);
+        a.token_cmd = Some("echo leaked; exit 3".into());
+        let err = resolve(&a, None).await.unwrap_err();
+        assert!(!err.message.contains("leaked"));
+        assert!(err.message.contains("exit"));
+    }
+
+    #[tokio::test]
+    async fn api_key_defaults_come_from_the_card() {
+        let mut schemes = std::collections::HashMap::new();
+        schemes.insert(
+            "k".to_string(),
+            SecurityScheme::ApiKey(a2a::ApiKeySecurityScheme {
+                location: "cookie".into(),
+                name: "session".into(),
+                description: None,
+            }),
+        );
+        let c = resolve(&cfg(AuthKind::ApiKey), Some(&schemes))
+            .await
+            .unwrap();
+        let (name, value) = c.header().unwrap();
+        assert_eq!(name, "Cookie");
+        assert_eq!(value.expose(), "session=s3cret");
+    }
+
+    #[test]
+    fn config_checks() {
+        let mut a = cfg(AuthKind::Bearer);
+        a.token_cmd = None;
+        assert!(check(&a).unwrap_err().contains("token_env"));
+        let mut b = cfg(AuthKind::Basic);
+        assert!(check(&b).unwrap_err().contains("username"));
+        b.username = Some("u".into());
+        assert!(check(&b).is_ok());
+    }
+}

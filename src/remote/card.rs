@@ -1,0 +1,417 @@
+//! Fetching agent cards: well-known path (with the legacy fallback) or a direct card URL, `A2A-Version` sent,
+//! the raw JSON kept byte for byte (signature checks need it), HTTP caching honoured (`ETag`,
+//! `Cache-Control: max-age`), and every way a card can be broken turned into a one-line error.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use futures::StreamExt;
+use reqwest::StatusCode;
+use reqwest::header::{self, HeaderMap};
+use serde_json::Value;
+use url::Url;
+
+use super::error::{RemoteError, one_line};
+use super::normalize::{CardShape, CardWarning, normalize};
+
+/// The current well-known path (v0.3 and later).
+pub const WELL_KNOWN_CARD: &str = ".well-known/agent-card.json";
+/// The path used before v0.3; still served by older agents.
+pub const LEGACY_WELL_KNOWN_CARD: &str = ".well-known/agent.json";
+/// Cards are small documents; anything bigger is a mistake or an attack.
+pub const MAX_CARD_BYTES: usize = 1024 * 1024;
+
+/// A card as fetched: the raw JSON, the normalised v1.0 card, and what was off about it.
+#[derive(Clone, Debug)]
+pub struct FetchedCard {
+    /// The URL the card was actually read from (after the well-known fallback and redirects).
+    pub url: Url,
+    /// The body exactly as received.
+    pub raw: String,
+    pub card: a2a::AgentCard,
+    pub shape: CardShape,
+    pub warnings: Vec<CardWarning>,
+    pub etag: Option<String>,
+    pub max_age: Option<Duration>,
+    /// True when the server answered 304 and this came from the cache.
+    pub revalidated: bool,
+}
+
+#[derive(Clone)]
+struct CacheEntry {
+    card: FetchedCard,
+    fetched_at: Instant,
+}
+
+/// Card fetcher with an HTTP cache keyed by card URL.
+pub struct CardFetcher {
+    http: reqwest::Client,
+    cache: Mutex<HashMap<String, CacheEntry>>,
+}
+
+/// Where the card lives, from what the user gave us.
+pub fn card_urls(input: &str) -> Result<Vec<Url>, RemoteError> {
+    let url = Url::parse(input)
+        .map_err(|e| RemoteError::usage(format!("{input:?} is not a URL ({e})")))?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(RemoteError::usage(format!(
+            "{input:?}: only http and https URLs can serve a card"
+        )));
+    }
+    let path = url.path();
+    if path.ends_with(".json") || path.contains("/.well-known/") {
+        return Ok(vec![url]);
+    }
+    // A base URL: `https://host/agents/x` → `https://host/agents/x/.well-known/agent-card.json`.
+    let mut base = url.clone();
+    if !base.path().ends_with('/') {
+        base.set_path(&format!("{}/", base.path()));
+    }
+    let join = |p: &str| {
+        base.join(p)
+            .map_err(|e| RemoteError::usage(format!("{input:?}: {e}")))
+    };
+    Ok(vec![join(WELL_KNOWN_CARD)?, join(LEGACY_WELL_KNOWN_CARD)?])
+}
+
+impl CardFetcher {
+    pub fn new(http: reqwest::Client) -> Self {
+        Self {
+            http,
+            cache: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Fetch a card from a base URL or a direct card URL. `headers` are the agent's static and auth headers
+    /// (some agents protect even the public card).
+    pub async fn fetch(
+        &self,
+        input: &str,
+        headers: &HeaderMap,
+    ) -> Result<FetchedCard, RemoteError> {
+        let urls = card_urls(input)?;
+        let mut last_err = None;
+        for (i, url) in urls.iter().enumerate() {
+            match self.fetch_url(url, headers).await {
+                Ok(card) => return Ok(card),
+                // Only a 404 on the modern path sends us to the legacy one.
+                Err(FetchError::NotFound(e)) if i + 1 < urls.len() => last_err = Some(e),
+                Err(FetchError::NotFound(e)) | Err(FetchError::Other(e)) => {
+                    return Err(match (last_err, i) {
+                        (Some(_), _) => e.context(format!(
+                            "no card at {} or {}",
+                            urls.first().map(Url::as_str).unwrap_or_default(),
+                            url
+                        )),
+                        (None, _) => e,
+                    });
+                }
+            }
+        }
+        Err(last_err.unwrap_or_else(|| RemoteError::usage("no card URL to try")))
+    }
+
+    async fn fetch_url(&self, url: &Url, headers: &HeaderMap) -> Result<FetchedCard, FetchError> {
+        let cached = self.cached(url);
+        if let Some(entry) = &cached {
+            let fresh = entry
+                .card
+                .max_age
+                .is_some_and(|age| entry.fetched_at.elapsed() < age);
+            if fresh {
+                return Ok(entry.card.clone());
+            }
+        }
+        let mut req = self
+            .http
+            .get(url.clone())
+            .headers(headers.clone())
+            .header(a2a::SVC_PARAM_VERSION, a2a::VERSION)
+            .header(header::ACCEPT, "application/json");
+        if let Some(etag) = cached.as_ref().and_then(|c| c.card.etag.clone()) {
+            req = req.header(header::IF_NONE_MATCH, etag);
+        }
+        let resp = req.send().await.map_err(|e| {
+            FetchError::Other(RemoteError::transport(format!(
+                "could not fetch the card from {url}: {}",
+                reqwest_reason(&e)
+            )))
+        })?;
+        let status = resp.status();
+        let final_url = resp.url().clone();
+        let resp_headers = resp.headers().clone();
+
+        if status == StatusCode::NOT_MODIFIED {
+            if let Some(entry) = cached {
+                let mut card = entry.card;
+                card.revalidated = true;
+                card.max_age = max_age(&resp_headers).or(card.max_age);
+                self.store(url, card.clone());
+                return Ok(card);
+            }
+        }
+        if !status.is_success() {
+            let err = RemoteError::transport(format!(
+                "card request to {url} failed with HTTP {}{}",
+                status.as_u16(),
+                status_hint(status)
+            ));
+            return Err(if status == StatusCode::NOT_FOUND {
+                FetchError::NotFound(err)
+            } else {
+                FetchError::Other(err)
+            });
+        }
+        let content_type = resp_headers
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+            .to_ascii_lowercase();
+        let body = read_limited(resp, MAX_CARD_BYTES)
+            .await
+            .map_err(FetchError::Other)?;
+        let card = parse_card(url, &final_url, &content_type, body, &resp_headers)
+            .map_err(FetchError::Other)?;
+        self.store(url, card.clone());
+        Ok(card)
+    }
+
+    fn cached(&self, url: &Url) -> Option<CacheEntry> {
+        self.cache
+            .lock()
+            .ok()
+            .and_then(|c| c.get(url.as_str()).cloned())
+    }
+
+    fn store(&self, url: &Url, card: FetchedCard) {
+        if let Ok(mut c) = self.cache.lock() {
+            c.insert(
+                url.to_string(),
+                CacheEntry {
+                    card,
+                    fetched_at: Instant::now(),
+                },
+            );
+        }
+    }
+
+    /// Seed the cache (e.g. from the on-disk store) so the next fetch revalidates with `If-None-Match`.
+    pub fn prime(&self, card: FetchedCard) {
+        let url = card.url.clone();
+        if let Ok(mut c) = self.cache.lock() {
+            c.insert(
+                url.to_string(),
+                CacheEntry {
+                    card: FetchedCard {
+                        max_age: None,
+                        ..card
+                    },
+                    fetched_at: Instant::now(),
+                },
+            );
+        }
+    }
+}
+
+enum FetchError {
+    NotFound(RemoteError),
+    Other(RemoteError),
+}
+
+/// Turn a body into a card, or say exactly what is wrong with it.
+pub fn parse_card(
+    requested: &Url,
+    final_url: &Url,
+    content_type: &str,
+    body: Vec<u8>,
+    headers: &HeaderMap,
+) -> Result<FetchedCard, RemoteError> {
+    if body.iter().all(u8::is_ascii_whitespace) {
+        return Err(RemoteError::transport(format!(
+            "the card at {requested} is empty"
+        )));
+    }
+    let looks_html = content_type.contains("html")
+        || body
+            .iter()
+            .find(|b| !b.is_ascii_whitespace())
+            .is_some_and(|b| *b == b'<');
+    if looks_html {
+        return Err(RemoteError::transport(format!(
+            "the card at {requested} is HTML, not JSON (content type {:?}): is this the agent's URL?",
+            if content_type.is_empty() {
+                "none"
+            } else {
+                content_type
+            }
+        )));
+    }
+    let raw = String::from_utf8(body).map_err(|e| {
+        RemoteError::transport(format!("the card at {requested} is not UTF-8 text ({e})"))
+    })?;
+    let value: Value = serde_json::from_str(&raw).map_err(|e| {
+        let what = if e.is_eof() {
+            "is truncated JSON"
+        } else {
+            "is not valid JSON"
+        };
+        RemoteError::transport(format!("the card at {requested} {what} ({e})"))
+    })?;
+    let normalized = normalize(&value, Some(final_url))
+        .map_err(|e| RemoteError::transport(format!("the card at {requested} is unusable: {e}")))?;
+    let card: a2a::AgentCard = serde_json::from_value(normalized.card).map_err(|e| {
+        RemoteError::transport(format!(
+            "the card at {requested} could not be read even after normalising: {}",
+            one_line(&e.to_string())
+        ))
+    })?;
+    Ok(FetchedCard {
+        url: final_url.clone(),
+        raw,
+        card,
+        shape: normalized.shape,
+        warnings: normalized.warnings,
+        etag: headers
+            .get(header::ETAG)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string),
+        max_age: max_age(headers),
+        revalidated: false,
+    })
+}
+
+/// `Cache-Control: max-age=N` (and `no-store` / `no-cache` meaning "do not reuse without asking").
+pub fn max_age(headers: &HeaderMap) -> Option<Duration> {
+    let cc = headers.get(header::CACHE_CONTROL)?.to_str().ok()?;
+    let mut age = None;
+    for directive in cc.split(',').map(str::trim) {
+        let lower = directive.to_ascii_lowercase();
+        if lower == "no-store" || lower == "no-cache" {
+            return None;
+        }
+        if let Some(v) = lower.strip_prefix("max-age=") {
+            age = v
+                .trim_matches('"')
+                .parse::<u64>()
+                .ok()
+                .map(Duration::from_secs);
+        }
+    }
+    age
+}
+
+/// Read at most `limit` bytes of a body; more is an error that says how much.
+pub async fn read_limited(resp: reqwest::Response, limit: usize) -> Result<Vec<u8>, RemoteError> {
+    if let Some(len) = resp.content_length() {
+        if len as usize > limit {
+            return Err(RemoteError::transport(format!(
+                "the card is {} bytes, more than the {} byte limit",
+                len, limit
+            )));
+        }
+    }
+    let url = resp.url().clone();
+    let mut body = Vec::new();
+    let mut stream = resp.bytes_stream();
+    while let Some(chunk) = stream.next().await {
+        let chunk = chunk.map_err(|e| {
+            RemoteError::transport(format!(
+                "reading the card from {url} failed: {}",
+                reqwest_reason(&e)
+            ))
+        })?;
+        if body.len() + chunk.len() > limit {
+            return Err(RemoteError::transport(format!(
+                "the card at {url} is larger than the {limit} byte limit"
+            )));
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(body)
+}
+
+fn status_hint(status: StatusCode) -> &'static str {
+    match status.as_u16() {
+        401 => " (unauthorized: the agent wants credentials; see [agents.auth] or --bearer-env)",
+        403 => " (forbidden: the credentials were refused)",
+        404 => " (not found)",
+        500..=599 => " (server error on the agent's side)",
+        _ => "",
+    }
+}
+
+/// reqwest's errors chain their causes; the innermost one is what a user needs ("connection refused").
+pub fn reqwest_reason(e: &reqwest::Error) -> String {
+    let mut msg = if e.is_timeout() {
+        "timed out".to_string()
+    } else if e.is_connect() {
+        "connection failed".to_string()
+    } else {
+        e.to_string()
+    };
+    let mut source = std::error::Error::source(e);
+    let mut last = None;
+    while let Some(s) = source {
+        last = Some(s.to_string());
+        source = s.source();
+    }
+    if let Some(l) = last {
+        msg = format!("{msg}: {l}");
+    }
+    one_line(&msg)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base_url_gets_well_known_then_legacy() {
+        let urls = card_urls("http://127.0.0.1:8080/agents/x").unwrap();
+        assert_eq!(
+            urls[0].as_str(),
+            "http://127.0.0.1:8080/agents/x/.well-known/agent-card.json"
+        );
+        assert_eq!(
+            urls[1].as_str(),
+            "http://127.0.0.1:8080/agents/x/.well-known/agent.json"
+        );
+        let direct = card_urls("http://127.0.0.1:8080/cards/x.json").unwrap();
+        assert_eq!(direct.len(), 1);
+        assert!(card_urls("ftp://x").is_err());
+        assert!(card_urls("not a url").is_err());
+    }
+
+    #[test]
+    fn cache_control_parsing() {
+        let mut h = HeaderMap::new();
+        h.insert(
+            header::CACHE_CONTROL,
+            "public, max-age=300".parse().unwrap(),
+        );
+        assert_eq!(max_age(&h), Some(Duration::from_secs(300)));
+        h.insert(
+            header::CACHE_CONTROL,
+            "no-cache, max-age=300".parse().unwrap(),
+        );
+        assert_eq!(max_age(&h), None);
+    }
+
+    #[test]
+    fn broken_bodies_give_clear_errors() {
+        let u = Url::parse("http://127.0.0.1:1/.well-known/agent-card.json").unwrap();
+        let h = HeaderMap::new();
+        let err = |ct: &str, body: &str| {
+            parse_card(&u, &u, ct, body.as_bytes().to_vec(), &h)
+                .unwrap_err()
+                .message
+        };
+        assert!(err("application/json", "  ").contains("empty"));
+        assert!(err("text/html", "<html>hi</html>").contains("HTML"));
+        assert!(err("application/json", "<!doctype html>").contains("HTML"));
+        assert!(err("application/json", "{\"name\": \"x").contains("truncated"));
+        assert!(err("application/json", "{nope}").contains("not valid JSON"));
+        assert!(err("application/json", "42").contains("not an object"));
+    }
+}

@@ -1,0 +1,320 @@
+//! From a card and the user's preferences to a working SDK client: which interface (binding + protocol
+//! version), which transport (the SDK's JSON-RPC / HTTP+JSON / gRPC for 1.0, our own for 0.3), and the
+//! interceptors that add headers and credentials. Nothing above `remote/` learns which version is on the wire.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use a2a::{AgentCard, AgentInterface};
+use a2a_client::{A2AClient, Transport, TransportFactory};
+
+use super::auth::{Credential, HeaderInterceptor};
+use super::compat_v03::V03Transport;
+use super::error::RemoteError;
+use super::guard::GuardedTransport;
+
+/// The SDK client type every operation goes through.
+pub type Client = A2AClient<Box<dyn Transport>>;
+
+/// A protocol binding we can speak.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Binding {
+    JsonRpc,
+    HttpJson,
+    Grpc,
+}
+
+impl Binding {
+    pub fn parse(s: &str) -> Result<Self, String> {
+        match s.to_ascii_uppercase().replace(['-', '_', '/'], "").as_str() {
+            "JSONRPC" => Ok(Self::JsonRpc),
+            "HTTP+JSON" | "HTTPJSON" | "REST" => Ok(Self::HttpJson),
+            "GRPC" => Ok(Self::Grpc),
+            _ => Err(format!(
+                "binding {s:?} is not one of JSONRPC, HTTP+JSON, GRPC"
+            )),
+        }
+    }
+
+    /// The card's spelling.
+    pub fn wire_name(self) -> &'static str {
+        match self {
+            Self::JsonRpc => a2a::TRANSPORT_PROTOCOL_JSONRPC,
+            Self::HttpJson => a2a::TRANSPORT_PROTOCOL_HTTP_JSON,
+            Self::Grpc => a2a::TRANSPORT_PROTOCOL_GRPC,
+        }
+    }
+
+    fn from_card(s: &str) -> Option<Self> {
+        match s {
+            a2a::TRANSPORT_PROTOCOL_JSONRPC => Some(Self::JsonRpc),
+            a2a::TRANSPORT_PROTOCOL_HTTP_JSON => Some(Self::HttpJson),
+            a2a::TRANSPORT_PROTOCOL_GRPC => Some(Self::Grpc),
+            _ => None,
+        }
+    }
+}
+
+/// Protocol generations the console speaks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum ProtocolChoice {
+    V03,
+    V1,
+}
+
+impl ProtocolChoice {
+    pub fn parse(s: &str) -> Result<Self, String> {
+        match major_minor(s) {
+            Some((1, _)) => Ok(Self::V1),
+            Some((0, 3)) => Ok(Self::V03),
+            _ => Err(format!("protocol {s:?} is not one of 1.0, 0.3")),
+        }
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::V1 => "1.0",
+            Self::V03 => "0.3",
+        }
+    }
+}
+
+/// "1.0", "0.3.0", "1" → (major, minor). Versions in the wild carry a patch part; compare Major.Minor only.
+pub fn major_minor(v: &str) -> Option<(u64, u64)> {
+    let mut it = v.trim().trim_start_matches(['v', 'V']).split('.');
+    let major = it.next()?.parse().ok()?;
+    let minor = it.next().map(|m| m.parse().ok()).unwrap_or(Some(0))?;
+    Some((major, minor))
+}
+
+/// What the user asked for, all optional.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Preferences {
+    pub binding: Option<Binding>,
+    pub protocol: Option<ProtocolChoice>,
+}
+
+/// The interface chosen from a card.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Selected {
+    pub interface: AgentInterface,
+    pub binding: Binding,
+    pub protocol: ProtocolChoice,
+}
+
+/// Choose an interface: walk `supportedInterfaces` in the card's order (its preference), keep those we can
+/// speak and that match the user's choices, prefer 1.x over 0.3, and among equals the user's binding first.
+pub fn select_interface(card: &AgentCard, prefs: Preferences) -> Result<Selected, RemoteError> {
+    let mut candidates: Vec<(usize, Selected)> = Vec::new();
+    for (order, iface) in card.supported_interfaces.iter().enumerate() {
+        let Some(binding) = Binding::from_card(&iface.protocol_binding) else {
+            continue;
+        };
+        let Ok(protocol) = ProtocolChoice::parse(&iface.protocol_version) else {
+            continue;
+        };
+        // Protocol 0.3 is spoken over JSON-RPC only (its default binding; spec digest §12).
+        if protocol == ProtocolChoice::V03 && binding != Binding::JsonRpc {
+            continue;
+        }
+        if prefs.binding.is_some_and(|b| b != binding)
+            || prefs.protocol.is_some_and(|p| p != protocol)
+        {
+            continue;
+        }
+        candidates.push((
+            order,
+            Selected {
+                interface: iface.clone(),
+                binding,
+                protocol,
+            },
+        ));
+    }
+    candidates.sort_by_key(|(order, s)| (std::cmp::Reverse(s.protocol), *order));
+    match candidates.into_iter().next() {
+        Some((_, s)) => Ok(s),
+        None => {
+            let offered: Vec<String> = card
+                .supported_interfaces
+                .iter()
+                .map(|i| format!("{} {} at {}", i.protocol_binding, i.protocol_version, i.url))
+                .collect();
+            let wanted = match (prefs.binding, prefs.protocol) {
+                (None, None) => String::new(),
+                (b, p) => format!(
+                    " matching{}{}",
+                    b.map(|b| format!(" binding {}", b.wire_name()))
+                        .unwrap_or_default(),
+                    p.map(|p| format!(" protocol {}", p.label()))
+                        .unwrap_or_default()
+                ),
+            };
+            Err(RemoteError::usage(format!(
+                "no interface we can use{wanted}; the card offers: {}",
+                if offered.is_empty() {
+                    "nothing".to_string()
+                } else {
+                    offered.join("; ")
+                }
+            )))
+        }
+    }
+}
+
+/// Everything needed to build a client for one agent.
+pub struct ClientSpec<'a> {
+    pub card: &'a AgentCard,
+    pub selected: &'a Selected,
+    pub http: reqwest::Client,
+    pub headers: Arc<HeaderInterceptor>,
+    pub credential: Option<&'a Credential>,
+    /// Bound on a single request (and on opening a stream).
+    pub timeout: Duration,
+}
+
+/// Build the SDK client for the chosen interface.
+pub async fn build(spec: ClientSpec<'_>) -> Result<Client, RemoteError> {
+    let mut iface = spec.selected.interface.clone();
+    if let Some((name, value)) = spec.credential.and_then(Credential::query) {
+        if spec.selected.binding != Binding::JsonRpc {
+            return Err(RemoteError::usage(
+                "an API key in the query string works with the JSON-RPC binding only (the SDK's HTTP+JSON and \
+                 gRPC transports build their own URLs); use location = \"header\" or binding = \"JSONRPC\"",
+            ));
+        }
+        let mut url = url::Url::parse(&iface.url)
+            .map_err(|e| RemoteError::usage(format!("interface URL {:?}: {e}", iface.url)))?;
+        url.query_pairs_mut().append_pair(&name, value.expose());
+        iface.url = url.to_string();
+    }
+    let transport: Box<dyn Transport> = match (spec.selected.protocol, spec.selected.binding) {
+        (ProtocolChoice::V03, _) => {
+            Box::new(V03Transport::new(spec.http.clone(), iface.url.clone()))
+        }
+        (ProtocolChoice::V1, Binding::JsonRpc) => {
+            a2a_client::jsonrpc::JsonRpcTransportFactory::new(Some(spec.http.clone()))
+                .create(spec.card, &iface)
+                .await
+                .map_err(|e| super::error::classify(&e))?
+        }
+        (ProtocolChoice::V1, Binding::HttpJson) => {
+            a2a_client::rest::RestTransportFactory::new(Some(spec.http.clone()))
+                .create(spec.card, &iface)
+                .await
+                .map_err(|e| super::error::classify(&e))?
+        }
+        (ProtocolChoice::V1, Binding::Grpc) => {
+            let factory = a2a_grpc::client::GrpcTransportFactory::new();
+            tokio::time::timeout(spec.timeout, factory.create(spec.card, &iface))
+                .await
+                .map_err(|_| {
+                    RemoteError::transport(format!("gRPC connect to {} timed out", iface.url))
+                })?
+                .map_err(|e| super::error::classify(&e))?
+        }
+    };
+    let guarded: Box<dyn Transport> = Box::new(GuardedTransport::new(transport, spec.timeout));
+    let mut client = A2AClient::new(guarded).with_interceptors(vec![spec.headers.clone()]);
+    if let Some(tenant) = iface.tenant.as_deref().filter(|t| !t.is_empty()) {
+        client = client.with_tenant(tenant);
+    }
+    Ok(client)
+}
+
+/// The HTTP client every transport and card fetch shares: connection timeout only, because SSE streams may
+/// legitimately stay idle for minutes (the per-request bound lives in `GuardedTransport`).
+pub fn http_client(connect_timeout: Duration) -> Result<reqwest::Client, RemoteError> {
+    reqwest::Client::builder()
+        .connect_timeout(connect_timeout)
+        .user_agent(concat!("a2a-console/", env!("CARGO_PKG_VERSION")))
+        .build()
+        .map_err(|e| RemoteError::transport(format!("cannot build the HTTP client: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn card(ifaces: &[(&str, &str, &str)]) -> AgentCard {
+        let interfaces: Vec<serde_json::Value> = ifaces
+            .iter()
+            .map(|(u, b, v)| serde_json::json!({"url": u, "protocolBinding": b, "protocolVersion": v}))
+            .collect();
+        serde_json::from_value(serde_json::json!({
+            "name": "x", "description": "", "version": "1", "supportedInterfaces": interfaces,
+            "capabilities": {}, "skills": []
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn prefers_v1_then_card_order() {
+        let c = card(&[
+            ("http://127.0.0.1:1/old", "JSONRPC", "0.3.0"),
+            ("http://127.0.0.1:1/rest", "HTTP+JSON", "1.0"),
+            ("http://127.0.0.1:1/rpc", "JSONRPC", "1.0"),
+        ]);
+        let s = select_interface(&c, Preferences::default()).unwrap();
+        assert_eq!(s.interface.url, "http://127.0.0.1:1/rest");
+        assert_eq!(s.protocol, ProtocolChoice::V1);
+        let s = select_interface(
+            &c,
+            Preferences {
+                binding: Some(Binding::JsonRpc),
+                protocol: None,
+            },
+        )
+        .unwrap();
+        assert_eq!(s.interface.url, "http://127.0.0.1:1/rpc");
+        let s = select_interface(
+            &c,
+            Preferences {
+                binding: None,
+                protocol: Some(ProtocolChoice::V03),
+            },
+        )
+        .unwrap();
+        assert_eq!(s.interface.url, "http://127.0.0.1:1/old");
+    }
+
+    #[test]
+    fn v03_only_card_selects_03_and_unknown_bindings_are_skipped() {
+        let c = card(&[
+            ("http://127.0.0.1:1/x", "SLIMRPC", "1.0"),
+            ("http://127.0.0.1:1/", "JSONRPC", "0.3.0"),
+        ]);
+        let s = select_interface(&c, Preferences::default()).unwrap();
+        assert_eq!(s.protocol, ProtocolChoice::V03);
+    }
+
+    #[test]
+    fn no_match_lists_what_is_offered() {
+        let c = card(&[("http://127.0.0.1:1/rpc", "JSONRPC", "1.0")]);
+        let err = select_interface(
+            &c,
+            Preferences {
+                binding: Some(Binding::Grpc),
+                protocol: None,
+            },
+        )
+        .unwrap_err();
+        assert!(err.message.contains("binding GRPC"), "{}", err.message);
+        assert!(
+            err.message
+                .contains("JSONRPC 1.0 at http://127.0.0.1:1/rpc")
+        );
+    }
+
+    #[test]
+    fn version_and_binding_parsing() {
+        assert_eq!(major_minor("0.3.0"), Some((0, 3)));
+        assert_eq!(major_minor("1"), Some((1, 0)));
+        assert_eq!(ProtocolChoice::parse("1.0").unwrap(), ProtocolChoice::V1);
+        assert_eq!(ProtocolChoice::parse("0.3").unwrap(), ProtocolChoice::V03);
+        assert!(ProtocolChoice::parse("0.2").is_err());
+        assert_eq!(Binding::parse("http+json").unwrap(), Binding::HttpJson);
+        assert_eq!(Binding::parse("grpc").unwrap(), Binding::Grpc);
+        assert!(Binding::parse("soap").is_err());
+    }
+}

@@ -1,0 +1,188 @@
+//! What went wrong talking to a remote agent, classified the way a user (and the CLI's exit code) needs it.
+//!
+//! The official SDK reports everything as `a2a::A2AError`, and folds its own transport failures (connection
+//! refused, unparseable body, broken SSE frame) into the same `INTERNAL_ERROR` code an agent uses for its own
+//! failures. We tell them apart by the SDK's message prefixes, which are stable strings in `a2a-client-lf`
+//! (`wire.rs`, `jsonrpc.rs`, `rest.rs`); anything else that came back as an error object is the agent's.
+
+use a2a::A2AError;
+use a2a::error_code;
+
+/// Which side failed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// The user's input or configuration is wrong (exit code 2).
+    Usage,
+    /// We could not reach the agent, or what came back was not the protocol (exit code 3).
+    Transport,
+    /// The agent answered with an error object (exit code 4).
+    Agent,
+}
+
+/// An error from the remote layer: a kind, and a one-line message a person can act on.
+#[derive(Clone, Debug, thiserror::Error)]
+#[error("{message}")]
+pub struct RemoteError {
+    pub kind: ErrorKind,
+    pub message: String,
+    /// The A2A / JSON-RPC error code when the agent sent one.
+    pub code: Option<i32>,
+}
+
+impl RemoteError {
+    pub fn usage(message: impl Into<String>) -> Self {
+        Self {
+            kind: ErrorKind::Usage,
+            message: message.into(),
+            code: None,
+        }
+    }
+
+    pub fn transport(message: impl Into<String>) -> Self {
+        Self {
+            kind: ErrorKind::Transport,
+            message: message.into(),
+            code: None,
+        }
+    }
+
+    pub fn agent(code: i32, message: impl Into<String>) -> Self {
+        Self {
+            kind: ErrorKind::Agent,
+            message: message.into(),
+            code: Some(code),
+        }
+    }
+
+    /// Prefix the message with what we were doing ("fetching the card of 'x'").
+    pub fn context(mut self, what: impl std::fmt::Display) -> Self {
+        self.message = format!("{what}: {}", self.message);
+        self
+    }
+}
+
+/// Message prefixes the SDK uses for failures that happened on our side of the wire or in transit.
+const SDK_TRANSPORT_PREFIXES: &[&str] = &[
+    "HTTP request failed",
+    "failed to parse",
+    "failed to deserialize",
+    "failed to serialize",
+    "SSE ",
+    "stream ended with",
+    "expected streaming response",
+    "JSON-RPC response missing result",
+    "HTTP ",
+    "gRPC connect error",
+    "gRPC endpoint error",
+    "failed to build HTTP client",
+];
+
+/// Longest error text we repeat from the wire: a 500 page can be megabytes of HTML.
+const MAX_ERROR_TEXT: usize = 300;
+
+/// Classify an SDK error and make its text safe to print (remote text is untrusted and may be huge).
+pub fn classify(err: &A2AError) -> RemoteError {
+    let text = one_line(&err.message);
+    let from_sdk = err.code == error_code::INTERNAL_ERROR
+        && SDK_TRANSPORT_PREFIXES
+            .iter()
+            .any(|p| err.message.starts_with(p));
+    if from_sdk {
+        return RemoteError::transport(explain_transport(&text));
+    }
+    let name = code_name(err.code);
+    RemoteError::agent(
+        err.code,
+        format!("agent returned error {} ({name}): {text}", err.code),
+    )
+}
+
+/// Turn SDK phrasing into something that says what to check.
+fn explain_transport(text: &str) -> String {
+    if text.starts_with("failed to parse JSON-RPC response") {
+        // The SDK's JSON-RPC transport does not look at the HTTP status, so a 401 page or a proxy error
+        // surfaces as a parse failure. Say what it most likely means.
+        return format!(
+            "the reply was not JSON-RPC (wrong URL, an HTTP error page, or authentication required?) — {text}"
+        );
+    }
+    if text.starts_with("HTTP request failed") {
+        return format!("could not reach the agent — {text}");
+    }
+    text.to_string()
+}
+
+/// The spec's name for an error code, for messages.
+pub fn code_name(code: i32) -> &'static str {
+    match code {
+        error_code::TASK_NOT_FOUND => "task not found",
+        error_code::TASK_NOT_CANCELABLE => "task not cancelable",
+        error_code::PUSH_NOTIFICATION_NOT_SUPPORTED => "push notifications not supported",
+        error_code::UNSUPPORTED_OPERATION => "unsupported operation",
+        error_code::CONTENT_TYPE_NOT_SUPPORTED => "content type not supported",
+        error_code::INVALID_AGENT_RESPONSE => "invalid agent response",
+        error_code::EXTENDED_CARD_NOT_CONFIGURED => "extended card not configured",
+        error_code::EXTENSION_SUPPORT_REQUIRED => "extension support required",
+        error_code::VERSION_NOT_SUPPORTED => "version not supported",
+        error_code::PARSE_ERROR => "parse error",
+        error_code::INVALID_REQUEST => "invalid request",
+        error_code::METHOD_NOT_FOUND => "method not found",
+        error_code::INVALID_PARAMS => "invalid params",
+        error_code::INTERNAL_ERROR => "internal error",
+        _ => "error",
+    }
+}
+
+/// Sanitise remote text for a one-line message and cap its length.
+pub fn one_line(raw: &str) -> String {
+    let (clean, _) = crate::trust::sanitize::sanitize_line(raw);
+    truncate_chars(&clean, MAX_ERROR_TEXT)
+}
+
+/// Cut at a char boundary and say how much was left out.
+pub fn truncate_chars(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max) {
+        None => s.to_string(),
+        Some((cut, _)) => format!("{}… ({} more bytes)", &s[..cut], s.len() - cut),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sdk_transport_failures_are_transport_errors() {
+        let e = classify(&A2AError::internal(
+            "HTTP request failed: error sending request",
+        ));
+        assert_eq!(e.kind, ErrorKind::Transport);
+        assert!(e.message.contains("could not reach the agent"));
+        let e = classify(&A2AError::internal(
+            "failed to parse JSON-RPC response: expected value at line 1 column 1",
+        ));
+        assert_eq!(e.kind, ErrorKind::Transport);
+        assert!(e.message.contains("not JSON-RPC"));
+    }
+
+    #[test]
+    fn agent_error_objects_keep_code_and_message() {
+        let e = classify(&A2AError::task_not_found("t-1"));
+        assert_eq!(e.kind, ErrorKind::Agent);
+        assert_eq!(e.code, Some(-32001));
+        assert!(e.message.contains("-32001"));
+        assert!(e.message.contains("task not found"));
+        // An agent's own internal error is still the agent's.
+        let e = classify(&A2AError::internal("database is down"));
+        assert_eq!(e.kind, ErrorKind::Agent);
+    }
+
+    #[test]
+    fn hostile_and_huge_error_text_is_tamed() {
+        let raw = format!("boom \x1b[2J\x07{}", "x".repeat(10_000));
+        let e = classify(&A2AError::new(-32000, raw));
+        assert!(!e.message.contains('\x1b'));
+        assert!(!e.message.contains('\x07'));
+        assert!(e.message.len() < 1_000);
+    }
+}

@@ -1,0 +1,167 @@
+//! Text output of a live stream for the CLI: state changes as they happen, artifact text as it arrives
+//! chunk by chunk, every remote piece sanitised and inside a block that names its source.
+
+use std::io::Write;
+
+use a2a::{PartContent, StreamResponse};
+
+use crate::output::{self, short_id};
+use crate::remote::tracker::{Change, TaskTracker, state_name};
+use crate::trust::sanitize::{sanitize_line, sanitize_text};
+
+pub struct StreamPrinter {
+    agent: String,
+    /// The artifact whose text is being printed, and whether we are at the start of a line in it.
+    open_artifact: Option<usize>,
+    at_line_start: bool,
+    header_done: bool,
+}
+
+impl StreamPrinter {
+    pub fn new(agent: &str) -> Self {
+        Self {
+            agent: agent.to_string(),
+            open_artifact: None,
+            at_line_start: true,
+            header_done: false,
+        }
+    }
+
+    fn close_artifact(&mut self, out: &mut String) {
+        if self.open_artifact.take().is_some() {
+            if !self.at_line_start {
+                out.push('\n');
+            }
+            out.push_str("└─\n");
+            self.at_line_start = true;
+        }
+    }
+
+    fn header(&mut self, out: &mut String, t: &TaskTracker) {
+        if self.header_done {
+            return;
+        }
+        if let Some(id) = &t.task_id {
+            out.push_str(&format!("task:    {}\n", sanitize_line(id).0));
+            if let Some(c) = &t.context_id {
+                out.push_str(&format!("context: {}\n", sanitize_line(c).0));
+            }
+            self.header_done = true;
+        }
+    }
+
+    pub fn event(&mut self, t: &TaskTracker, event: &StreamResponse, change: &Change) {
+        let mut out = String::new();
+        self.header(&mut out, t);
+        let task = t.task_id.as_deref();
+        match (event, change) {
+            (_, Change::Rejected(_)) => {}
+            (StreamResponse::Task(_), _) => {
+                self.close_artifact(&mut out);
+                out.push_str(&format!("state:   {}\n", state_name(&t.state)));
+            }
+            (StreamResponse::Message(m), _) if task.is_some() => {
+                self.close_artifact(&mut out);
+                output::message_text(&mut out, &self.agent, task, "message", m);
+            }
+            (StreamResponse::Message(_), _) => {}
+            (StreamResponse::StatusUpdate(u), _) => {
+                self.close_artifact(&mut out);
+                let ts = u
+                    .status
+                    .timestamp
+                    .map(|t| format!(" ({})", t.format("%H:%M:%S")))
+                    .unwrap_or_default();
+                out.push_str(&format!("state → {}{ts}\n", state_name(&u.status.state)));
+                if let Some(m) = &u.status.message {
+                    output::message_text(&mut out, &self.agent, task, "status message", m);
+                }
+            }
+            (
+                StreamResponse::ArtifactUpdate(u),
+                Change::Artifact {
+                    index, last_chunk, ..
+                },
+            ) => {
+                if self.open_artifact != Some(*index) {
+                    self.close_artifact(&mut out);
+                    let name = u
+                        .artifact
+                        .name
+                        .as_deref()
+                        .map(|n| format!("{:?} ", sanitize_line(n).0))
+                        .unwrap_or_default();
+                    out.push_str(&format!(
+                        "┌─ remote text from {} · task {} · artifact {name}({})\n",
+                        sanitize_line(&self.agent).0,
+                        short_id(task.unwrap_or("?")),
+                        short_id(&u.artifact.artifact_id)
+                    ));
+                    self.open_artifact = Some(*index);
+                    self.at_line_start = true;
+                }
+                for p in &u.artifact.parts {
+                    let text = match &p.content {
+                        PartContent::Text(s) => sanitize_text(s).0,
+                        _ => format!(
+                            "{}\n",
+                            sanitize_text(&output::parts_text(std::slice::from_ref(p)))
+                                .0
+                                .trim_end()
+                        ),
+                    };
+                    for c in text.chars() {
+                        if self.at_line_start {
+                            out.push_str("│ ");
+                            self.at_line_start = false;
+                        }
+                        out.push(c);
+                        if c == '\n' {
+                            self.at_line_start = true;
+                        }
+                    }
+                }
+                if *last_chunk {
+                    self.close_artifact(&mut out);
+                }
+            }
+            (StreamResponse::ArtifactUpdate(_), _) => {}
+        }
+        let mut stdout = std::io::stdout().lock();
+        let _ = stdout.write_all(out.as_bytes());
+        let _ = stdout.flush();
+    }
+
+    pub fn finish(&mut self) {
+        let mut out = String::new();
+        self.close_artifact(&mut out);
+        print!("{out}");
+    }
+
+    /// Final line: where the task stands and what to do next.
+    pub fn summary(&self, t: &TaskTracker) {
+        let id = t
+            .task_id
+            .as_deref()
+            .map(|i| sanitize_line(i).0)
+            .unwrap_or_default();
+        match t.state {
+            a2a::TaskState::InputRequired => {
+                println!(
+                    "the agent is waiting for your answer: a2a-console send AGENT 'your answer' --task {id}"
+                )
+            }
+            a2a::TaskState::AuthRequired => {
+                println!("the agent needs authorization before it continues (task {id})")
+            }
+            _ => println!("final state: {}", state_name(&t.state)),
+        }
+        for a in &t.anomalies {
+            eprintln!(
+                "a2a-console: agent {}: protocol anomaly: {}",
+                sanitize_line(&self.agent).0,
+                sanitize_line(a).0
+            );
+        }
+    }
+}

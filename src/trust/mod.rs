@@ -1,0 +1,2 @@
+//! TEMP stub
+pub mod sanitize;
