@@ -362,6 +362,22 @@ async fn run_remote(
             json,
             ..
         } => {
+            // A follow-up without the context id is legal, but the Python SDKs then file the message under a
+            // freshly minted context; look the task's context up so the conversation stays in one place.
+            let context = match (&task, context) {
+                (Some(id), None) => conn
+                    .client
+                    .get_task(&GetTaskRequest {
+                        id: id.clone(),
+                        history_length: Some(0),
+                        tenant: None,
+                    })
+                    .await
+                    .ok()
+                    .map(|t| t.context_id)
+                    .filter(|c| !c.is_empty()),
+                (_, c) => c,
+            };
             let message = build_message(text, task.clone(), context, &files)?;
             if stream {
                 if conn.card.card.capabilities.streaming != Some(true) {
@@ -380,8 +396,8 @@ async fn run_remote(
                     .send_streaming_message(&req)
                     .await
                     .map_err(|e| agent_err("SendStreamingMessage", e))?;
-                let tracker = task.map(TaskTracker::for_task).unwrap_or_default();
-                return follow(&label, events, tracker, json).await;
+                let tracker = task.map(TaskTracker::resuming).unwrap_or_default();
+                return follow(Some(&conn.client), &label, events, tracker, json).await;
             }
             let req = SendMessageRequest {
                 message,
@@ -540,7 +556,14 @@ async fn run_remote(
                 })
                 .await
                 .map_err(|e| agent_err("SubscribeToTask", e))?;
-            follow(&label, events, TaskTracker::for_task(task_id), json).await
+            follow(
+                Some(&conn.client),
+                &label,
+                events,
+                TaskTracker::for_task(task_id),
+                json,
+            )
+            .await
         }
         Command::Push { action } => push(&conn, action).await,
         Command::DemoAgent { .. } => Ok(Exit::Done),
@@ -703,6 +726,7 @@ pub fn build_message(
 
 /// Read a stream until the task finishes or waits for the user; print as we go; exit code from the state.
 async fn follow(
+    client: Option<&client::Client>,
     label: &str,
     mut events: a2a_client::BoxStream<'static, Result<StreamResponse, A2AError>>,
     mut tracker: TaskTracker,
@@ -748,6 +772,32 @@ async fn follow(
             printer.summary(&tracker);
         }
         return Ok(Exit::for_state(&tracker.state));
+    }
+    // The stream closed before the task finished or paused. Some servers close early (the Python 0.3 SDK ends a
+    // resubscribe without the final event), so ask for the task's state before calling it a failure.
+    if let (Some(client), Some(id)) = (client, tracker.task_id.clone()) {
+        if let Ok(task) = client
+            .get_task(&GetTaskRequest {
+                id,
+                history_length: Some(0),
+                tenant: None,
+            })
+            .await
+        {
+            tracker.apply_task(&task);
+            if tracker.settled() {
+                eprintln!(
+                    "a2a-console: agent {label}: the stream closed early; the task's state was fetched with GetTask"
+                );
+                if json {
+                    println!("{}", safe_json(&StreamResponse::Task(task), false));
+                } else {
+                    print!("{}", output::task_text(label, &task));
+                    printer.summary(&tracker);
+                }
+                return Ok(Exit::for_state(&tracker.state));
+            }
+        }
     }
     let state = if tracker.task_id.is_some() {
         state_name(&tracker.state)

@@ -1,4 +1,257 @@
-//! TEMP stub
-pub async fn run_foreground(_port: u16) -> anyhow::Result<()> {
+//! The embedded demo agent: an A2A 1.0 server built on the official SDK (`a2a-server-lf`), whose
+//! skills are scenarios that exercise every feature of the console.
+//!
+//! One HTTP port on 127.0.0.1 serves the agent card (`/.well-known/agent-card.json`, legacy
+//! `/.well-known/agent.json`), JSON-RPC (`/jsonrpc`), HTTP+JSON (`/rest`) and the `file` scenario's
+//! download (`/files/report.csv`); gRPC gets a second port, listed in the card.
+
+mod auth;
+mod card;
+mod content;
+mod executor;
+mod flow;
+mod handler;
+mod push;
+mod scenarios;
+
+use std::net::{Ipv4Addr, SocketAddr};
+use std::sync::Arc;
+use std::time::Duration;
+
+use a2a_pb::proto::a2a_service_server::A2aServiceServer;
+use a2a_server::{DefaultRequestHandler, HttpPushSender, HttpPushSenderConfig, InMemoryTaskStore};
+use anyhow::Context as _;
+use axum::{
+    Router,
+    http::{HeaderValue, header},
+    middleware::from_fn,
+    routing::get,
+};
+use tokio::net::TcpListener;
+use tokio::sync::watch;
+use tokio::task::JoinHandle;
+
+use card::{CardDocument, Endpoints};
+use executor::{DemoExecutor, Env};
+
+/// The operator token: unlocks the extended agent card and the `auth` scenario.
+pub const DEMO_BEARER_TOKEN: &str = "demo-secret";
+
+/// Where the `file` scenario's CSV is served, relative to the base URL.
+const REPORT_PATH: &str = "/files/report.csv";
+
+/// How long [`DemoAgent::shutdown`] waits for open connections before dropping them.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(3);
+
+/// Timeout for one push-notification POST; short, because the SDK sends pushes inline with the
+/// task's events.
+const PUSH_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// A running demo agent. Dropping it also stops the servers (gracefully, without waiting).
+pub struct DemoAgent {
+    addr: SocketAddr,
+    shutdown: watch::Sender<bool>,
+    http: JoinHandle<()>,
+    grpc: JoinHandle<()>,
+}
+
+impl DemoAgent {
+    /// `http://127.0.0.1:PORT`, the base of the card URL and the HTTP interfaces.
+    pub fn base_url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// The HTTP listening address.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// Stops every running scenario and both servers, waiting a few seconds for open streams to
+    /// close.
+    pub async fn shutdown(self) {
+        let _ = self.shutdown.send(true);
+        for handle in [self.http, self.grpc] {
+            let abort = handle.abort_handle();
+            if tokio::time::timeout(SHUTDOWN_GRACE, handle).await.is_err() {
+                abort.abort();
+            }
+        }
+    }
+}
+
+/// Binds `127.0.0.1:port` (0 = any free port) and starts serving; returns once the sockets are
+/// listening.
+///
+/// gRPC listens on `port + 1` when `port` is fixed and that port is free, otherwise on a free port;
+/// either way the card's GRPC interface has the address.
+pub async fn spawn(port: u16) -> anyhow::Result<DemoAgent> {
+    let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, port))
+        .await
+        .with_context(|| format!("cannot listen on 127.0.0.1:{port}"))?;
+    let addr = listener.local_addr()?;
+    let grpc_listener = bind_grpc(port).await?;
+    let grpc_addr = grpc_listener.local_addr()?;
+
+    let base_url = format!("http://{addr}");
+    let endpoints = Endpoints {
+        jsonrpc_url: format!("{base_url}/jsonrpc"),
+        rest_url: format!("{base_url}/rest"),
+        grpc_addr: Some(grpc_addr.to_string()),
+        base_url: base_url.clone(),
+    };
+    let public = card::public_card(&endpoints);
+    let extended = card::extended_card(&public);
+    let document = Arc::new(CardDocument::new(&public)?);
+
+    let (shutdown_tx, shutdown_rx) = watch::channel(false);
+    let flows = Arc::new(flow::FlowControl::default());
+    let executor = DemoExecutor::new(Env { base_url }, shutdown_rx.clone(), Arc::clone(&flows));
+    // The SDK sender's SSRF guard rejects loopback targets, i.e. exactly the console's local
+    // receiver; it is turned off and replaced by the loopback-only store (push.rs), the right
+    // policy for an agent that itself listens only on 127.0.0.1.
+    let push_sender = HttpPushSender::new(Some(HttpPushSenderConfig {
+        timeout: PUSH_TIMEOUT,
+        fail_on_error: false,
+        validate_urls: false,
+    }));
+    let sdk_handler = DefaultRequestHandler::new(executor, InMemoryTaskStore::new())
+        .with_push_notifications(push::LoopbackPushStore::default(), push_sender)
+        .with_extended_agent_card_resolver(auth::extended_card_resolver(extended))
+        .with_capabilities(public.capabilities.clone());
+    let handler = Arc::new(handler::DemoHandler::new(sdk_handler, flows));
+
+    let app = Router::new()
+        .route(
+            a2a_server::WELL_KNOWN_AGENT_CARD_PATH,
+            get(card::serve_card).with_state(Arc::clone(&document)),
+        )
+        .route(
+            "/.well-known/agent.json",
+            get(card::serve_card).with_state(document),
+        )
+        .route(REPORT_PATH, get(report_csv))
+        .route("/", get(index))
+        .nest(
+            "/jsonrpc",
+            a2a_server::jsonrpc::jsonrpc_router(Arc::clone(&handler))
+                .layer(from_fn(auth::guard_jsonrpc)),
+        )
+        .nest(
+            "/rest",
+            a2a_server::rest::rest_router(Arc::clone(&handler)).layer(from_fn(auth::guard_rest)),
+        );
+
+    let http = tokio::spawn({
+        let mut stop = shutdown_rx.clone();
+        async move {
+            let served = axum::serve(listener, app)
+                .with_graceful_shutdown(async move {
+                    // Also resolves when the DemoAgent (the sender) is dropped.
+                    let _ = stop.wait_for(|s| *s).await;
+                })
+                .await;
+            if let Err(error) = served {
+                tracing::error!(%error, "demo agent HTTP server failed");
+            }
+        }
+    });
+
+    let grpc_service = A2aServiceServer::new(a2a_grpc::GrpcHandler::new(handler));
+    let grpc = tokio::spawn({
+        let mut stop = shutdown_rx;
+        async move {
+            let served = tonic::transport::Server::builder()
+                .add_service(grpc_service)
+                .serve_with_incoming_shutdown(
+                    tonic::transport::server::TcpIncoming::from(grpc_listener),
+                    async move {
+                        let _ = stop.wait_for(|s| *s).await;
+                    },
+                )
+                .await;
+            if let Err(error) = served {
+                tracing::error!(%error, "demo agent gRPC server failed");
+            }
+        }
+    });
+
+    tracing::info!(%addr, %grpc_addr, "demo agent listening");
+    Ok(DemoAgent {
+        addr,
+        shutdown: shutdown_tx,
+        http,
+        grpc,
+    })
+}
+
+/// The gRPC listener: next to a fixed HTTP port when possible, so a fixed-port demo has a
+/// predictable gRPC address too.
+async fn bind_grpc(http_port: u16) -> anyhow::Result<TcpListener> {
+    if let Some(next) = http_port.checked_add(1).filter(|_| http_port != 0) {
+        if let Ok(listener) = TcpListener::bind((Ipv4Addr::LOCALHOST, next)).await {
+            return Ok(listener);
+        }
+    }
+    TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
+        .await
+        .context("cannot open a gRPC port on 127.0.0.1")
+}
+
+/// Runs the demo agent until Ctrl-C or SIGTERM.
+pub async fn run_foreground(port: u16) -> anyhow::Result<()> {
+    let agent = spawn(port).await?;
+    let base = agent.base_url();
+    println!(
+        "demo agent listening on {base} (card: {base}{})",
+        a2a_server::WELL_KNOWN_AGENT_CARD_PATH
+    );
+    wait_for_signal().await?;
+    agent.shutdown().await;
     Ok(())
+}
+
+/// Resolves on Ctrl-C, or on SIGTERM where there is one.
+async fn wait_for_signal() -> anyhow::Result<()> {
+    #[cfg(unix)]
+    {
+        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+            .context("cannot listen for SIGTERM")?;
+        tokio::select! {
+            result = tokio::signal::ctrl_c() => result.context("cannot listen for Ctrl-C")?,
+            _ = term.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    tokio::signal::ctrl_c()
+        .await
+        .context("cannot listen for Ctrl-C")?;
+    Ok(())
+}
+
+/// `GET /files/report.csv`: the same bytes the `file` scenario sends inline.
+async fn report_csv() -> impl axum::response::IntoResponse {
+    (
+        [
+            (
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("text/csv; charset=utf-8"),
+            ),
+            (
+                header::CONTENT_DISPOSITION,
+                HeaderValue::from_static("attachment; filename=\"report.csv\""),
+            ),
+        ],
+        content::REPORT_CSV,
+    )
+}
+
+/// `GET /`: a short pointer for whoever opens the base URL in a browser or with curl.
+async fn index() -> &'static str {
+    "a2a-console demo agent (A2A 1.0)\n\
+     card:      /.well-known/agent-card.json\n\
+     JSON-RPC:  POST /jsonrpc\n\
+     HTTP+JSON: /rest (e.g. POST /rest/message:send)\n\
+     gRPC:      see the GRPC interface in the card\n\
+     send a message whose text starts with a skill's trigger word: echo, stream, code, file, ask, auth, fail, \
+     reject, slow, hostile, big, flood, message\n"
 }

@@ -73,7 +73,9 @@ pub enum Credential {
 pub fn check(auth: &AuthConfig) -> Result<(), String> {
     match (&auth.token_env, &auth.token_cmd) {
         (None, None) => {
-            return Err("set token_env or token_cmd (secrets never live in the config file)".into());
+            return Err(
+                "set token_env or token_cmd (secrets never live in the config file)".into(),
+            );
         }
         (Some(_), Some(_)) => return Err("set only one of token_env and token_cmd".into()),
         _ => {}

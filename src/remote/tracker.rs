@@ -71,6 +71,9 @@ pub struct TaskTracker {
     pub direct_reply: Option<Message>,
     /// Protocol oddities seen (events after a terminal state, append to an unknown artifact …).
     pub anomalies: Vec<String>,
+    /// We just answered an interrupted task: a snapshot that still shows the old input-required /
+    /// auth-required state is stale (the JS SDK sends one first), so it must not end the wait.
+    pub resuming: bool,
     by_id: HashMap<String, usize>,
 }
 
@@ -87,10 +90,22 @@ impl TaskTracker {
         (self.task_id.is_some() && self.state != TaskState::Unspecified).then(|| phase(&self.state))
     }
 
+    /// Track a task we just sent a follow-up message to.
+    pub fn resuming(task_id: impl Into<String>) -> Self {
+        Self {
+            resuming: true,
+            ..Self::for_task(task_id)
+        }
+    }
+
     /// Done listening: a direct reply came, or the task is terminal or waits for the user.
     pub fn settled(&self) -> bool {
-        self.direct_reply.is_some()
-            || matches!(self.phase(), Some(Phase::Terminal | Phase::Interrupted))
+        match self.phase() {
+            _ if self.direct_reply.is_some() => true,
+            Some(Phase::Terminal) => true,
+            Some(Phase::Interrupted) => !self.resuming,
+            _ => false,
+        }
     }
 
     /// Does this event belong to our task? Adopts the first task id seen; later mismatches are refused.
@@ -168,6 +183,7 @@ impl TaskTracker {
                     return Change::Rejected(e);
                 }
                 self.note_after_terminal("a status update");
+                self.resuming = false;
                 self.state = u.status.state.clone();
                 if u.status.message.is_some() {
                     self.status_message = u.status.message.clone();
@@ -284,6 +300,30 @@ mod tests {
         t.apply(&status("t", "c", TaskState::InputRequired));
         assert!(t.settled());
         assert_eq!(t.phase(), Some(Phase::Interrupted));
+    }
+
+    #[test]
+    fn stale_interrupted_snapshot_does_not_end_a_follow_up() {
+        let mut t = TaskTracker::resuming("t");
+        t.apply_task(&Task {
+            id: "t".into(),
+            context_id: "c".into(),
+            status: TaskStatus {
+                state: TaskState::InputRequired,
+                message: None,
+                timestamp: None,
+            },
+            artifacts: None,
+            history: None,
+            metadata: None,
+        });
+        assert!(!t.settled());
+        t.apply(&status("t", "c", TaskState::Working));
+        t.apply(&status("t", "c", TaskState::InputRequired));
+        assert!(
+            t.settled(),
+            "a fresh interrupted state (asked again) does end the wait"
+        );
     }
 
     #[test]

@@ -1,0 +1,210 @@
+"""A2A v1.0 interoperability peer built on the official Python SDK (a2a-sdk 1.3.0).
+
+Run:  $PEERS_DIR/py10/bin/python tests/peers/py10_agent.py --port 0
+Serves JSON-RPC at /a2a/jsonrpc and HTTP+JSON at /a2a/rest (protocol 1.0).
+With --with-v03 the same endpoints also accept v0.3 requests (SDK compat
+layer) and the card additionally lists 0.3 interfaces.
+Scenarios: see tests/peers/README.md.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+
+os.environ.setdefault('OTEL_INSTRUMENTATION_A2A_SDK_ENABLED', 'false')
+sys.dont_write_bytecode = True  # keep __pycache__ out of tests/peers
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import httpx  # noqa: E402
+from google.protobuf.timestamp_pb2 import Timestamp  # noqa: E402
+from starlette.applications import Starlette  # noqa: E402
+from starlette.routing import Mount  # noqa: E402
+
+from a2a.helpers.proto_helpers import new_text_message  # noqa: E402
+from a2a.server.agent_execution import AgentExecutor, RequestContext  # noqa: E402
+from a2a.server.events import EventQueue  # noqa: E402
+from a2a.server.request_handlers import DefaultRequestHandler  # noqa: E402
+from a2a.server.routes import (  # noqa: E402
+    create_agent_card_routes,
+    create_jsonrpc_routes,
+    create_rest_routes,
+)
+from a2a.server.tasks import (  # noqa: E402
+    BasePushNotificationSender,
+    InMemoryPushNotificationConfigStore,
+    InMemoryTaskStore,
+    TaskUpdater,
+)
+from a2a.types.a2a_pb2 import (  # noqa: E402
+    AgentCapabilities,
+    AgentCard,
+    AgentInterface,
+    AgentProvider,
+    AgentSkill,
+    HTTPAuthSecurityScheme,
+    Part,
+    SecurityScheme,
+    Task,
+    TaskState,
+    TaskStatus,
+)
+
+import peer_common  # noqa: E402
+
+JSONRPC_PATH = '/a2a/jsonrpc'
+REST_PATH = '/a2a/rest'
+SLOW_TICKS = 120          # 120 x 0.5 s = 60 s
+SLOW_INTERVAL = 0.5
+CHUNK_INTERVAL = 0.05
+
+
+def now() -> Timestamp:
+    ts = Timestamp()
+    ts.GetCurrentTime()
+    return ts
+
+
+def user_text(message) -> str:
+    return '\n'.join(p.text for p in message.parts if p.HasField('text'))
+
+
+def first_word(text: str) -> str:
+    words = text.split(None, 1)
+    return words[0].lower() if words else ''
+
+
+class PeerExecutor(AgentExecutor):
+    async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
+        message = context.message
+        text = user_text(message)
+        current = context.current_task
+        task_id = context.task_id
+        # On a follow-up whose message carries taskId but no contextId, the SDK
+        # mints a fresh context.context_id; the task's own contextId is the real one.
+        context_id = current.context_id if current is not None else context.context_id
+        updater = TaskUpdater(event_queue, task_id, context_id)
+
+        def agent_msg(t: str):
+            return new_text_message(t, context_id=context_id, task_id=task_id)
+
+        # Continuation of an `ask` task.
+        if current is not None and current.status.state == TaskState.TASK_STATE_INPUT_REQUIRED:
+            await updater.start_work()
+            await updater.add_artifact([Part(text=f'Nice to meet you, {text}')],
+                                       artifact_id='greeting', name='greeting')
+            await updater.complete()
+            return
+
+        word = first_word(text)
+        if word == 'message' and current is None:
+            await event_queue.enqueue_event(new_text_message('direct reply', context_id=context_id))
+            return
+
+        if current is None:
+            await event_queue.enqueue_event(Task(
+                id=task_id, context_id=context_id,
+                status=TaskStatus(state=TaskState.TASK_STATE_SUBMITTED, timestamp=now()),
+                history=[message]))
+
+        if word == 'stream':
+            await updater.start_work()
+            for i in range(10):
+                if i:
+                    await asyncio.sleep(CHUNK_INTERVAL)
+                await updater.add_artifact([Part(text=f'chunk {i} ')], artifact_id='story', name='story',
+                                           append=True if i > 0 else None,
+                                           last_chunk=True if i == 9 else None)
+            await updater.complete()
+        elif word == 'ask':
+            await updater.requires_input(agent_msg('What is your name?'))
+        elif word == 'slow':
+            await updater.start_work()
+            for i in range(1, SLOW_TICKS + 1):
+                await asyncio.sleep(SLOW_INTERVAL)
+                await updater.update_status(TaskState.TASK_STATE_WORKING,
+                                            message=agent_msg(f'tick {i}/{SLOW_TICKS}'))
+            await updater.complete()
+        elif word == 'fail':
+            await updater.failed(agent_msg('Scenario failure requested'))
+        else:  # echo and anything unrecognised
+            await updater.start_work()
+            await updater.add_artifact([Part(text=f'echo: {text}')], artifact_id='echo', name='echo')
+            await updater.complete()
+
+    async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
+        updater = TaskUpdater(event_queue, context.task_id, context.context_id)
+        await updater.cancel(new_text_message('Canceled on request', context_id=context.context_id,
+                                              task_id=context.task_id))
+
+
+def skill(sid: str, name: str, desc: str, examples: list[str]) -> AgentSkill:
+    return AgentSkill(id=sid, name=name, description=desc, tags=['test'], examples=examples)
+
+
+def build_cards(base: str, with_v03: bool) -> tuple[AgentCard, AgentCard]:
+    interfaces = [
+        AgentInterface(url=base + JSONRPC_PATH, protocol_binding='JSONRPC', protocol_version='1.0'),
+        AgentInterface(url=base + REST_PATH, protocol_binding='HTTP+JSON', protocol_version='1.0'),
+    ]
+    if with_v03:
+        interfaces += [
+            AgentInterface(url=base + JSONRPC_PATH, protocol_binding='JSONRPC', protocol_version='0.3'),
+            AgentInterface(url=base + REST_PATH, protocol_binding='HTTP+JSON', protocol_version='0.3'),
+        ]
+    skills = [
+        skill('echo', 'Echo', 'Echoes the text back as an artifact named "echo".', ['echo hello']),
+        skill('stream', 'Stream', 'Streams an artifact in 10 chunks.', ['stream']),
+        skill('ask', 'Ask', 'Asks for your name (input-required), then greets you.', ['ask']),
+        skill('slow', 'Slow', 'Works for 60 s with a status update every 0.5 s; cancelable.', ['slow']),
+        skill('fail', 'Fail', 'Fails the task on purpose.', ['fail']),
+        skill('message', 'Message', 'Answers with a direct message instead of a task.', ['message']),
+    ]
+    card = AgentCard(
+        name='Python v1.0 peer',
+        description='Interop test peer built on the official a2a-sdk 1.3.0 (Python).',
+        supported_interfaces=interfaces,
+        provider=AgentProvider(organization='a2a-console tests', url='https://example.invalid/a2a-console'),
+        version='1.3.0',
+        capabilities=AgentCapabilities(streaming=True, push_notifications=True, extended_agent_card=True),
+        security_schemes={'bearer': SecurityScheme(http_auth_security_scheme=HTTPAuthSecurityScheme(
+            scheme='Bearer', description='Static test token "peer-secret" (extended card only)'))},
+        default_input_modes=['text/plain'],
+        default_output_modes=['text/plain'],
+        skills=skills,
+    )
+    extended = AgentCard()
+    extended.CopyFrom(card)
+    extended.name = 'Python v1.0 peer (extended)'
+    extended.skills.append(skill('secret-skill', 'Secret skill',
+                                 'Only listed on the authenticated extended card.', []))
+    return card, extended
+
+
+def main() -> None:
+    args = peer_common.parse_args(__doc__.splitlines()[0], with_v03_flag=True)
+    args_v03 = args.with_v03
+    sock = peer_common.bind(args.port)
+    base = peer_common.base_url(sock)
+    card, extended = build_cards(base, args_v03)
+
+    push_store = InMemoryPushNotificationConfigStore()
+    handler = DefaultRequestHandler(
+        agent_executor=PeerExecutor(),
+        task_store=InMemoryTaskStore(),
+        agent_card=card,
+        push_config_store=push_store,
+        push_sender=BasePushNotificationSender(httpx.AsyncClient(timeout=10), push_store),
+        extended_agent_card=extended,
+    )
+    app = Starlette(routes=[
+        *create_agent_card_routes(card),
+        *create_jsonrpc_routes(handler, JSONRPC_PATH, enable_v0_3_compat=args_v03),
+        Mount(REST_PATH, routes=create_rest_routes(handler, enable_v0_3_compat=args_v03)),
+    ])
+    peer_common.run(peer_common.AuthGate(app, {JSONRPC_PATH}), sock, args)
+
+
+if __name__ == '__main__':
+    main()
