@@ -1,0 +1,233 @@
+//! The CLI against the embedded demo agent, started through the real binary (`a2a-console demo-agent`): every
+//! binding the demo serves (JSON-RPC, HTTP+JSON, gRPC) and the scenarios a user reaches from its skills.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use common::{assert_terminal_safe, cli, cli_env, demo_agent, task_id};
+
+#[test]
+fn card_shows_identity_interfaces_skills_and_no_warnings() {
+    let demo = demo_agent();
+    let r = cli(&["card", &demo.url]);
+    assert_eq!(r.code, 0, "{}", r.all());
+    for needle in [
+        "a2a-console demo agent",
+        "JSONRPC",
+        "HTTP+JSON",
+        "GRPC",
+        "warnings:    none",
+        "example: hostile",
+    ] {
+        assert!(
+            r.stdout.contains(needle),
+            "{needle:?} missing:\n{}",
+            r.stdout
+        );
+    }
+    assert!(
+        r.stdout.contains("remote text from"),
+        "card text must carry provenance:\n{}",
+        r.stdout
+    );
+}
+
+#[test]
+fn every_binding_runs_the_same_conversation() {
+    let demo = demo_agent();
+    for binding in ["JSONRPC", "HTTP+JSON", "GRPC"] {
+        let run = |args: &[&str]| {
+            let mut all = vec!["--binding", binding];
+            all.extend_from_slice(args);
+            cli(&all)
+        };
+        let r = run(&["send", &demo.url, "echo over the wire"]);
+        assert_eq!(r.code, 0, "{binding}: {}", r.all());
+        assert!(
+            r.stdout.contains("echo: over the wire"),
+            "{binding}: {}",
+            r.stdout
+        );
+
+        let r = run(&["send", &demo.url, "stream 12", "--stream"]);
+        assert_eq!(r.code, 0, "{binding}: {}", r.all());
+        assert!(
+            r.stdout.contains("final state: completed"),
+            "{binding}: {}",
+            r.stdout
+        );
+
+        let r = run(&["send", &demo.url, "ask", "--stream"]);
+        assert_eq!(r.code, 6, "{binding}: {}", r.all());
+        assert!(
+            r.stdout.contains("What is your name?"),
+            "{binding}: {}",
+            r.stdout
+        );
+        let id = task_id(&r.stdout);
+        let r = run(&["send", &demo.url, "Lin", "--task", &id]);
+        assert_eq!(r.code, 0, "{binding}: {}", r.all());
+        assert!(
+            r.stdout.contains("Nice to meet you, Lin"),
+            "{binding}: {}",
+            r.stdout
+        );
+    }
+}
+
+#[test]
+fn terminal_states_map_to_exit_codes() {
+    let demo = demo_agent();
+    let r = cli(&["send", &demo.url, "fail"]);
+    assert_eq!(r.code, 5, "{}", r.all());
+    assert!(r.stdout.contains("state:   failed"), "{}", r.stdout);
+    let r = cli(&["send", &demo.url, "reject"]);
+    assert_eq!(r.code, 5, "{}", r.all());
+    assert!(r.stdout.contains("state:   rejected"), "{}", r.stdout);
+    let r = cli(&["send", &demo.url, "message"]);
+    assert_eq!(r.code, 0, "{}", r.all());
+    assert!(
+        r.stdout.contains("direct message reply (no task)"),
+        "{}",
+        r.stdout
+    );
+}
+
+#[test]
+fn auth_required_is_waiting_until_the_token_is_sent() {
+    let demo = demo_agent();
+    let r = cli(&["send", &demo.url, "auth"]);
+    assert_eq!(r.code, 6, "{}", r.all());
+    assert!(r.stdout.contains("auth-required"), "{}", r.stdout);
+    let id = task_id(&r.stdout);
+    let r = cli(&["send", &demo.url, "not the token", "--task", &id]);
+    assert_eq!(r.code, 6, "a wrong answer keeps it waiting: {}", r.all());
+    let r = cli(&["send", &demo.url, "here it is: demo-secret", "--task", &id]);
+    assert_eq!(r.code, 0, "{}", r.all());
+    assert!(r.stdout.contains("state:   completed"), "{}", r.stdout);
+}
+
+#[test]
+fn slow_task_is_listed_then_canceled() {
+    let demo = demo_agent();
+    let r = cli(&["send", &demo.url, "slow 60", "--no-wait"]);
+    assert_eq!(r.code, 0, "{}", r.all());
+    let id = task_id(&r.stdout);
+    let r = cli(&["list", &demo.url, "--state", "working"]);
+    assert_eq!(r.code, 0, "{}", r.all());
+    assert!(r.stdout.contains(&id), "{}", r.stdout);
+    let r = cli(&["cancel", &demo.url, &id]);
+    assert_eq!(r.code, 0, "{}", r.all());
+    assert!(r.stdout.contains("state:   canceled"), "{}", r.stdout);
+    let r = cli(&["get", &demo.url, &id, "--json"]);
+    assert_eq!(r.code, 5, "{}", r.all());
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(v["status"]["state"], "TASK_STATE_CANCELED");
+    let r = cli(&["cancel", &demo.url, &id]);
+    assert!(r.code == 4 || r.code == 0, "canceling twice: {}", r.all());
+}
+
+#[test]
+fn hostile_text_arrives_sanitised_and_flagged() {
+    let demo = demo_agent();
+    for args in [
+        vec!["send", demo.url.as_str(), "hostile"],
+        vec!["send", demo.url.as_str(), "hostile", "--stream"],
+    ] {
+        let r = cli(&args);
+        assert_eq!(r.code, 0, "{}", r.all());
+        assert_terminal_safe(&r.all());
+        assert!(
+            r.stdout.contains("␛"),
+            "removed escapes must leave a visible marker:\n{}",
+            r.stdout
+        );
+        assert!(r.stdout.contains("⚠ flagged"), "{}", r.stdout);
+    }
+    let r = cli(&["send", &demo.url, "hostile", "--json"]);
+    assert_terminal_safe(&r.stdout);
+    let _: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+}
+
+#[test]
+fn extended_card_needs_the_bearer_token_and_never_prints_it() {
+    let demo = demo_agent();
+    let r = cli(&["card", &demo.url, "--extended"]);
+    // JSON-RPC: HTTP 401 with an error object (-31401, as a2a-go does; A2A defines no auth code) → the agent's error.
+    assert_eq!(r.code, 4, "{}", r.all());
+    assert!(
+        r.stderr.contains("needs the operator token"),
+        "{}",
+        r.stderr
+    );
+    let r = cli_env(
+        &[
+            "--bearer-env",
+            "DEMO_TOKEN",
+            "card",
+            &demo.url,
+            "--extended",
+        ],
+        &[("DEMO_TOKEN", "demo-secret")],
+    );
+    assert_eq!(r.code, 0, "{}", r.all());
+    assert!(r.stdout.contains("operator-tools"), "{}", r.stdout);
+    assert!(!r.all().contains("demo-secret"), "{}", r.all());
+}
+
+#[test]
+fn push_configs_round_trip() {
+    let demo = demo_agent();
+    let r = cli(&["send", &demo.url, "slow 30", "--no-wait"]);
+    let id = task_id(&r.stdout);
+    let r = cli(&[
+        "push",
+        "create",
+        "http://127.0.0.1:9/hook",
+        &demo.url,
+        &id,
+        "--id",
+        "p1",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.all());
+    assert!(r.stdout.contains("config p1"), "{}", r.stdout);
+    assert!(r.stdout.contains("token (set, not shown)"), "{}", r.stdout);
+    let r = cli(&["push", "list", &demo.url, &id]);
+    assert!(r.stdout.contains("http://127.0.0.1:9/hook"), "{}", r.all());
+    let r = cli(&["push", "delete", "p1", &demo.url, &id]);
+    assert_eq!(r.code, 0, "{}", r.all());
+    let r = cli(&["push", "list", &demo.url, &id]);
+    assert!(
+        r.stdout.contains("no push notification configs"),
+        "{}",
+        r.all()
+    );
+    cli(&["cancel", &demo.url, &id]);
+}
+
+#[test]
+fn file_attachment_and_data_artifacts() {
+    let demo = demo_agent();
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("notes.txt");
+    std::fs::write(&f, "attached").unwrap();
+    let r = cli(&[
+        "send",
+        &demo.url,
+        "echo with a file",
+        "--file",
+        f.to_str().unwrap(),
+    ]);
+    assert_eq!(r.code, 0, "{}", r.all());
+    let r = cli(&["send", &demo.url, "file"]);
+    assert_eq!(r.code, 0, "{}", r.all());
+    assert!(r.stdout.contains("report.csv"), "{}", r.stdout);
+    assert!(
+        r.stdout.contains("not fetched"),
+        "URL parts are never fetched automatically:\n{}",
+        r.stdout
+    );
+    let r = cli(&["send", &demo.url, "code"]);
+    assert_eq!(r.code, 0, "{}", r.all());
+    assert!(r.stdout.contains("```rust"), "{}", r.stdout);
+}
