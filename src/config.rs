@@ -17,6 +17,23 @@ pub struct Config {
     pub timeout_secs: Option<u64>,
     #[serde(default)]
     pub agents: Vec<AgentConfig>,
+    #[serde(default)]
+    pub ui: UiConfig,
+    /// Key remapping: action name → keys, e.g. `cancel_task = ["ctrl-k"]` (see the help screen for names).
+    #[serde(default)]
+    pub keys: BTreeMap<String, Vec<String>>,
+}
+
+/// How the console looks and behaves.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UiConfig {
+    /// A built-in theme (dark, light, high-contrast) or a path to a theme file.
+    #[serde(default)]
+    pub theme: Option<String>,
+    /// Capture the mouse (click agents and tabs, scroll panes). Default true.
+    #[serde(default)]
+    pub mouse: Option<bool>,
 }
 
 /// One configured remote agent.

@@ -20,7 +20,10 @@ fn main() -> ExitCode {
             };
         }
     };
-    init_logging();
+    if cli.command.is_some() {
+        // The console logs to a file instead: the terminal belongs to the UI.
+        init_logging();
+    }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -34,13 +37,13 @@ fn main() -> ExitCode {
     let code = runtime.block_on(async move {
         match cli.command {
             Some(command) => cli::run(cli.global, command).await,
-            None => {
-                eprintln!(
-                    "a2a-console: the interactive console is not built yet; use a subcommand (see --help), \
-                     e.g. `a2a-console demo-agent` and `a2a-console card http://127.0.0.1:41241`"
-                );
-                Exit::Usage
-            }
+            None => match a2a_console::console::run(cli.global, cli.demo).await {
+                Ok(()) => Exit::Done,
+                Err(e) => {
+                    eprintln!("a2a-console: {e}");
+                    Exit::Usage
+                }
+            },
         }
     });
     ExitCode::from(code.code())

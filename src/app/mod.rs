@@ -1,0 +1,31 @@
+//! The console's state machine: state, messages in, effects out, and `update`. No network, no terminal.
+
+pub mod msg;
+pub mod state;
+pub mod task;
+pub mod update;
+
+use std::path::PathBuf;
+
+/// The message the user is sending: text, files to attach (read by the runtime), and which task/context.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outgoing {
+    pub text: String,
+    pub files: Vec<PathBuf>,
+    pub task_id: Option<String>,
+    pub context_id: Option<String>,
+}
+
+pub fn outgoing(
+    text: String,
+    files: Vec<PathBuf>,
+    task_id: Option<String>,
+    context_id: Option<String>,
+) -> Outgoing {
+    Outgoing {
+        text,
+        files,
+        task_id,
+        context_id,
+    }
+}

@@ -1,0 +1,99 @@
+//! What flows into the app (`Msg`: input, remote results, timers) and what the app asks the runtime to do
+//! (`Effect`). Every background job reports back as a `Msg`; the app never waits on anything.
+
+use std::path::PathBuf;
+
+use a2a::{SendMessageResponse, StreamResponse, Task};
+
+use super::state::AgentInfo;
+use super::task::TabId;
+use crate::remote::agent::AgentTarget;
+
+#[derive(Debug)]
+pub enum Msg {
+    /// A terminal event (key, mouse, resize, paste).
+    Input(crossterm::event::Event),
+    /// An agent's card loaded (or failed to).
+    AgentLoaded {
+        agent: usize,
+        result: Result<Box<AgentInfo>, String>,
+    },
+    /// Something arrived on a tab's stream. `generation` tells a stale stream from the current one.
+    Stream {
+        tab: TabId,
+        generation: u64,
+        item: StreamItem,
+    },
+    /// The reply to a blocking SendMessage (or GetTask on refresh).
+    Reply {
+        tab: TabId,
+        generation: u64,
+        result: Result<SendMessageResponse, String>,
+    },
+    /// The answer to CancelTask.
+    Canceled {
+        tab: TabId,
+        result: Result<Task, String>,
+    },
+    /// The config file was (or could not be) updated.
+    ConfigSaved(Result<String, String>),
+    /// An artifact was (or could not be) written to disk.
+    Saved(Result<String, String>),
+    /// Highlighted lines for a code block.
+    Highlighted(crate::highlight::HighlightDone),
+    /// Animation tick; only scheduled while something is live.
+    Tick,
+}
+
+#[derive(Debug)]
+pub enum StreamItem {
+    Event(Box<StreamResponse>),
+    /// A bad frame or a transport error; the stream may continue.
+    Error(String),
+    /// The stream closed.
+    End,
+}
+
+#[derive(Debug)]
+pub enum Effect {
+    /// Fetch (or revalidate) an agent's card and build its client.
+    LoadAgent {
+        agent: usize,
+        target: Box<AgentTarget>,
+    },
+    /// Send a message on a tab; `stream` uses SendStreamingMessage.
+    Send {
+        tab: TabId,
+        generation: u64,
+        agent: usize,
+        message: Box<super::Outgoing>,
+        stream: bool,
+    },
+    /// Re-attach to a task's events (SubscribeToTask), falling back to GetTask.
+    Subscribe {
+        tab: TabId,
+        generation: u64,
+        agent: usize,
+        task_id: String,
+    },
+    /// Cancel a task.
+    Cancel {
+        tab: TabId,
+        agent: usize,
+        task_id: String,
+    },
+    /// Append an agent to the config file (comments kept).
+    AddAgentToConfig { url: String },
+    /// Remove an agent from the config file.
+    RemoveAgentFromConfig { url: String },
+    /// Write bytes to a file the user chose.
+    SaveFile { path: PathBuf, bytes: Vec<u8> },
+    /// Highlight a code block off the UI thread.
+    Highlight {
+        key: u64,
+        lang: Option<String>,
+        code: String,
+    },
+    /// Leave the console.
+    Quit,
+}

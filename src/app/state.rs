@@ -1,0 +1,310 @@
+//! The console's state, owned by one task and changed only by `update`: agents and their cards, tabs, focus,
+//! overlays. Holds no I/O handles; the runtime keeps those.
+
+use ratatui_textarea::TextArea;
+
+use super::task::{TabId, TaskTab};
+use crate::keymap::Keymap;
+use crate::remote::agent::AgentTarget;
+use crate::remote::card::FetchedCard;
+use crate::remote::client::Selected;
+use crate::theme::Theme;
+use crate::trust::sanitize::{Provenance, Untrusted, sanitize_line};
+
+/// Is an agent reachable, and what do we know of it.
+#[derive(Debug)]
+pub enum Reachability {
+    Loading,
+    Online(Box<AgentInfo>),
+    Error(String),
+}
+
+/// A loaded agent: its card, the interface in use, and the card's text already sanitised for display.
+#[derive(Debug, Clone)]
+pub struct AgentInfo {
+    pub card: FetchedCard,
+    pub selected: Selected,
+    /// The card's name (sanitised, one line).
+    pub name: String,
+    pub description: Untrusted,
+    pub skills: Vec<SkillView>,
+}
+
+#[derive(Debug, Clone)]
+pub struct SkillView {
+    pub id: String,
+    pub name: String,
+    pub description: Untrusted,
+    pub tags: Vec<String>,
+    pub examples: Vec<String>,
+    pub input_modes: Vec<String>,
+    pub output_modes: Vec<String>,
+    pub security: Vec<String>,
+}
+
+impl AgentInfo {
+    /// Sanitise everything the UI will show, once.
+    pub fn new(label: &str, card: FetchedCard, selected: Selected) -> Self {
+        let c = &card.card;
+        let prov = |field: String| Provenance {
+            agent: label.to_string(),
+            task: None,
+            field,
+        };
+        let line = |s: &str| sanitize_line(s).0;
+        let skills = c
+            .skills
+            .iter()
+            .map(|s| SkillView {
+                id: line(&s.id),
+                name: line(&s.name),
+                description: Untrusted::new(
+                    &s.description,
+                    prov(format!("skill {} description", line(&s.id))),
+                ),
+                tags: s.tags.iter().map(|t| line(t)).collect(),
+                examples: s.examples.iter().flatten().map(|e| line(e)).collect(),
+                input_modes: s.input_modes.iter().flatten().map(|m| line(m)).collect(),
+                output_modes: s.output_modes.iter().flatten().map(|m| line(m)).collect(),
+                security: s
+                    .security_requirements
+                    .iter()
+                    .flatten()
+                    .map(|r| {
+                        let mut v: Vec<String> = r.keys().map(|k| line(k)).collect();
+                        v.sort();
+                        v.join(" + ")
+                    })
+                    .collect(),
+            })
+            .collect();
+        Self {
+            name: line(&c.name),
+            description: Untrusted::new(&c.description, prov("card description".into())),
+            skills,
+            card,
+            selected,
+        }
+    }
+}
+
+/// One configured (or added) agent.
+#[derive(Debug)]
+pub struct AgentEntry {
+    pub target: AgentTarget,
+    pub state: Reachability,
+    /// Added from inside the console (vs. the config file / --demo).
+    pub origin: AgentOrigin,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AgentOrigin {
+    Config,
+    Demo,
+    CommandLine,
+}
+
+impl AgentEntry {
+    /// What to call it: the config's name, else the card's, else the URL.
+    pub fn name(&self) -> String {
+        match (&self.state, self.target.label == self.target.url) {
+            (Reachability::Online(info), true) if !info.name.is_empty() => info.name.clone(),
+            _ => sanitize_line(&self.target.label).0,
+        }
+    }
+
+    pub fn info(&self) -> Option<&AgentInfo> {
+        match &self.state {
+            Reachability::Online(i) => Some(i),
+            _ => None,
+        }
+    }
+}
+
+/// Which pane has the keyboard.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Focus {
+    Agents,
+    Main,
+    Compose,
+}
+
+/// What the main pane shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum View {
+    Card,
+    Skills,
+    Tab(TabId),
+}
+
+/// What a one-line prompt is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PromptKind {
+    AddAgent,
+    AttachFile,
+    SaveArtifact,
+}
+
+impl PromptKind {
+    pub fn title(self) -> &'static str {
+        match self {
+            PromptKind::AddAgent => "Add agent — base URL or card URL",
+            PromptKind::AttachFile => "Attach file — path",
+            PromptKind::SaveArtifact => "Save artifact — path",
+        }
+    }
+}
+
+/// A modal on top of everything.
+pub enum Overlay {
+    Help {
+        scroll: usize,
+    },
+    Palette {
+        query: String,
+        selected: usize,
+    },
+    ConfirmCancel {
+        tab: TabId,
+    },
+    ConfirmRemoveAgent {
+        agent: usize,
+    },
+    Prompt {
+        kind: PromptKind,
+        input: Box<TextArea<'static>>,
+    },
+}
+
+/// A line in the status bar.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Status {
+    pub text: String,
+    pub error: bool,
+}
+
+pub struct App {
+    pub agents: Vec<AgentEntry>,
+    pub selected_agent: usize,
+    pub tabs: Vec<TaskTab>,
+    pub view: View,
+    pub focus: Focus,
+    pub overlay: Option<Overlay>,
+    pub keymap: Keymap,
+    pub theme: Theme,
+    pub status: Option<Status>,
+    pub quit: bool,
+    /// Scroll of the card / skills page.
+    pub card_scroll: usize,
+    pub raw_card: bool,
+    pub selected_skill: usize,
+    /// Where the log file is (shown in help).
+    pub log_path: Option<String>,
+    /// Where the config file is (for adding / removing agents).
+    pub config_path: Option<std::path::PathBuf>,
+    /// Animation frame for live badges.
+    pub spinner: usize,
+    /// Screen size, for layout decisions in `update` (mouse hit-testing).
+    pub size: (u16, u16),
+    next_tab: TabId,
+}
+
+impl App {
+    pub fn new(keymap: Keymap, theme: Theme) -> Self {
+        Self {
+            agents: Vec::new(),
+            selected_agent: 0,
+            tabs: Vec::new(),
+            view: View::Card,
+            focus: Focus::Agents,
+            overlay: None,
+            keymap,
+            theme,
+            status: None,
+            quit: false,
+            card_scroll: 0,
+            raw_card: false,
+            selected_skill: 0,
+            log_path: None,
+            config_path: None,
+            spinner: 0,
+            size: (80, 24),
+            next_tab: 1,
+        }
+    }
+
+    pub fn add_agent(&mut self, target: AgentTarget, origin: AgentOrigin) -> usize {
+        self.agents.push(AgentEntry {
+            target,
+            state: Reachability::Loading,
+            origin,
+        });
+        self.agents.len() - 1
+    }
+
+    pub fn new_tab(&mut self, agent: usize) -> TabId {
+        let id = self.next_tab;
+        self.next_tab += 1;
+        let name = self
+            .agents
+            .get(agent)
+            .map(AgentEntry::name)
+            .unwrap_or_default();
+        self.tabs.push(TaskTab::new(id, agent, &name));
+        id
+    }
+
+    pub fn tab(&self, id: TabId) -> Option<&TaskTab> {
+        self.tabs.iter().find(|t| t.id == id)
+    }
+
+    pub fn tab_mut(&mut self, id: TabId) -> Option<&mut TaskTab> {
+        self.tabs.iter_mut().find(|t| t.id == id)
+    }
+
+    pub fn active_tab(&self) -> Option<&TaskTab> {
+        match self.view {
+            View::Tab(id) => self.tab(id),
+            _ => None,
+        }
+    }
+
+    pub fn active_tab_mut(&mut self) -> Option<&mut TaskTab> {
+        match self.view {
+            View::Tab(id) => self.tab_mut(id),
+            _ => None,
+        }
+    }
+
+    pub fn selected(&self) -> Option<&AgentEntry> {
+        self.agents.get(self.selected_agent)
+    }
+
+    /// Is anything live (a stream open, a request in flight, a card loading)? Drives the animation tick.
+    pub fn is_live(&self) -> bool {
+        self.tabs.iter().any(|t| {
+            matches!(
+                t.link,
+                super::task::Link::Live | super::task::Link::Connecting
+            )
+        }) || self
+            .agents
+            .iter()
+            .any(|a| matches!(a.state, Reachability::Loading))
+    }
+
+    pub fn set_status(&mut self, text: impl Into<String>, error: bool) {
+        self.status = Some(Status {
+            text: text.into(),
+            error,
+        });
+    }
+
+    /// Tabs that need the user (interrupted) and are not on screen.
+    pub fn waiting_elsewhere(&self) -> usize {
+        self.tabs
+            .iter()
+            .filter(|t| t.attention && Some(t.id) != self.active_tab().map(|a| a.id))
+            .count()
+    }
+}

@@ -1,0 +1,841 @@
+//! `update(&mut App, Msg) -> Vec<Effect>`: every change to the console's state happens here, with no I/O, so
+//! each flow is a plain unit test.
+
+use crossterm::event::{
+    Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEvent, MouseEventKind,
+};
+use ratatui::layout::{Position, Rect};
+use ratatui_textarea::TextArea;
+
+use super::msg::{Effect, Msg, StreamItem};
+use super::state::{AgentOrigin, App, Focus, Overlay, PromptKind, Reachability, View};
+use super::task::{Link, TabId};
+use crate::keymap::{Action, Context, Keymap};
+use crate::layout;
+use crate::remote::agent::AgentTarget;
+
+pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
+    match msg {
+        Msg::Input(Event::Key(k)) if k.kind != KeyEventKind::Release => key(app, k),
+        Msg::Input(Event::Mouse(m)) => mouse(app, m),
+        Msg::Input(Event::Resize(w, h)) => {
+            app.size = (w, h);
+            vec![]
+        }
+        Msg::Input(Event::Paste(text)) => {
+            paste(app, &text);
+            vec![]
+        }
+        Msg::Input(_) => vec![],
+        Msg::AgentLoaded { agent, result } => {
+            if let Some(entry) = app.agents.get_mut(agent) {
+                entry.state = match result {
+                    Ok(info) => Reachability::Online(info),
+                    Err(e) => Reachability::Error(e),
+                };
+                let name = entry.name();
+                for t in app.tabs.iter_mut().filter(|t| t.agent == agent) {
+                    t.agent_name = name.clone();
+                }
+            }
+            vec![]
+        }
+        Msg::Stream {
+            tab,
+            generation,
+            item,
+        } => {
+            stream_item(app, tab, generation, item);
+            vec![]
+        }
+        Msg::Reply {
+            tab,
+            generation,
+            result,
+        } => {
+            let on_screen = app.active_tab().map(|t| t.id) == Some(tab);
+            if let Some(t) = app.tab_mut(tab).filter(|t| t.generation == generation) {
+                match result {
+                    Ok(a2a::SendMessageResponse::Task(task)) => t.apply_task(&task),
+                    Ok(a2a::SendMessageResponse::Message(m)) => {
+                        t.apply_event(&a2a::StreamResponse::Message(m))
+                    }
+                    Err(e) => t.note(e, true),
+                }
+                t.link = Link::Idle;
+                t.attention = !on_screen;
+            }
+            vec![]
+        }
+        Msg::Canceled { tab, result } => {
+            if let Some(t) = app.tab_mut(tab) {
+                match result {
+                    Ok(task) => {
+                        t.apply_task(&task);
+                        if task.status.state != a2a::TaskState::Canceled {
+                            let state = t.state_label();
+                            t.note(
+                                format!("the agent did not cancel the task; it is {state}"),
+                                true,
+                            );
+                        }
+                    }
+                    Err(e) => t.note(format!("cancel failed: {e}"), true),
+                }
+            }
+            vec![]
+        }
+        Msg::ConfigSaved(r) | Msg::Saved(r) => {
+            match r {
+                Ok(m) => app.set_status(m, false),
+                Err(e) => app.set_status(e, true),
+            }
+            vec![]
+        }
+        Msg::Highlighted(_) => vec![],
+        Msg::Tick => {
+            app.spinner = app.spinner.wrapping_add(1);
+            vec![]
+        }
+    }
+}
+
+fn stream_item(app: &mut App, tab: TabId, generation: u64, item: StreamItem) {
+    let on_screen = app.active_tab().map(|t| t.id) == Some(tab);
+    let Some(t) = app.tab_mut(tab) else {
+        return;
+    };
+    if t.generation != generation {
+        // A stream from an earlier request on this tab (cancelled or replaced): ignore it.
+        return;
+    }
+    match item {
+        StreamItem::Event(ev) => {
+            if t.link == Link::Connecting {
+                t.link = Link::Live;
+            }
+            let before = t.badge();
+            t.apply_event(&ev);
+            let after = t.badge();
+            if before != after && !on_screen && (t.waiting() || t.is_terminal()) {
+                t.attention = true;
+            }
+        }
+        StreamItem::Error(e) => t.note(e, true),
+        StreamItem::End => {
+            if t.link != Link::Idle || !t.is_terminal() {
+                t.stream_ended(None);
+            }
+            if !on_screen && (t.waiting() || t.is_terminal()) {
+                t.attention = true;
+            }
+        }
+    }
+}
+
+fn context(app: &App) -> Context {
+    match (app.focus, app.view) {
+        (Focus::Compose, _) => Context::Compose,
+        (Focus::Main, View::Tab(_)) => Context::TaskTab,
+        _ => Context::AgentList,
+    }
+}
+
+fn key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
+    if app.overlay.is_some() {
+        return overlay_key(app, k);
+    }
+    let ctx = context(app);
+    let action = app.keymap.action(ctx, &k);
+    if ctx == Context::Compose {
+        return compose_key(app, k, action);
+    }
+    match action {
+        Some(a) => run_action(app, a),
+        None => vec![],
+    }
+}
+
+/// Run a named action (from a key or the command palette).
+pub fn run_action(app: &mut App, a: Action) -> Vec<Effect> {
+    match a {
+        Action::Quit => {
+            app.quit = true;
+            vec![Effect::Quit]
+        }
+        Action::Help => {
+            app.overlay = Some(Overlay::Help { scroll: 0 });
+            vec![]
+        }
+        Action::Palette => {
+            app.overlay = Some(Overlay::Palette {
+                query: String::new(),
+                selected: 0,
+            });
+            vec![]
+        }
+        Action::FocusNext => {
+            app.focus = match (app.focus, app.view) {
+                (Focus::Agents, _) => Focus::Main,
+                (Focus::Main, View::Tab(_)) => Focus::Compose,
+                _ => Focus::Agents,
+            };
+            vec![]
+        }
+        Action::FocusPrev => {
+            app.focus = match (app.focus, app.view) {
+                (Focus::Compose, _) => Focus::Main,
+                (Focus::Main, _) => Focus::Agents,
+                (Focus::Agents, View::Tab(_)) => Focus::Compose,
+                (Focus::Agents, _) => Focus::Main,
+            };
+            vec![]
+        }
+        Action::JumpTab(n) => {
+            if let Some(t) = app.tabs.get((n as usize).saturating_sub(1)) {
+                let id = t.id;
+                show_tab(app, id);
+            }
+            vec![]
+        }
+        Action::NextTab | Action::PrevTab => {
+            let items = layout::tab_items(app);
+            let pos = items.iter().position(|(v, _)| *v == app.view).unwrap_or(0);
+            let n = items.len();
+            let next = if a == Action::NextTab {
+                (pos + 1) % n
+            } else {
+                (pos + n - 1) % n
+            };
+            if let Some((v, _)) = items.get(next) {
+                match *v {
+                    View::Tab(id) => show_tab(app, id),
+                    other => app.view = other,
+                }
+            }
+            vec![]
+        }
+        Action::CloseTab => {
+            if let View::Tab(id) = app.view {
+                app.tabs.retain(|t| t.id != id);
+                app.view = app
+                    .tabs
+                    .last()
+                    .map(|t| View::Tab(t.id))
+                    .unwrap_or(View::Card);
+                if app.focus == Focus::Compose && !matches!(app.view, View::Tab(_)) {
+                    app.focus = Focus::Agents;
+                }
+            }
+            vec![]
+        }
+        Action::NewTask => {
+            open_tab(app, None);
+            vec![]
+        }
+        Action::CancelTask => {
+            match app.active_tab() {
+                Some(t) if t.tracker.task_id.is_some() && !t.is_terminal() => {
+                    app.overlay = Some(Overlay::ConfirmCancel { tab: t.id });
+                }
+                Some(_) => app.set_status("nothing to cancel: no running task in this tab", true),
+                None => app.set_status("open a task tab to cancel its task", true),
+            }
+            vec![]
+        }
+        Action::RefreshCard => {
+            let Some(entry) = app.agents.get_mut(app.selected_agent) else {
+                return vec![];
+            };
+            entry.state = Reachability::Loading;
+            vec![Effect::LoadAgent {
+                agent: app.selected_agent,
+                target: Box::new(entry.target.clone()),
+            }]
+        }
+        Action::ToggleRawCard => {
+            app.raw_card = !app.raw_card;
+            app.view = View::Card;
+            app.card_scroll = 0;
+            vec![]
+        }
+        Action::ShowCard => {
+            app.view = View::Card;
+            app.card_scroll = 0;
+            vec![]
+        }
+        Action::ShowSkills => {
+            app.view = View::Skills;
+            app.focus = Focus::Main;
+            vec![]
+        }
+        Action::UseExample => use_example(app),
+        Action::AddAgent => {
+            app.overlay = Some(Overlay::Prompt {
+                kind: PromptKind::AddAgent,
+                input: Box::default(),
+            });
+            vec![]
+        }
+        Action::RemoveAgent => {
+            if !app.agents.is_empty() {
+                app.overlay = Some(Overlay::ConfirmRemoveAgent {
+                    agent: app.selected_agent,
+                });
+            }
+            vec![]
+        }
+        Action::Reattach => reattach(app),
+        Action::SaveArtifact => {
+            let has = app.active_tab().is_some_and(|t| !t.artifacts.is_empty());
+            if has {
+                app.overlay = Some(Overlay::Prompt {
+                    kind: PromptKind::SaveArtifact,
+                    input: Box::default(),
+                });
+            } else {
+                app.set_status("no artifact in this tab to save", true);
+            }
+            vec![]
+        }
+        Action::AttachFile => {
+            if matches!(app.view, View::Tab(_)) {
+                app.overlay = Some(Overlay::Prompt {
+                    kind: PromptKind::AttachFile,
+                    input: Box::default(),
+                });
+            }
+            vec![]
+        }
+        Action::ScrollUp
+        | Action::ScrollDown
+        | Action::PageUp
+        | Action::PageDown
+        | Action::ScrollTop
+        | Action::ScrollBottom => {
+            scroll(app, a);
+            vec![]
+        }
+        Action::Send
+        | Action::Newline
+        | Action::HistoryPrev
+        | Action::HistoryNext
+        | Action::FoldJson => vec![],
+    }
+}
+
+fn show_tab(app: &mut App, id: TabId) {
+    app.view = View::Tab(id);
+    if let Some(t) = app.tab_mut(id) {
+        t.attention = false;
+    }
+    app.focus = Focus::Compose;
+}
+
+/// Open a new conversation tab on the selected agent, optionally with text in the compose box.
+pub fn open_tab(app: &mut App, text: Option<&str>) -> Option<TabId> {
+    if app.agents.is_empty() {
+        app.set_status("no agent: add one with `a`", true);
+        return None;
+    }
+    let id = app.new_tab(app.selected_agent);
+    if let (Some(text), Some(t)) = (text, app.tab_mut(id)) {
+        t.compose.insert_str(text);
+    }
+    show_tab(app, id);
+    Some(id)
+}
+
+fn use_example(app: &mut App) -> Vec<Effect> {
+    if app.view != View::Skills {
+        if app.focus == Focus::Agents {
+            app.view = View::Card;
+            app.focus = Focus::Main;
+        }
+        return vec![];
+    }
+    let example = app.selected().and_then(|a| a.info()).and_then(|i| {
+        let mut flat = i.skills.iter().flat_map(|s| s.examples.iter());
+        flat.nth(app.selected_skill).cloned()
+    });
+    match example {
+        Some(text) => {
+            open_tab(app, Some(&text));
+        }
+        None => app.set_status("this agent's skills have no examples", true),
+    }
+    vec![]
+}
+
+fn scroll(app: &mut App, a: Action) {
+    let page = app.size.1.saturating_sub(8).max(1) as usize;
+    match (app.focus, app.view) {
+        (Focus::Agents, _) => {
+            let n = app.agents.len();
+            if n == 0 {
+                return;
+            }
+            app.selected_agent = match a {
+                Action::ScrollUp => app.selected_agent.saturating_sub(1),
+                Action::ScrollDown => (app.selected_agent + 1).min(n - 1),
+                Action::ScrollTop => 0,
+                Action::ScrollBottom => n - 1,
+                _ => app.selected_agent,
+            };
+            app.card_scroll = 0;
+            app.selected_skill = 0;
+        }
+        (_, View::Skills) => {
+            let n: usize = app
+                .selected()
+                .and_then(|e| e.info())
+                .map(|i| i.skills.iter().map(|s| s.examples.len()).sum())
+                .unwrap_or(0);
+            if n == 0 {
+                return;
+            }
+            app.selected_skill = match a {
+                Action::ScrollUp => app.selected_skill.saturating_sub(1),
+                Action::ScrollDown => (app.selected_skill + 1).min(n - 1),
+                Action::ScrollTop => 0,
+                Action::ScrollBottom => n - 1,
+                _ => app.selected_skill,
+            };
+        }
+        (_, View::Card) => {
+            app.card_scroll = step(app.card_scroll, a, page, usize::MAX / 2);
+        }
+        (_, View::Tab(_)) => {
+            let Some(t) = app.active_tab_mut() else {
+                return;
+            };
+            // Scrolling is in transcript lines; `None` means "follow the end". The renderer clamps.
+            let current = t.scroll.unwrap_or(usize::MAX / 2);
+            t.scroll = match a {
+                Action::ScrollBottom => None,
+                _ => Some(step(current, a, page, usize::MAX / 2)),
+            };
+        }
+    }
+}
+
+fn step(v: usize, a: Action, page: usize, max: usize) -> usize {
+    match a {
+        Action::ScrollUp => v.saturating_sub(1),
+        Action::ScrollDown => v.saturating_add(1).min(max),
+        Action::PageUp => v.saturating_sub(page),
+        Action::PageDown => v.saturating_add(page).min(max),
+        Action::ScrollTop => 0,
+        Action::ScrollBottom => max,
+        _ => v,
+    }
+}
+
+fn compose_key(app: &mut App, k: KeyEvent, action: Option<Action>) -> Vec<Effect> {
+    let Some(tab_id) = app.active_tab().map(|t| t.id) else {
+        app.focus = Focus::Agents;
+        return vec![];
+    };
+    match action {
+        Some(Action::Send) => return send(app, tab_id),
+        Some(Action::Newline) => {
+            if let Some(t) = app.tab_mut(tab_id) {
+                t.compose.insert_newline();
+            }
+            return vec![];
+        }
+        Some(Action::HistoryPrev) | Some(Action::HistoryNext) => {
+            if let Some(t) = app.tab_mut(tab_id) {
+                let empty_or_browsing = t.compose.is_empty() || t.history_cursor.is_some();
+                if empty_or_browsing && !t.sent_history.is_empty() {
+                    let n = t.sent_history.len();
+                    let next = match (action, t.history_cursor) {
+                        (Some(Action::HistoryPrev), None) => Some(n - 1),
+                        (Some(Action::HistoryPrev), Some(i)) => Some(i.saturating_sub(1)),
+                        (_, Some(i)) if i + 1 < n => Some(i + 1),
+                        _ => None,
+                    };
+                    t.history_cursor = next;
+                    let text = next
+                        .and_then(|i| t.sent_history.get(i).cloned())
+                        .unwrap_or_default();
+                    t.compose =
+                        TextArea::from(text.lines().map(str::to_string).collect::<Vec<_>>());
+                    t.compose.move_cursor(ratatui_textarea::CursorMove::End);
+                    return vec![];
+                }
+                t.compose.input(k);
+            }
+            return vec![];
+        }
+        Some(
+            a @ (Action::FocusNext
+            | Action::FocusPrev
+            | Action::Palette
+            | Action::Quit
+            | Action::JumpTab(_)
+            | Action::AttachFile
+            | Action::CloseTab
+            | Action::NextTab
+            | Action::PrevTab),
+        ) if !is_plain_char(&k) => {
+            // Plain `q` types a q in the compose box; only its non-character bindings act here.
+            return run_action(app, a);
+        }
+        _ => {}
+    }
+    if k.code == KeyCode::Esc {
+        app.focus = Focus::Main;
+        return vec![];
+    }
+    if let Some(t) = app.tab_mut(tab_id) {
+        t.compose.input(k);
+        t.history_cursor = None;
+    }
+    vec![]
+}
+
+fn is_plain_char(k: &KeyEvent) -> bool {
+    matches!(k.code, KeyCode::Char(_))
+        && !k
+            .modifiers
+            .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT)
+}
+
+/// Send the compose box's text on a tab: continue its task if it is still open, else start a new task in
+/// the same conversation.
+pub fn send(app: &mut App, tab_id: TabId) -> Vec<Effect> {
+    let streaming = {
+        let Some(t) = app.tab(tab_id) else {
+            return vec![];
+        };
+        app.agents
+            .get(t.agent)
+            .and_then(|a| a.info())
+            .map(|i| i.card.card.capabilities.streaming == Some(true))
+    };
+    let Some(streaming) = streaming else {
+        app.set_status("the agent's card has not loaded: cannot send yet", true);
+        return vec![];
+    };
+    let Some(t) = app.tab_mut(tab_id) else {
+        return vec![];
+    };
+    if matches!(t.link, Link::Connecting | Link::Live) && !t.waiting() {
+        t.note(
+            "a request is still running on this tab; wait, or cancel it with c",
+            true,
+        );
+        return vec![];
+    }
+    let text = t.compose.lines().join("\n");
+    if text.trim().is_empty() && t.attachments.is_empty() {
+        return vec![];
+    }
+    let files: Vec<std::path::PathBuf> = std::mem::take(&mut t.attachments);
+    let names = files.iter().map(|f| f.display().to_string()).collect();
+    let (task_id, context_id) = if t.is_terminal() || t.tracker.task_id.is_none() {
+        // A finished task cannot take more messages: start a new one in the same conversation.
+        let context = t.tracker.context_id.clone();
+        if t.tracker.task_id.is_some() {
+            t.note(
+                "the task has ended; this message starts a new task in the same conversation",
+                false,
+            );
+        }
+        t.tracker = crate::remote::tracker::TaskTracker::default();
+        t.tracker.context_id = context.clone();
+        (None, context)
+    } else {
+        t.tracker.resuming = t.waiting();
+        (t.tracker.task_id.clone(), t.tracker.context_id.clone())
+    };
+    t.record_user(&text, names);
+    t.compose = TextArea::default();
+    t.generation += 1;
+    t.link = Link::Connecting;
+    vec![Effect::Send {
+        tab: tab_id,
+        generation: t.generation,
+        agent: t.agent,
+        message: Box::new(crate::app::outgoing(text, files, task_id, context_id)),
+        stream: streaming,
+    }]
+}
+
+fn reattach(app: &mut App) -> Vec<Effect> {
+    let Some(t) = app.active_tab_mut() else {
+        return vec![];
+    };
+    let Some(task_id) = t.tracker.task_id.clone() else {
+        t.note("no task to re-attach to", true);
+        return vec![];
+    };
+    t.generation += 1;
+    t.link = Link::Connecting;
+    t.note("re-attaching…", false);
+    vec![Effect::Subscribe {
+        tab: t.id,
+        generation: t.generation,
+        agent: t.agent,
+        task_id,
+    }]
+}
+
+fn overlay_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
+    let Some(overlay) = app.overlay.take() else {
+        return vec![];
+    };
+    let ctrl_c = k.code == KeyCode::Char('c') && k.modifiers.contains(KeyModifiers::CONTROL);
+    if ctrl_c {
+        app.quit = true;
+        return vec![Effect::Quit];
+    }
+    match overlay {
+        Overlay::Help { scroll } => {
+            let scroll = match k.code {
+                KeyCode::Up | KeyCode::Char('k') => scroll.saturating_sub(1),
+                KeyCode::Down | KeyCode::Char('j') => scroll + 1,
+                KeyCode::PageDown => scroll + 10,
+                KeyCode::PageUp => scroll.saturating_sub(10),
+                KeyCode::Esc | KeyCode::Char('q') | KeyCode::Char('?') | KeyCode::Enter => {
+                    return vec![];
+                }
+                _ => scroll,
+            };
+            app.overlay = Some(Overlay::Help { scroll });
+            vec![]
+        }
+        Overlay::Palette {
+            mut query,
+            mut selected,
+        } => {
+            let matches = palette_matches(&app.keymap, &query);
+            match k.code {
+                KeyCode::Esc => return vec![],
+                KeyCode::Enter => {
+                    return match matches.get(selected) {
+                        Some(a) => run_action(app, *a),
+                        None => vec![],
+                    };
+                }
+                KeyCode::Up => selected = selected.saturating_sub(1),
+                KeyCode::Down => selected = (selected + 1).min(matches.len().saturating_sub(1)),
+                KeyCode::Backspace => {
+                    query.pop();
+                    selected = 0;
+                }
+                KeyCode::Char(c) if !k.modifiers.contains(KeyModifiers::CONTROL) => {
+                    query.push(c);
+                    selected = 0;
+                }
+                _ => {}
+            }
+            app.overlay = Some(Overlay::Palette { query, selected });
+            vec![]
+        }
+        Overlay::ConfirmCancel { tab } => match k.code {
+            KeyCode::Char('y') | KeyCode::Char('Y') | KeyCode::Enter => {
+                let Some(t) = app.tab_mut(tab) else {
+                    return vec![];
+                };
+                let Some(task_id) = t.tracker.task_id.clone() else {
+                    return vec![];
+                };
+                t.note("cancel requested", false);
+                vec![Effect::Cancel {
+                    tab,
+                    agent: t.agent,
+                    task_id,
+                }]
+            }
+            _ => vec![],
+        },
+        Overlay::ConfirmRemoveAgent { agent } => match k.code {
+            KeyCode::Char('y') | KeyCode::Char('Y') | KeyCode::Enter => remove_agent(app, agent),
+            _ => vec![],
+        },
+        Overlay::Prompt { kind, mut input } => match k.code {
+            KeyCode::Esc => vec![],
+            KeyCode::Enter => {
+                let value = input.lines().join("").trim().to_string();
+                prompt_done(app, kind, value)
+            }
+            _ => {
+                input.input(k);
+                app.overlay = Some(Overlay::Prompt { kind, input });
+                vec![]
+            }
+        },
+    }
+}
+
+/// Actions whose name or description contains every word of the query, in table order.
+pub fn palette_matches(keymap: &Keymap, query: &str) -> Vec<Action> {
+    let _ = keymap;
+    let words: Vec<String> = query.split_whitespace().map(str::to_lowercase).collect();
+    Keymap::all_actions()
+        .iter()
+        .copied()
+        .filter(|a| {
+            let hay = format!("{} {}", a.name().replace('_', " "), a.description()).to_lowercase();
+            words.iter().all(|w| hay.contains(w))
+        })
+        .collect()
+}
+
+fn prompt_done(app: &mut App, kind: PromptKind, value: String) -> Vec<Effect> {
+    if value.is_empty() {
+        return vec![];
+    }
+    match kind {
+        PromptKind::AddAgent => {
+            if crate::remote::card::card_urls(&value).is_err() {
+                app.set_status(format!("{value:?} is not an http(s) URL"), true);
+                return vec![];
+            }
+            let timeout = app
+                .agents
+                .first()
+                .map(|a| a.target.timeout)
+                .unwrap_or(std::time::Duration::from_secs(30));
+            let target = AgentTarget::from_url(&value, timeout);
+            let idx = app.add_agent(target.clone(), AgentOrigin::CommandLine);
+            app.selected_agent = idx;
+            app.view = View::Card;
+            vec![
+                Effect::LoadAgent {
+                    agent: idx,
+                    target: Box::new(target),
+                },
+                Effect::AddAgentToConfig { url: value },
+            ]
+        }
+        PromptKind::AttachFile => {
+            let path = std::path::PathBuf::from(&value);
+            if let Some(t) = app.active_tab_mut() {
+                t.note(
+                    format!("will attach {} to the next message", path.display()),
+                    false,
+                );
+                t.attachments.push(path);
+            }
+            app.focus = Focus::Compose;
+            vec![]
+        }
+        PromptKind::SaveArtifact => {
+            let bytes = app
+                .active_tab()
+                .and_then(|t| t.artifacts.last())
+                .map(|a| a.text.clone().into_bytes());
+            match bytes {
+                Some(bytes) => vec![Effect::SaveFile {
+                    path: value.into(),
+                    bytes,
+                }],
+                None => vec![],
+            }
+        }
+    }
+}
+
+fn remove_agent(app: &mut App, agent: usize) -> Vec<Effect> {
+    if agent >= app.agents.len() {
+        return vec![];
+    }
+    let entry = app.agents.remove(agent);
+    // Tabs keep their transcript but point at no agent any more.
+    app.tabs.retain(|t| t.agent != agent);
+    for t in app.tabs.iter_mut().filter(|t| t.agent > agent) {
+        t.agent -= 1;
+    }
+    app.selected_agent = app.selected_agent.min(app.agents.len().saturating_sub(1));
+    app.view = View::Card;
+    app.set_status(format!("removed {}", entry.name()), false);
+    if entry.origin == AgentOrigin::Demo {
+        return vec![];
+    }
+    vec![Effect::RemoveAgentFromConfig {
+        url: entry.target.url,
+    }]
+}
+
+fn paste(app: &mut App, text: &str) {
+    if let Some(Overlay::Prompt { input, .. }) = app.overlay.as_mut() {
+        input.insert_str(text.replace(['\n', '\r'], ""));
+        return;
+    }
+    if app.focus == Focus::Compose {
+        if let Some(t) = app.active_tab_mut() {
+            t.compose.insert_str(text);
+        }
+    }
+}
+
+fn mouse(app: &mut App, m: MouseEvent) -> Vec<Effect> {
+    if app.overlay.is_some() {
+        return vec![];
+    }
+    let size = Rect::new(0, 0, app.size.0, app.size.1);
+    if layout::too_small(size) {
+        return vec![];
+    }
+    let areas = layout::areas(size);
+    let at = Position::new(m.column, m.row);
+    match m.kind {
+        MouseEventKind::Down(_) => {
+            if areas.tabs.contains(at) {
+                match layout::tab_at(app, m.column) {
+                    Some(View::Tab(id)) => show_tab(app, id),
+                    Some(v) => {
+                        app.view = v;
+                        app.focus = Focus::Main;
+                    }
+                    None => {}
+                }
+            } else if areas.agents.contains(at) {
+                // Row 0 is the border; each agent takes two rows.
+                let row = m.row.saturating_sub(areas.agents.y + 1) as usize / 2;
+                if row < app.agents.len() {
+                    app.selected_agent = row;
+                    app.focus = Focus::Agents;
+                    if matches!(app.view, View::Tab(_)) {
+                        app.view = View::Card;
+                    }
+                }
+            } else if areas.main.contains(at) {
+                app.focus = Focus::Main;
+                if let View::Tab(_) = app.view {
+                    let compose_lines = app
+                        .active_tab()
+                        .map(|t| t.compose.lines().len())
+                        .unwrap_or(1);
+                    let (_, compose) = layout::tab_split(areas.main, compose_lines);
+                    if compose.contains(at) {
+                        app.focus = Focus::Compose;
+                    }
+                }
+            }
+            vec![]
+        }
+        MouseEventKind::ScrollUp | MouseEventKind::ScrollDown => {
+            let a = if m.kind == MouseEventKind::ScrollUp {
+                Action::ScrollUp
+            } else {
+                Action::ScrollDown
+            };
+            let saved = app.focus;
+            app.focus = if areas.agents.contains(at) {
+                Focus::Agents
+            } else {
+                Focus::Main
+            };
+            for _ in 0..3 {
+                scroll(app, a);
+            }
+            app.focus = saved;
+            vec![]
+        }
+        _ => vec![],
+    }
+}

@@ -1,0 +1,97 @@
+//! Adding and removing agents in the config file from inside the console, keeping the user's comments and
+//! layout (`toml_edit`), and writing atomically so a crash never leaves half a file.
+
+use std::path::Path;
+
+use toml_edit::{ArrayOfTables, DocumentMut, Item, Table, value};
+
+fn read(path: &Path) -> Result<DocumentMut, String> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
+    };
+    text.parse::<DocumentMut>()
+        .map_err(|e| format!("cannot edit {}: {e}", path.display()))
+}
+
+fn write(path: &Path, doc: &DocumentMut) -> Result<(), String> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    }
+    let tmp = path.with_extension("toml.tmp");
+    std::fs::write(&tmp, doc.to_string())
+        .map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
+    std::fs::rename(&tmp, path).map_err(|e| format!("cannot replace {}: {e}", path.display()))
+}
+
+/// Append `[[agents]] url = …` unless an agent with that URL is already there.
+pub fn add_agent(path: &Path, url: &str) -> Result<(), String> {
+    let mut doc = read(path)?;
+    let agents = doc
+        .entry("agents")
+        .or_insert(Item::ArrayOfTables(ArrayOfTables::new()))
+        .as_array_of_tables_mut()
+        .ok_or_else(|| format!("{}: `agents` is not a list of tables", path.display()))?;
+    if agents
+        .iter()
+        .any(|t| t.get("url").and_then(|v| v.as_str()) == Some(url))
+    {
+        return Ok(());
+    }
+    let mut t = Table::new();
+    t.insert("url", value(url));
+    agents.push(t);
+    write(path, &doc)
+}
+
+/// Remove the agents with that URL; says whether any was there.
+pub fn remove_agent(path: &Path, url: &str) -> Result<bool, String> {
+    let mut doc = read(path)?;
+    let Some(agents) = doc.get_mut("agents").and_then(Item::as_array_of_tables_mut) else {
+        return Ok(false);
+    };
+    let before = agents.len();
+    agents.retain(|t| t.get("url").and_then(|v| v.as_str()) != Some(url));
+    let removed = agents.len() != before;
+    if removed {
+        write(path, &doc)?;
+    }
+    Ok(removed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn add_and_remove_keep_comments() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("config.toml");
+        std::fs::write(&p, "# my agents\ntimeout_secs = 5 # short\n\n[[agents]]\nname = \"a\" # first\nurl = \"http://127.0.0.1:1\"\n").unwrap();
+        add_agent(&p, "http://127.0.0.1:2").unwrap();
+        add_agent(&p, "http://127.0.0.1:2").unwrap();
+        let text = std::fs::read_to_string(&p).unwrap();
+        assert!(
+            text.contains("# my agents") && text.contains("# first") && text.contains("# short"),
+            "{text}"
+        );
+        assert_eq!(text.matches("http://127.0.0.1:2").count(), 1);
+        crate::config::parse(&text).unwrap();
+        assert!(remove_agent(&p, "http://127.0.0.1:1").unwrap());
+        let text = std::fs::read_to_string(&p).unwrap();
+        assert!(!text.contains("127.0.0.1:1\""), "{text}");
+        assert!(text.contains("# my agents"));
+        assert!(!remove_agent(&p, "http://127.0.0.1:9").unwrap());
+    }
+
+    #[test]
+    fn missing_file_is_created() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("sub/config.toml");
+        add_agent(&p, "http://127.0.0.1:3").unwrap();
+        let c = crate::config::parse(&std::fs::read_to_string(&p).unwrap()).unwrap();
+        assert_eq!(c.agents[0].url, "http://127.0.0.1:3");
+    }
+}

@@ -1,0 +1,208 @@
+//! Starting the interactive console: the terminal set up and always restored (normal exit, error, panic,
+//! SIGTERM / SIGHUP), logs sent to a file in the state dir, agents from the config (and the demo agent with
+//! `--demo`), then the runtime's event loop.
+
+use std::io::Stdout;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crossterm::event::{
+    DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture,
+    EventStream,
+};
+use crossterm::execute;
+use crossterm::terminal::{
+    EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
+};
+use futures::StreamExt;
+use ratatui::Terminal;
+use ratatui::backend::CrosstermBackend;
+
+use crate::app::msg::Effect;
+use crate::app::state::{AgentOrigin, App};
+use crate::cli::{DEFAULT_TIMEOUT_SECS, GlobalOpts};
+use crate::config::Config;
+use crate::keymap::Keymap;
+use crate::remote::agent::AgentTarget;
+use crate::runtime::Runtime;
+use crate::theme::Theme;
+
+/// Restores the terminal when dropped, whatever the way out.
+struct TerminalGuard {
+    mouse: bool,
+}
+
+impl TerminalGuard {
+    fn enter(mouse: bool) -> std::io::Result<Self> {
+        enable_raw_mode()?;
+        let mut out = std::io::stdout();
+        execute!(out, EnterAlternateScreen, EnableBracketedPaste)?;
+        if mouse {
+            execute!(out, EnableMouseCapture)?;
+        }
+        Ok(Self { mouse })
+    }
+}
+
+/// Put the terminal back as we found it. Safe to call twice.
+pub fn restore_terminal(mouse: bool) {
+    let mut out = std::io::stdout();
+    if mouse {
+        let _ = execute!(out, DisableMouseCapture);
+    }
+    let _ = execute!(
+        out,
+        DisableBracketedPaste,
+        LeaveAlternateScreen,
+        crossterm::cursor::Show
+    );
+    let _ = disable_raw_mode();
+}
+
+impl Drop for TerminalGuard {
+    fn drop(&mut self) {
+        restore_terminal(self.mouse);
+    }
+}
+
+/// Where the log file goes: `$XDG_STATE_HOME/a2a-console/console.log` (or the platform's data dir).
+pub fn log_path() -> Option<PathBuf> {
+    let dirs = directories::ProjectDirs::from("", "", "a2a-console")?;
+    let dir = dirs
+        .state_dir()
+        .unwrap_or(dirs.data_local_dir())
+        .to_path_buf();
+    Some(dir.join("console.log"))
+}
+
+fn init_file_logging() -> Option<PathBuf> {
+    let path = log_path()?;
+    std::fs::create_dir_all(path.parent()?).ok()?;
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .ok()?;
+    let filter = std::env::var("A2A_CONSOLE_LOG").unwrap_or_else(|_| "info".into());
+    tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::new(filter))
+        .with_writer(std::sync::Mutex::new(file))
+        .with_ansi(false)
+        .try_init()
+        .ok()?;
+    Some(path)
+}
+
+/// Build the app from the config: theme, keys, agents.
+pub fn build_app(config: &Config, global: &GlobalOpts) -> Result<App, String> {
+    let keymap = Keymap::with_overrides(&config.keys).map_err(|e| format!("[keys]: {e}"))?;
+    let theme_name = config.ui.theme.as_deref().unwrap_or("dark");
+    let mut theme = Theme::load(theme_name).map_err(|e| format!("[ui] theme: {e}"))?;
+    if crate::theme::no_color_requested() {
+        theme = theme.without_color();
+    }
+    let mut app = App::new(keymap, theme);
+    let timeout = Duration::from_secs(
+        global
+            .timeout
+            .or(config.timeout_secs)
+            .unwrap_or(DEFAULT_TIMEOUT_SECS),
+    );
+    for a in &config.agents {
+        let mut target = AgentTarget::from_config(a, timeout).map_err(|e| e.message)?;
+        if let Some(t) = global.timeout {
+            target.timeout = Duration::from_secs(t);
+        }
+        app.add_agent(target, AgentOrigin::Config);
+    }
+    Ok(app)
+}
+
+/// Effects to start with: load every agent's card.
+pub fn initial_effects(app: &App) -> Vec<Effect> {
+    app.agents
+        .iter()
+        .enumerate()
+        .map(|(agent, a)| Effect::LoadAgent {
+            agent,
+            target: Box::new(a.target.clone()),
+        })
+        .collect()
+}
+
+/// Run the console until the user quits.
+pub async fn run(global: GlobalOpts, demo: bool) -> Result<(), String> {
+    let (config, config_path) =
+        crate::config::load(global.config.as_deref()).map_err(|e| e.to_string())?;
+    let mut app = build_app(&config, &global)?;
+    app.config_path = config_path.clone().or_else(crate::config::default_path);
+    app.log_path = init_file_logging().map(|p| p.display().to_string());
+    let demo_agent = if demo {
+        let agent = crate::demo::spawn(0)
+            .await
+            .map_err(|e| format!("cannot start the demo agent: {e:#}"))?;
+        let target =
+            AgentTarget::from_url(&agent.base_url(), Duration::from_secs(DEFAULT_TIMEOUT_SECS));
+        let mut target = target;
+        target.label = "demo".into();
+        app.agents.insert(
+            0,
+            crate::app::state::AgentEntry {
+                target,
+                state: crate::app::state::Reachability::Loading,
+                origin: AgentOrigin::Demo,
+            },
+        );
+        Some(agent)
+    } else {
+        None
+    };
+    let mouse = config.ui.mouse.unwrap_or(true);
+    let (mut runtime, rx) = Runtime::new(app.config_path.clone())?;
+    let effects = initial_effects(&app);
+
+    // Chain a panic hook that restores the terminal first, so a panic message is readable.
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        restore_terminal(mouse);
+        previous(info);
+    }));
+
+    let guard =
+        TerminalGuard::enter(mouse).map_err(|e| format!("cannot set up the terminal: {e}"))?;
+    let mut terminal = Terminal::new(CrosstermBackend::<Stdout>::new(std::io::stdout()))
+        .map_err(|e| format!("cannot open the terminal: {e}"))?;
+    if let Ok(size) = terminal.size() {
+        app.size = (size.width, size.height);
+    }
+    // SIGTERM / SIGHUP end the console like `q` does: the terminal is restored by the guard.
+    let (stop_tx, stop_rx) =
+        tokio::sync::mpsc::unbounded_channel::<std::io::Result<crossterm::event::Event>>();
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        for kind in [SignalKind::terminate(), SignalKind::hangup()] {
+            if let Ok(mut s) = signal(kind) {
+                let tx = stop_tx.clone();
+                tokio::spawn(async move {
+                    s.recv().await;
+                    let quit = crossterm::event::KeyEvent::new(
+                        crossterm::event::KeyCode::Char('c'),
+                        crossterm::event::KeyModifiers::CONTROL,
+                    );
+                    let _ = tx.send(Ok(crossterm::event::Event::Key(quit)));
+                });
+            }
+        }
+    }
+    let stops = tokio_stream::wrappers::UnboundedReceiverStream::new(stop_rx);
+    let events = futures::stream::select(EventStream::new(), stops).boxed();
+    let result = runtime
+        .run(&mut app, &mut terminal, events, rx, effects)
+        .await;
+    drop(guard);
+    if let Some(agent) = demo_agent {
+        agent.shutdown().await;
+    }
+    result
+}

@@ -1,0 +1,98 @@
+//! Screen geometry, shared by drawing and by mouse hit-testing so a click lands where the eye saw it.
+
+use ratatui::layout::{Constraint, Direction, Layout, Rect};
+use unicode_width::UnicodeWidthStr;
+
+use crate::app::state::{App, View};
+
+/// Below this the console shows a "terminal too small" message instead of a broken layout.
+pub const MIN_WIDTH: u16 = 60;
+pub const MIN_HEIGHT: u16 = 14;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Areas {
+    pub tabs: Rect,
+    pub agents: Rect,
+    pub main: Rect,
+    pub status: Rect,
+}
+
+pub fn too_small(size: Rect) -> bool {
+    size.width < MIN_WIDTH || size.height < MIN_HEIGHT
+}
+
+pub fn areas(size: Rect) -> Areas {
+    let rows = Layout::default()
+        .direction(Direction::Vertical)
+        .constraints([
+            Constraint::Length(1),
+            Constraint::Min(3),
+            Constraint::Length(1),
+        ])
+        .split(size);
+    let left = (size.width / 4).clamp(22, 34);
+    let cols = Layout::default()
+        .direction(Direction::Horizontal)
+        .constraints([Constraint::Length(left), Constraint::Min(10)])
+        .split(rows[1]);
+    Areas {
+        tabs: rows[0],
+        agents: cols[0],
+        main: cols[1],
+        status: rows[2],
+    }
+}
+
+/// Split a task tab's pane into transcript and compose box (the box grows with its text, up to 8 rows).
+pub fn tab_split(main: Rect, compose_lines: usize) -> (Rect, Rect) {
+    let h = (compose_lines as u16 + 2)
+        .clamp(3, 8)
+        .min(main.height.saturating_sub(3));
+    let rows = Layout::default()
+        .direction(Direction::Vertical)
+        .constraints([Constraint::Min(1), Constraint::Length(h)])
+        .split(main);
+    (rows[0], rows[1])
+}
+
+/// The tab bar's items: the agent's card and skills pages, then one per conversation.
+pub fn tab_items(app: &App) -> Vec<(View, String)> {
+    let mut items = vec![
+        (View::Card, " Card ".to_string()),
+        (View::Skills, " Skills ".to_string()),
+    ];
+    for (i, t) in app.tabs.iter().enumerate() {
+        let badge = t.badge();
+        let id = t.short_task().map(|s| format!(" {s}")).unwrap_or_default();
+        let rounds = if t.input_rounds > 1 {
+            format!(" ×{}", t.input_rounds)
+        } else {
+            String::new()
+        };
+        let alert = if t.attention { " •" } else { "" };
+        let name: String = t.agent_name.chars().take(14).collect();
+        items.push((
+            View::Tab(t.id),
+            format!(
+                " {} {name}{id} {} {}{rounds}{alert} ",
+                i + 1,
+                badge.symbol(),
+                badge.label()
+            ),
+        ));
+    }
+    items
+}
+
+/// Which tab-bar item is at column `x`.
+pub fn tab_at(app: &App, x: u16) -> Option<View> {
+    let mut col = 0u16;
+    for (view, title) in tab_items(app) {
+        let w = title.width() as u16 + 1;
+        if x >= col && x < col + w {
+            return Some(view);
+        }
+        col += w;
+    }
+    None
+}

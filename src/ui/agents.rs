@@ -1,0 +1,58 @@
+//! The agent list: name, reachability (loading / online / error with reason), binding and protocol in use,
+//! card version, and the signature verdict's place.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph};
+
+use crate::app::state::{App, Focus, Reachability};
+
+pub fn draw(f: &mut Frame, app: &App, area: Rect) {
+    let t = &app.theme;
+    let focused = app.focus == Focus::Agents;
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .title(Span::styled(" Agents ", t.title))
+        .border_style(if focused { t.border_focus } else { t.border });
+    let inner_w = area.width.saturating_sub(2) as usize;
+    let mut lines: Vec<Line> = Vec::new();
+    if app.agents.is_empty() {
+        lines.push(Line::styled("No agents configured.", t.dim));
+        lines.push(Line::styled("Press a to add one by URL.", t.dim));
+    }
+    for (i, a) in app.agents.iter().enumerate() {
+        let selected = i == app.selected_agent;
+        let (dot, dot_style, detail) = match &a.state {
+            Reachability::Loading => ("…", t.connecting, "loading card".to_string()),
+            Reachability::Online(info) => (
+                "●",
+                t.ok,
+                format!(
+                    "{} {} · v{} · sig: unverified",
+                    info.selected.binding.wire_name(),
+                    info.selected.protocol.label(),
+                    info.card.card.version
+                ),
+            ),
+            Reachability::Error(e) => ("✗", t.error, format!("error: {e}")),
+        };
+        let name: String = a.name().chars().take(inner_w.saturating_sub(2)).collect();
+        let name_style = if selected { t.selection } else { t.text };
+        lines.push(Line::from(vec![
+            Span::styled(format!("{dot} "), dot_style),
+            Span::styled(name, name_style),
+        ]));
+        let detail: String = detail.chars().take(inner_w.saturating_sub(2)).collect();
+        let detail_style = if matches!(a.state, Reachability::Error(_)) {
+            t.error
+        } else {
+            t.dim
+        };
+        lines.push(Line::from(vec![
+            Span::raw("  "),
+            Span::styled(detail, detail_style),
+        ]));
+    }
+    f.render_widget(Paragraph::new(lines).block(block), area);
+}

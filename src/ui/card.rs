@@ -1,0 +1,339 @@
+//! The card page (identity, provider, interfaces, capabilities, security, extensions, modes, warnings — a
+//! readable page, with a raw-JSON toggle) and the skills browser (list + detail, examples to start a task).
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Direction, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
+
+use super::remote;
+use crate::app::state::{App, Focus, Reachability};
+use crate::trust::sanitize::sanitize_line;
+
+fn frame_block<'a>(app: &App, title: String) -> Block<'a> {
+    let focused = app.focus == Focus::Main;
+    Block::default()
+        .borders(Borders::ALL)
+        .title(Span::styled(title, app.theme.title))
+        .border_style(if focused {
+            app.theme.border_focus
+        } else {
+            app.theme.border
+        })
+}
+
+fn kv(app: &App, k: &str, v: String) -> Line<'static> {
+    Line::from(vec![
+        Span::styled(format!("{k:<14}"), app.theme.dim),
+        Span::styled(v, app.theme.text),
+    ])
+}
+
+/// The card page's lines (also used by tests and screenshots).
+pub fn card_lines(app: &App) -> Vec<Line<'static>> {
+    let t = &app.theme;
+    let Some(entry) = app.selected() else {
+        return vec![Line::styled(
+            "No agent selected. Press a to add one.",
+            t.dim,
+        )];
+    };
+    let info = match &entry.state {
+        Reachability::Loading => {
+            return vec![Line::styled(
+                format!("Loading the card of {}…", entry.name()),
+                t.connecting,
+            )];
+        }
+        Reachability::Error(e) => {
+            return vec![
+                Line::styled(
+                    format!("The card of {} could not be loaded:", entry.name()),
+                    t.error,
+                ),
+                Line::styled(e.clone(), t.error),
+                Line::default(),
+                Line::styled("r retries · d removes the agent", t.dim),
+            ];
+        }
+        Reachability::Online(info) => info,
+    };
+    let fc = &info.card;
+    let c = &fc.card;
+    let line = |s: &str| sanitize_line(s).0;
+    if app.raw_card {
+        let mut lines = vec![Line::styled(
+            format!("raw card JSON from {} (J for the readable page)", fc.url),
+            t.dim,
+        )];
+        let pretty = serde_json::from_str::<serde_json::Value>(&fc.raw)
+            .and_then(|v| serde_json::to_string_pretty(&v))
+            .unwrap_or_else(|_| fc.raw.clone());
+        let (clean, _) = crate::trust::sanitize::sanitize_text(&pretty);
+        lines.extend(
+            clean
+                .lines()
+                .map(|l| Line::styled(l.to_string(), t.remote_text)),
+        );
+        return lines;
+    }
+    let mut lines = vec![
+        Line::from(Span::styled(info.name.clone(), t.title)),
+        kv(app, "version", line(&c.version)),
+        kv(
+            app,
+            "card",
+            format!(
+                "{} ({} shape{})",
+                fc.url,
+                fc.shape.label(),
+                if fc.revalidated { ", revalidated" } else { "" }
+            ),
+        ),
+    ];
+    if let Some(p) = &c.provider {
+        lines.push(kv(
+            app,
+            "provider",
+            format!("{} <{}>", line(&p.organization), line(&p.url)),
+        ));
+    }
+    if let Some(d) = &c.documentation_url {
+        lines.push(kv(app, "docs", line(d)));
+    }
+    let sig = match &c.signatures {
+        Some(s) if !s.is_empty() => format!("{} signature(s), not verified yet", s.len()),
+        _ => "unsigned".into(),
+    };
+    lines.push(kv(app, "signature", sig));
+    lines.push(Line::default());
+    lines.extend(remote::block(t, &info.description));
+    lines.push(Line::default());
+    lines.push(Line::styled("Interfaces", t.title));
+    for i in &c.supported_interfaces {
+        let chosen = info.selected.interface == *i;
+        let mark = if chosen { "▶ in use" } else { "        " };
+        let tenant = i
+            .tenant
+            .as_deref()
+            .map(|x| format!(" tenant {}", line(x)))
+            .unwrap_or_default();
+        lines.push(Line::from(vec![
+            Span::styled(format!("  {mark} "), if chosen { t.accent } else { t.dim }),
+            Span::styled(
+                format!(
+                    "{:<9} {:<6} {}{tenant}",
+                    line(&i.protocol_binding),
+                    line(&i.protocol_version),
+                    line(&i.url)
+                ),
+                t.text,
+            ),
+        ]));
+    }
+    let caps = &c.capabilities;
+    let yn = |b: Option<bool>| if b == Some(true) { "yes" } else { "no" };
+    lines.push(Line::default());
+    lines.push(Line::styled("Capabilities", t.title));
+    lines.push(kv(app, "  streaming", yn(caps.streaming).into()));
+    lines.push(kv(app, "  push", yn(caps.push_notifications).into()));
+    lines.push(kv(
+        app,
+        "  extended card",
+        yn(caps.extended_agent_card).into(),
+    ));
+    for e in caps.extensions.iter().flatten() {
+        let req = if e.required == Some(true) {
+            " (required)"
+        } else {
+            ""
+        };
+        lines.push(kv(app, "  extension", format!("{}{req}", line(&e.uri))));
+    }
+    lines.push(kv(app, "modes in", line(&c.default_input_modes.join(", "))));
+    lines.push(kv(
+        app,
+        "modes out",
+        line(&c.default_output_modes.join(", ")),
+    ));
+    lines.push(Line::default());
+    lines.push(Line::styled("Security", t.title));
+    match &c.security_schemes {
+        Some(s) if !s.is_empty() => {
+            let mut names: Vec<&String> = s.keys().collect();
+            names.sort();
+            for n in names {
+                let desc = match &s[n] {
+                    a2a::SecurityScheme::ApiKey(k) => {
+                        format!("API key in {} {:?}", line(&k.location), line(&k.name))
+                    }
+                    a2a::SecurityScheme::HttpAuth(h) => format!("HTTP {}", line(&h.scheme)),
+                    a2a::SecurityScheme::OAuth2(o) => {
+                        format!("OAuth 2.0 ({})", oauth_flow(&o.flows))
+                    }
+                    a2a::SecurityScheme::OpenIdConnect(o) => {
+                        format!("OpenID Connect {}", line(&o.open_id_connect_url))
+                    }
+                    a2a::SecurityScheme::MutualTls(_) => "mutual TLS".into(),
+                };
+                lines.push(kv(app, &format!("  {}", line(n)), desc));
+            }
+        }
+        _ => lines.push(Line::styled("  no schemes declared", t.dim)),
+    }
+    if let Some(reqs) = &c.security_requirements {
+        let alts: Vec<String> = reqs
+            .iter()
+            .map(|r| {
+                let mut v: Vec<String> = r
+                    .iter()
+                    .map(|(n, s)| {
+                        if s.is_empty() {
+                            line(n)
+                        } else {
+                            format!("{} [{}]", line(n), line(&s.join(" ")))
+                        }
+                    })
+                    .collect();
+                v.sort();
+                if v.is_empty() {
+                    "nothing".into()
+                } else {
+                    v.join(" + ")
+                }
+            })
+            .collect();
+        lines.push(kv(app, "  requires", alts.join("  or  ")));
+    }
+    lines.push(Line::default());
+    lines.push(Line::styled(
+        format!("Skills: {} (s to browse)", c.skills.len()),
+        t.title,
+    ));
+    lines.push(Line::default());
+    if fc.warnings.is_empty() {
+        lines.push(Line::styled("Validation: no warnings", t.ok));
+    } else {
+        lines.push(Line::styled(
+            format!("Validation: {} warning(s)", fc.warnings.len()),
+            t.warning,
+        ));
+        for w in &fc.warnings {
+            lines.push(Line::styled(
+                format!("  ! {}", line(&w.to_string())),
+                t.warning,
+            ));
+        }
+    }
+    lines
+}
+
+fn oauth_flow(f: &a2a::OAuthFlows) -> &'static str {
+    match f {
+        a2a::OAuthFlows::AuthorizationCode(_) => "authorization code",
+        a2a::OAuthFlows::ClientCredentials(_) => "client credentials",
+        a2a::OAuthFlows::DeviceCode(_) => "device code",
+        a2a::OAuthFlows::Implicit(_) => "implicit, deprecated",
+        a2a::OAuthFlows::Password(_) => "password, deprecated",
+    }
+}
+
+pub fn draw_card(f: &mut Frame, app: &App, area: Rect) {
+    let name = app.selected().map(|a| a.name()).unwrap_or_default();
+    let title = if app.raw_card {
+        format!(" Card · {name} · raw JSON ")
+    } else {
+        format!(" Card · {name} ")
+    };
+    let lines = card_lines(app);
+    let max = lines.len().saturating_sub(1);
+    let p = Paragraph::new(lines)
+        .block(frame_block(app, title))
+        .wrap(Wrap { trim: false })
+        .scroll((app.card_scroll.min(max) as u16, 0));
+    f.render_widget(p, area);
+}
+
+pub fn draw_skills(f: &mut Frame, app: &App, area: Rect) {
+    let t = &app.theme;
+    let name = app.selected().map(|a| a.name()).unwrap_or_default();
+    let Some(info) = app.selected().and_then(|a| a.info()) else {
+        f.render_widget(
+            Paragraph::new("The card has not loaded.")
+                .block(frame_block(app, format!(" Skills · {name} "))),
+            area,
+        );
+        return;
+    };
+    let cols = Layout::default()
+        .direction(Direction::Horizontal)
+        .constraints([Constraint::Percentage(40), Constraint::Percentage(60)])
+        .split(area);
+    // The list: skills with their examples; the cursor moves over examples (Enter starts a task with one).
+    let mut list = Vec::new();
+    let mut n = 0usize;
+    let mut current = None;
+    for (si, s) in info.skills.iter().enumerate() {
+        list.push(Line::styled(format!("{} ({})", s.name, s.id), t.title));
+        if s.examples.is_empty() {
+            list.push(Line::styled("   no examples", t.dim));
+        }
+        for ex in &s.examples {
+            let sel = n == app.selected_skill;
+            if sel {
+                current = Some(si);
+            }
+            list.push(Line::from(vec![
+                Span::styled(if sel { " ▶ " } else { "   " }, t.accent),
+                Span::styled(ex.clone(), if sel { t.selection } else { t.text }),
+            ]));
+            n += 1;
+        }
+    }
+    let selected_row = list
+        .iter()
+        .position(|l| l.spans.first().is_some_and(|s| s.content == " ▶ "))
+        .unwrap_or(0);
+    let visible = cols[0].height.saturating_sub(2) as usize;
+    let offset = selected_row.saturating_sub(visible.saturating_sub(2));
+    f.render_widget(
+        Paragraph::new(list)
+            .block(frame_block(
+                app,
+                format!(" Skills · {name} · Enter starts a task "),
+            ))
+            .scroll((offset as u16, 0)),
+        cols[0],
+    );
+    let skill = current
+        .and_then(|i| info.skills.get(i))
+        .or(info.skills.first());
+    let mut detail = Vec::new();
+    if let Some(s) = skill {
+        detail.push(Line::styled(s.name.clone(), t.title));
+        detail.push(kv(app, "id", s.id.clone()));
+        detail.push(kv(app, "tags", s.tags.join(", ")));
+        if !s.input_modes.is_empty() {
+            detail.push(kv(app, "input", s.input_modes.join(", ")));
+        }
+        if !s.output_modes.is_empty() {
+            detail.push(kv(app, "output", s.output_modes.join(", ")));
+        }
+        if !s.security.is_empty() {
+            detail.push(kv(app, "security", s.security.join("  or  ")));
+        }
+        detail.push(Line::default());
+        detail.extend(remote::block(t, &s.description));
+        detail.push(Line::default());
+        detail.push(Line::styled("Examples", t.title));
+        for ex in &s.examples {
+            detail.push(Line::styled(format!("  • {ex}"), t.text));
+        }
+    }
+    f.render_widget(
+        Paragraph::new(detail)
+            .block(frame_block(app, " Skill ".into()))
+            .wrap(Wrap { trim: false }),
+        cols[1],
+    );
+}

@@ -1,0 +1,123 @@
+//! Pure render functions of `&App`: nothing here changes state, blocks, or touches the network. Remote text is
+//! already sanitised when it reaches this module; it is drawn in the theme's remote style under a provenance
+//! label, so a user can always tell the agent's words from the console's.
+
+mod agents;
+mod card;
+mod overlay;
+mod remote;
+mod tab;
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Wrap};
+
+use crate::app::state::{App, View};
+use crate::app::task::Badge;
+use crate::layout;
+use crate::theme::Theme;
+
+pub fn draw(f: &mut Frame, app: &App) {
+    let size = f.area();
+    if layout::too_small(size) {
+        let msg = format!(
+            "Terminal too small: {}×{} — a2a-console needs at least {}×{}. Enlarge the window (q quits).",
+            size.width,
+            size.height,
+            layout::MIN_WIDTH,
+            layout::MIN_HEIGHT
+        );
+        f.render_widget(
+            Paragraph::new(msg)
+                .style(app.theme.warning)
+                .wrap(Wrap { trim: true }),
+            size,
+        );
+        return;
+    }
+    let areas = layout::areas(size);
+    tab_bar(f, app, areas.tabs);
+    agents::draw(f, app, areas.agents);
+    match app.view {
+        View::Card => card::draw_card(f, app, areas.main),
+        View::Skills => card::draw_skills(f, app, areas.main),
+        View::Tab(id) => match app.tab(id) {
+            Some(t) => tab::draw(f, app, t, areas.main),
+            None => card::draw_card(f, app, areas.main),
+        },
+    }
+    status_bar(f, app, areas.status);
+    overlay::draw(f, app, size);
+}
+
+/// The theme style of a badge.
+pub fn badge_style(theme: &Theme, b: Badge) -> Style {
+    match b {
+        Badge::Connecting => theme.connecting,
+        Badge::Disconnected => theme.disconnected,
+        Badge::Submitted => theme.submitted,
+        Badge::Working => theme.working,
+        Badge::InputRequired => theme.input_required,
+        Badge::AuthRequired => theme.auth_required,
+        Badge::Completed => theme.completed,
+        Badge::Failed => theme.failed,
+        Badge::Canceled => theme.canceled,
+        Badge::Rejected => theme.rejected,
+        Badge::Idle => theme.dim,
+    }
+}
+
+fn tab_bar(f: &mut Frame, app: &App, area: Rect) {
+    let mut spans = Vec::new();
+    for (view, title) in layout::tab_items(app) {
+        let active = view == app.view;
+        let style = match view {
+            View::Tab(id) => {
+                let badge = app.tab(id).map(|t| t.badge()).unwrap_or(Badge::Idle);
+                let s = badge_style(&app.theme, badge);
+                if active {
+                    s.patch(app.theme.tab_active)
+                } else {
+                    s
+                }
+            }
+            _ if active => app.theme.tab_active,
+            _ => app.theme.tab_inactive,
+        };
+        spans.push(Span::styled(title, style));
+        spans.push(Span::raw(" "));
+    }
+    f.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+fn status_bar(f: &mut Frame, app: &App, area: Rect) {
+    let mut spans = Vec::new();
+    let waiting = app.waiting_elsewhere();
+    if waiting > 0 {
+        spans.push(Span::styled(
+            format!(" {waiting} tab(s) need you "),
+            app.theme.input_required,
+        ));
+        spans.push(Span::raw(" "));
+    }
+    match &app.status {
+        Some(s) => spans.push(Span::styled(
+            s.text.clone(),
+            if s.error {
+                app.theme.error
+            } else {
+                app.theme.ok
+            },
+        )),
+        None => spans.push(Span::styled(
+            "? help · Ctrl-P palette · n new task · s skills · Tab focus · q quit",
+            app.theme.key_hint,
+        )),
+    }
+    f.render_widget(
+        Paragraph::new(Line::from(spans)).style(app.theme.status_bar),
+        area,
+    );
+}

@@ -1,0 +1,147 @@
+//! Modals: help (generated from the key table), the command palette, confirmations and one-line prompts.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
+
+use crate::app::state::{App, Overlay};
+use crate::app::update::palette_matches;
+
+fn centered(area: Rect, w: u16, h: u16) -> Rect {
+    let w = w.min(area.width.saturating_sub(2));
+    let h = h.min(area.height.saturating_sub(2));
+    Rect::new(
+        area.x + (area.width - w) / 2,
+        area.y + (area.height - h) / 2,
+        w,
+        h,
+    )
+}
+
+fn boxed<'a>(app: &App, title: &str) -> Block<'a> {
+    Block::default()
+        .borders(Borders::ALL)
+        .title(Span::styled(format!(" {title} "), app.theme.title))
+        .border_style(app.theme.border_focus)
+}
+
+pub fn draw(f: &mut Frame, app: &App, area: Rect) {
+    let Some(overlay) = &app.overlay else {
+        return;
+    };
+    let t = &app.theme;
+    match overlay {
+        Overlay::Help { scroll } => {
+            let r = centered(area, 84, area.height.saturating_sub(4));
+            let mut lines = vec![
+                Line::styled("Keys (remap them under [keys] in the config file)", t.dim),
+                Line::default(),
+            ];
+            let mut last = None;
+            for row in app.keymap.help_rows() {
+                if last != Some(row.context) {
+                    lines.push(Line::styled(format!("{:?}", row.context), t.title));
+                    last = Some(row.context);
+                }
+                lines.push(Line::from(vec![
+                    Span::styled(format!("  {:<18}", row.keys), t.accent),
+                    Span::styled(format!("{:<18}", row.name), t.text),
+                    Span::styled(row.description.to_string(), t.dim),
+                ]));
+            }
+            lines.push(Line::default());
+            lines.push(Line::styled("Remote text is shown after ▍ in its own style, labelled with agent, task and field.", t.remote_label));
+            lines.push(Line::styled(
+                "⚠ marks text that looks like prompt injection, spoofing or hidden characters.",
+                t.flag,
+            ));
+            if let Some(p) = &app.log_path {
+                lines.push(Line::styled(format!("Log file: {p}"), t.dim));
+            }
+            if let Some(p) = &app.config_path {
+                lines.push(Line::styled(format!("Config file: {}", p.display()), t.dim));
+            }
+            f.render_widget(Clear, r);
+            f.render_widget(
+                Paragraph::new(lines)
+                    .block(boxed(app, "Help · Esc closes"))
+                    .scroll((*scroll as u16, 0)),
+                r,
+            );
+        }
+        Overlay::Palette { query, selected } => {
+            let r = centered(area, 70, 16);
+            let matches = palette_matches(&app.keymap, query);
+            let mut lines = vec![Line::from(vec![
+                Span::styled("> ", t.accent),
+                Span::styled(query.clone(), t.text),
+                Span::styled("▏", t.accent),
+            ])];
+            let visible = r.height.saturating_sub(4) as usize;
+            let offset = selected.saturating_sub(visible.saturating_sub(1));
+            for (i, a) in matches.iter().enumerate().skip(offset).take(visible) {
+                let keys = app.keymap.keys_for(*a).join(", ");
+                let style = if i == *selected { t.selection } else { t.text };
+                lines.push(Line::from(vec![
+                    Span::styled(format!(" {:<22}", a.name()), style),
+                    Span::styled(format!("{:<14}", keys), t.accent),
+                    Span::styled(a.description().to_string(), t.dim),
+                ]));
+            }
+            if matches.is_empty() {
+                lines.push(Line::styled(" no action matches", t.dim));
+            }
+            f.render_widget(Clear, r);
+            f.render_widget(
+                Paragraph::new(lines)
+                    .block(boxed(app, "Command palette · Enter runs · Esc closes")),
+                r,
+            );
+        }
+        Overlay::ConfirmCancel { tab } => {
+            let r = centered(area, 60, 5);
+            let what = app
+                .tab(*tab)
+                .and_then(|t| t.short_task())
+                .unwrap_or_default();
+            f.render_widget(Clear, r);
+            f.render_widget(
+                Paragraph::new(vec![
+                    Line::styled(format!("Cancel task {what}?"), t.warning),
+                    Line::styled(
+                        "y / Enter: cancel it · any other key: keep it running",
+                        t.dim,
+                    ),
+                ])
+                .block(boxed(app, "Confirm"))
+                .wrap(Wrap { trim: true }),
+                r,
+            );
+        }
+        Overlay::ConfirmRemoveAgent { agent } => {
+            let r = centered(area, 64, 5);
+            let name = app.agents.get(*agent).map(|a| a.name()).unwrap_or_default();
+            f.render_widget(Clear, r);
+            f.render_widget(
+                Paragraph::new(vec![
+                    Line::styled(format!("Remove agent {name} (and its tabs) from the console and the config file?"), t.warning),
+                    Line::styled("y / Enter: remove · any other key: keep", t.dim),
+                ])
+                .block(boxed(app, "Confirm"))
+                .wrap(Wrap { trim: true }),
+                r,
+            );
+        }
+        Overlay::Prompt { kind, input } => {
+            let r = centered(area, 70, 3);
+            let mut input = (**input).clone();
+            input.set_block(boxed(
+                app,
+                &format!("{} · Enter accepts · Esc cancels", kind.title()),
+            ));
+            f.render_widget(Clear, r);
+            f.render_widget(&input, r);
+        }
+    }
+}

@@ -1,0 +1,326 @@
+//! A conversation tab: a header (task, context, live badge), the transcript with artifacts, and the compose box.
+//! Only the visible rows are laid out, so a 5 MB artifact scrolls as smoothly as a short one.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph};
+use unicode_width::UnicodeWidthChar;
+
+use super::{badge_style, remote};
+use crate::app::state::{App, Focus};
+use crate::app::task::{ArtifactView, Entry, Link, TaskTab};
+use crate::layout;
+use crate::remote::tracker::state_name;
+use crate::theme::Theme;
+
+/// A piece of the transcript: a few prepared lines, or an artifact's text read lazily.
+enum Segment<'a> {
+    Lines(Vec<Line<'static>>),
+    ArtifactText(&'a ArtifactView),
+}
+
+fn human_bytes(n: usize) -> String {
+    match n {
+        0..1024 => format!("{n} B"),
+        1024..1_048_576 => format!("{:.1} KB", n as f64 / 1024.0),
+        _ => format!("{:.1} MB", n as f64 / 1_048_576.0),
+    }
+}
+
+fn segments<'a>(theme: &Theme, t: &'a TaskTab) -> Vec<Segment<'a>> {
+    let mut out = Vec::new();
+    for e in &t.transcript {
+        match e {
+            Entry::User { text, files, at } => {
+                let mut lines = vec![Line::styled(
+                    format!("you · {}", at.format("%H:%M:%S")),
+                    theme.accent,
+                )];
+                lines.extend(
+                    text.lines()
+                        .map(|l| Line::styled(format!("  {l}"), theme.user_text)),
+                );
+                for f in files {
+                    lines.push(Line::styled(format!("  📎 {f}"), theme.dim));
+                }
+                out.push(Segment::Lines(lines));
+            }
+            Entry::Remote { text, at } => {
+                let mut lines = remote::block(theme, text);
+                if let Some(first) = lines.first_mut() {
+                    first.spans.push(Span::styled(
+                        format!(" · {}", at.format("%H:%M:%S")),
+                        theme.dim,
+                    ));
+                }
+                out.push(Segment::Lines(lines));
+            }
+            Entry::State { state, at } => {
+                let b = crate::app::task::Badge::of_state(state);
+                out.push(Segment::Lines(vec![Line::from(vec![
+                    Span::styled(
+                        format!("{} state → {}", b.symbol(), state_name(state)),
+                        badge_style(theme, b),
+                    ),
+                    Span::styled(format!(" · {}", at.format("%H:%M:%S")), theme.dim),
+                ])]));
+            }
+            Entry::Console { text, error, at } => {
+                let style = if *error { theme.error } else { theme.dim };
+                out.push(Segment::Lines(vec![Line::styled(
+                    format!("console · {} · {text}", at.format("%H:%M:%S")),
+                    style,
+                )]));
+            }
+            Entry::Artifact { index } => {
+                let Some(a) = t.artifacts.get(*index) else {
+                    continue;
+                };
+                let name = if a.name.is_empty() {
+                    String::new()
+                } else {
+                    format!(" {:?}", a.name)
+                };
+                let progress = if a.complete {
+                    "complete".to_string()
+                } else {
+                    "streaming…".to_string()
+                };
+                let task = t
+                    .short_task()
+                    .map(|s| format!(" · task {s}"))
+                    .unwrap_or_default();
+                let mut head = vec![Line::styled(
+                    format!(
+                        "▍remote · {}{task} · artifact{name} ({}) · {} chunk(s) · {} · {progress}",
+                        t.agent_name,
+                        a.id,
+                        a.chunks,
+                        human_bytes(a.bytes)
+                    ),
+                    theme.remote_label,
+                )];
+                for f in &a.files {
+                    let what = match (&f.url, f.size) {
+                        (Some(u), _) => {
+                            format!("▍🔗 {} · {} · at {u} (not fetched)", f.name, f.media_type)
+                        }
+                        (None, Some(s)) => format!(
+                            "▍📄 {} · {} · {} (S saves it; never opened automatically)",
+                            f.name,
+                            f.media_type,
+                            human_bytes(s)
+                        ),
+                        (None, None) => format!("▍📄 {} · {}", f.name, f.media_type),
+                    };
+                    head.push(Line::styled(what, theme.remote_label));
+                }
+                for r in &a.flagged {
+                    head.push(Line::styled(format!("▍⚠ {r}"), theme.flag));
+                }
+                out.push(Segment::Lines(head));
+                if !a.text.is_empty() {
+                    out.push(Segment::ArtifactText(a));
+                }
+            }
+        }
+    }
+    out
+}
+
+fn seg_len(s: &Segment) -> usize {
+    match s {
+        Segment::Lines(l) => l.len(),
+        Segment::ArtifactText(a) => a.text.lines().count(),
+    }
+}
+
+/// Cut one line into rows of at most `width` columns, keeping styles.
+fn wrap(line: Line<'static>, width: usize) -> Vec<Line<'static>> {
+    if width == 0 {
+        return vec![line];
+    }
+    let mut rows = Vec::new();
+    let mut row: Vec<Span<'static>> = Vec::new();
+    let mut col = 0;
+    for span in line.spans {
+        let style = span.style;
+        let mut buf = String::new();
+        for c in span.content.chars() {
+            let w = c.width().unwrap_or(0);
+            if col + w > width && col > 0 {
+                row.push(Span::styled(std::mem::take(&mut buf), style));
+                rows.push(Line::from(std::mem::take(&mut row)));
+                col = 0;
+            }
+            buf.push(c);
+            col += w;
+        }
+        if !buf.is_empty() {
+            row.push(Span::styled(buf, style));
+        }
+    }
+    rows.push(Line::from(row));
+    rows
+}
+
+fn artifact_line(theme: &Theme, l: &str) -> Line<'static> {
+    Line::from(vec![
+        Span::styled("▍", theme.remote_label),
+        Span::styled(l.to_string(), theme.remote_text),
+    ])
+}
+
+/// The rows visible in a window of `height` rows, `width` wide; `top` is a logical line, `None` = follow the end.
+pub fn visible_rows(
+    theme: &Theme,
+    t: &TaskTab,
+    width: usize,
+    height: usize,
+    top: Option<usize>,
+) -> (Vec<Line<'static>>, usize, usize) {
+    let segs = segments(theme, t);
+    let total: usize = segs.iter().map(seg_len).sum();
+    let mut rows: Vec<Line<'static>> = Vec::new();
+    match top {
+        Some(top) => {
+            let top = top.min(total.saturating_sub(1));
+            let mut skip = top;
+            'outer: for s in &segs {
+                let n = seg_len(s);
+                if skip >= n {
+                    skip -= n;
+                    continue;
+                }
+                let lines: Box<dyn Iterator<Item = Line<'static>>> = match s {
+                    Segment::Lines(l) => Box::new(l.clone().into_iter().skip(skip)),
+                    Segment::ArtifactText(a) => {
+                        Box::new(a.text.lines().skip(skip).map(|l| artifact_line(theme, l)))
+                    }
+                };
+                skip = 0;
+                for l in lines {
+                    rows.extend(wrap(l, width));
+                    if rows.len() >= height {
+                        break 'outer;
+                    }
+                }
+            }
+            rows.truncate(height);
+            (rows, top, total)
+        }
+        None => {
+            // Walk backwards from the end until the window is full: only what is visible is laid out.
+            let mut back: Vec<Line<'static>> = Vec::new();
+            let mut consumed = 0usize;
+            'outer2: for s in segs.iter().rev() {
+                let lines: Box<dyn Iterator<Item = Line<'static>>> = match s {
+                    Segment::Lines(l) => Box::new(l.clone().into_iter().rev()),
+                    Segment::ArtifactText(a) => {
+                        Box::new(a.text.lines().rev().map(|l| artifact_line(theme, l)))
+                    }
+                };
+                for l in lines {
+                    consumed += 1;
+                    let mut w = wrap(l, width);
+                    while let Some(r) = w.pop() {
+                        back.push(r);
+                    }
+                    if back.len() >= height {
+                        break 'outer2;
+                    }
+                }
+            }
+            back.truncate(height);
+            back.reverse();
+            (back, total.saturating_sub(consumed), total)
+        }
+    }
+}
+
+pub fn draw(f: &mut Frame, app: &App, t: &TaskTab, area: Rect) {
+    let theme = &app.theme;
+    let (body, compose_area) = layout::tab_split(area, t.compose.lines().len());
+    let badge = t.badge();
+    let task = t.tracker.task_id.as_deref().unwrap_or("no task yet");
+    let ctx = t
+        .tracker
+        .context_id
+        .as_deref()
+        .map(|c| format!(" · context {}", c.chars().take(8).collect::<String>()))
+        .unwrap_or_default();
+    let rounds = if t.input_rounds > 1 {
+        format!(" · asked {} times", t.input_rounds)
+    } else {
+        String::new()
+    };
+    let flags = if t.flag_count > 0 {
+        format!(" · ⚠ {} flagged", t.flag_count)
+    } else {
+        String::new()
+    };
+    let link = match &t.link {
+        Link::Live => " · live".to_string(),
+        Link::Connecting => " · connecting".to_string(),
+        Link::Disconnected(_) => " · disconnected (R re-attaches)".to_string(),
+        Link::Idle => String::new(),
+    };
+    let title = Line::from(vec![
+        Span::styled(format!(" {} ", t.agent_name), theme.title),
+        Span::styled(
+            format!("{} {} ", badge.symbol(), badge.label()),
+            badge_style(theme, badge),
+        ),
+        Span::styled(format!("task {task}{ctx}{rounds}{flags}{link} "), theme.dim),
+    ]);
+    let focused = app.focus == Focus::Main;
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .title(title)
+        .border_style(if focused {
+            theme.border_focus
+        } else {
+            theme.border
+        });
+    let inner = block.inner(body);
+    let (rows, _top, _total) = visible_rows(
+        theme,
+        t,
+        inner.width as usize,
+        inner.height as usize,
+        t.scroll,
+    );
+    f.render_widget(Paragraph::new(rows).block(block), body);
+
+    let mut compose = t.compose.clone();
+    let attach = if t.attachments.is_empty() {
+        String::new()
+    } else {
+        format!(" · 📎 {} file(s)", t.attachments.len())
+    };
+    let hint = if t.waiting() {
+        " · the agent is waiting for your answer"
+    } else {
+        ""
+    };
+    compose.set_block(
+        Block::default()
+            .borders(Borders::ALL)
+            .title(Span::styled(
+                format!(" Message → {}{attach}{hint} ", t.agent_name),
+                theme.title,
+            ))
+            .border_style(if app.focus == Focus::Compose {
+                theme.border_focus
+            } else {
+                theme.border
+            }),
+    );
+    compose.set_cursor_line_style(Style::default());
+    if app.focus != Focus::Compose {
+        compose.set_cursor_style(Style::default());
+    }
+    f.render_widget(&compose, compose_area);
+}
