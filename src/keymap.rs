@@ -1,119 +1,562 @@
-//! TEMP stub, replaced by the real keymap.
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Action {
-    Quit,
-    Help,
-    Palette,
-    NewTask,
-    FocusNext,
-    FocusPrev,
-    JumpTab(u8),
-    NextTab,
-    PrevTab,
-    CloseTab,
-    CancelTask,
-    RefreshCard,
-    ToggleRawCard,
-    ShowCard,
-    ShowSkills,
-    UseExample,
-    AddAgent,
-    RemoveAgent,
-    Send,
-    Newline,
-    HistoryPrev,
-    HistoryNext,
-    ScrollUp,
-    ScrollDown,
-    PageUp,
-    PageDown,
-    ScrollTop,
-    ScrollBottom,
-    AttachFile,
-    SaveArtifact,
-    Reattach,
-    FoldJson,
-}
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+//! Every user action, its keys per context, user overrides, and the rows of the generated help screen.
+//!
+//! One table ([`Action`]) is the single source of truth: the event loop maps keys through it, the
+//! help screen and the command palette list it, and the config file overrides it by action name.
+//!
+//! # Lookup
+//!
+//! [`Keymap::action`] tries the focused context's bindings first, then [`Context::Global`]. In
+//! [`Context::Compose`] a global binding that is a plain printable character (`q`, `?`, `n`, `]` …) is
+//! skipped, because there the key types text; globals with Ctrl/Alt or a named key (`Ctrl-P`, `Esc`,
+//! `Tab`, `Alt-1`) still work.
+//!
+//! # Terminal quirks handled by [`KeyBinding::from_event`]
+//!
+//! - Shift-Tab arrives as `BackTab` (usually with SHIFT set, sometimes as Tab + SHIFT): both become
+//!   `BackTab` without modifiers, written `Shift-Tab`.
+//! - Shifted letters arrive as `'J'` with or without SHIFT, or (kitty protocol) as `'j'` + SHIFT: all
+//!   become `'J'` without SHIFT. For other characters SHIFT is dropped, since the character itself
+//!   already says what Shift produced (`?`, `!`).
+//! - Enter, Alt-Enter and Shift-Enter differ only by modifiers, which are kept for named keys. Most
+//!   terminals send Shift-Enter as plain Enter unless the kitty keyboard protocol is on, so
+//!   `newline` is also on Alt-Enter and on Ctrl-J (a raw line feed, which crossterm reports as Ctrl-J
+//!   in raw mode on every terminal).
+//! - Key releases (reported on Windows and with the kitty protocol) never trigger an action.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+
+/// Where a binding applies. Global bindings apply everywhere unless the focused context binds the
+/// same key (see the module docs for Compose).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Context {
+    /// Anywhere in the console.
     Global,
+    /// The agent list, with the selected agent's card and skills beside it.
     AgentList,
+    /// A task tab's transcript and artifacts.
     TaskTab,
+    /// The compose box where the user writes a message.
     Compose,
 }
+
+impl Context {
+    /// Every context, in help-screen order.
+    pub const ALL: [Context; 4] = [
+        Context::Global,
+        Context::AgentList,
+        Context::TaskTab,
+        Context::Compose,
+    ];
+
+    /// Heading for the help screen.
+    pub fn title(self) -> &'static str {
+        match self {
+            Context::Global => "Global",
+            Context::AgentList => "Agents",
+            Context::TaskTab => "Task",
+            Context::Compose => "Compose",
+        }
+    }
+}
+
+impl fmt::Display for Context {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.title())
+    }
+}
+
+/// One key with its modifiers, normalised (see [`KeyBinding::from_event`]) so that equality means
+/// "the same key press".
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct KeyBinding {
+    pub code: KeyCode,
+    /// Only CONTROL, ALT, SHIFT and SUPER; SHIFT never accompanies a `Char` or `BackTab`.
+    pub modifiers: KeyModifiers,
+}
+
+const MOD_MASK: KeyModifiers = KeyModifiers::CONTROL
+    .union(KeyModifiers::ALT)
+    .union(KeyModifiers::SHIFT)
+    .union(KeyModifiers::SUPER);
+
+impl KeyBinding {
+    /// A normalised binding; the same rules apply to parsed strings and to terminal events.
+    pub fn new(code: KeyCode, modifiers: KeyModifiers) -> KeyBinding {
+        let mut modifiers = modifiers.intersection(MOD_MASK);
+        let code = match code {
+            KeyCode::Char(c) if modifiers.contains(KeyModifiers::SHIFT) => {
+                modifiers.remove(KeyModifiers::SHIFT);
+                if c.is_lowercase() {
+                    upper(c)
+                } else {
+                    KeyCode::Char(c)
+                }
+            }
+            KeyCode::Tab if modifiers.contains(KeyModifiers::SHIFT) => {
+                modifiers.remove(KeyModifiers::SHIFT);
+                KeyCode::BackTab
+            }
+            KeyCode::BackTab => {
+                modifiers.remove(KeyModifiers::SHIFT);
+                KeyCode::BackTab
+            }
+            other => other,
+        };
+        KeyBinding { code, modifiers }
+    }
+
+    /// The binding a terminal key event stands for.
+    pub fn from_event(key: &KeyEvent) -> KeyBinding {
+        KeyBinding::new(key.code, key.modifiers)
+    }
+
+    /// A printable character with no Ctrl/Alt/Super: in a text field this types rather than acts.
+    pub fn is_plain_char(&self) -> bool {
+        matches!(self.code, KeyCode::Char(_)) && self.modifiers.is_empty()
+    }
+}
+
+impl fmt::Display for KeyBinding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&format_key(self))
+    }
+}
+
+fn upper(c: char) -> KeyCode {
+    // Only single-char uppercase forms count; 'ß' → "SS" stays as typed.
+    let mut up = c.to_uppercase();
+    match (up.next(), up.next()) {
+        (Some(u), None) => KeyCode::Char(u),
+        _ => KeyCode::Char(c),
+    }
+}
+
+fn lower(c: char) -> char {
+    let mut low = c.to_lowercase();
+    match (low.next(), low.next()) {
+        (Some(l), None) => l,
+        _ => c,
+    }
+}
+
+const fn bind(code: KeyCode, modifiers: KeyModifiers) -> KeyBinding {
+    KeyBinding { code, modifiers }
+}
+const fn ch(c: char) -> KeyBinding {
+    bind(KeyCode::Char(c), KeyModifiers::NONE)
+}
+const fn ctrl(c: char) -> KeyBinding {
+    bind(KeyCode::Char(c), KeyModifiers::CONTROL)
+}
+const fn alt(c: char) -> KeyBinding {
+    bind(KeyCode::Char(c), KeyModifiers::ALT)
+}
+const fn key(code: KeyCode) -> KeyBinding {
+    bind(code, KeyModifiers::NONE)
+}
+
+/// Declares the actions once: variant, stable name, context, description and default keys.
+macro_rules! actions {
+    ($($variant:ident => $name:literal, $ctx:ident, $desc:literal, [$($key:expr),* $(,)?];)*) => {
+        /// Something the user can do. Names are stable: config overrides and the palette use them.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Action {
+            $(#[doc = $desc] $variant,)*
+        }
+
+        const ALL_ACTIONS: &[Action] = &[$(Action::$variant,)*];
+
+        impl Action {
+            /// Stable snake_case name, used in the config file's `[keys]` table and the palette.
+            pub fn name(self) -> &'static str {
+                match self { $(Action::$variant => $name,)* }
+            }
+
+            /// One line for the help screen and the palette.
+            pub fn description(self) -> &'static str {
+                match self { $(Action::$variant => $desc,)* }
+            }
+
+            /// The context whose bindings hold this action's keys.
+            pub fn context(self) -> Context {
+                match self { $(Action::$variant => Context::$ctx,)* }
+            }
+
+            /// Keys bound when the user has not overridden them.
+            pub fn default_keys(self) -> &'static [KeyBinding] {
+                match self {
+                    $(Action::$variant => {
+                        const KEYS: &[KeyBinding] = &[$($key,)*];
+                        KEYS
+                    })*
+                }
+            }
+        }
+    };
+}
+
+actions! {
+    // Global
+    Quit => "quit", Global, "Quit a2a-console", [ch('q'), ctrl('c')];
+    Help => "help", Global, "Show the keys (this screen)", [ch('?'), key(KeyCode::F(1))];
+    Palette => "palette", Global, "Open the command palette", [ctrl('p')];
+    Back => "back", Global, "Close the dialog, palette or help; leave the compose box", [key(KeyCode::Esc)];
+    FocusNext => "focus_next", Global, "Move focus to the next panel", [key(KeyCode::Tab)];
+    FocusPrev => "focus_prev", Global, "Move focus to the previous panel", [key(KeyCode::BackTab)];
+    NewTask => "new_task", Global, "Start a new task with the selected agent", [ch('n')];
+    NextTab => "next_tab", Global, "Switch to the next task tab", [ch(']')];
+    PrevTab => "prev_tab", Global, "Switch to the previous task tab", [ch('[')];
+    CloseTab => "close_tab", Global, "Close the current task tab (the task keeps running)", [ctrl('w')];
+    JumpTab1 => "jump_tab_1", Global, "Switch to task tab 1", [alt('1')];
+    JumpTab2 => "jump_tab_2", Global, "Switch to task tab 2", [alt('2')];
+    JumpTab3 => "jump_tab_3", Global, "Switch to task tab 3", [alt('3')];
+    JumpTab4 => "jump_tab_4", Global, "Switch to task tab 4", [alt('4')];
+    JumpTab5 => "jump_tab_5", Global, "Switch to task tab 5", [alt('5')];
+    JumpTab6 => "jump_tab_6", Global, "Switch to task tab 6", [alt('6')];
+    JumpTab7 => "jump_tab_7", Global, "Switch to task tab 7", [alt('7')];
+    JumpTab8 => "jump_tab_8", Global, "Switch to task tab 8", [alt('8')];
+    JumpTab9 => "jump_tab_9", Global, "Switch to task tab 9", [alt('9')];
+    // Agent list, card and skills
+    Up => "up", AgentList, "Select the previous agent or skill", [key(KeyCode::Up), ch('k')];
+    Down => "down", AgentList, "Select the next agent or skill", [key(KeyCode::Down), ch('j')];
+    AddAgent => "add_agent", AgentList, "Add an agent by URL", [ch('a')];
+    RemoveAgent => "remove_agent", AgentList, "Remove the selected agent", [ch('d')];
+    RefreshCard => "refresh_card", AgentList, "Fetch the selected agent's card again", [ch('r')];
+    ShowCard => "show_card", AgentList, "Show the selected agent's card", [ch('i')];
+    ShowSkills => "show_skills", AgentList, "Show the selected agent's skills", [ch('s')];
+    ToggleRawCard => "toggle_raw_card", AgentList, "Toggle between the card view and its raw JSON", [ch('J')];
+    UseExample => "use_example", AgentList, "Start a task from the selected skill's example", [key(KeyCode::Enter)];
+    // Task tab
+    Compose => "compose", TaskTab, "Write a message in this task", [ch('i'), key(KeyCode::Enter)];
+    ScrollUp => "scroll_up", TaskTab, "Scroll up one line", [key(KeyCode::Up), ch('k')];
+    ScrollDown => "scroll_down", TaskTab, "Scroll down one line", [key(KeyCode::Down), ch('j')];
+    PageUp => "page_up", TaskTab, "Scroll up one page", [key(KeyCode::PageUp), ctrl('b')];
+    PageDown => "page_down", TaskTab, "Scroll down one page", [key(KeyCode::PageDown), ctrl('f'), ch(' ')];
+    ScrollTop => "scroll_top", TaskTab, "Jump to the start of the transcript", [ch('g'), key(KeyCode::Home)];
+    ScrollBottom => "scroll_bottom", TaskTab, "Jump to the end and follow new output", [ch('G'), key(KeyCode::End)];
+    CancelTask => "cancel_task", TaskTab, "Ask the agent to cancel this task", [ch('c')];
+    NextArtifact => "next_artifact", TaskTab, "Select the next artifact", [ch('}')];
+    PrevArtifact => "prev_artifact", TaskTab, "Select the previous artifact", [ch('{')];
+    SaveArtifact => "save_artifact", TaskTab, "Save the selected artifact to a file", [ch('S')];
+    FoldJson => "fold_json", TaskTab, "Fold or unfold the JSON under the cursor", [ch('z')];
+    Reattach => "reattach", TaskTab, "Re-subscribe to this task's updates", [ch('R')];
+    // Compose box
+    Send => "send", Compose, "Send the message", [key(KeyCode::Enter)];
+    Newline => "newline", Compose, "Insert a line break", [
+        bind(KeyCode::Enter, KeyModifiers::ALT),
+        bind(KeyCode::Enter, KeyModifiers::SHIFT),
+        ctrl('j'),
+    ];
+    HistoryPrev => "history_prev", Compose, "Recall the previous message (in an empty box)", [key(KeyCode::Up)];
+    HistoryNext => "history_next", Compose, "Recall the next message (in an empty box)", [key(KeyCode::Down)];
+    AttachFile => "attach_file", Compose, "Attach a file to the message", [ctrl('o')];
+}
+
+impl Action {
+    /// The action with this [`Action::name`].
+    pub fn from_name(name: &str) -> Option<Action> {
+        ALL_ACTIONS.iter().copied().find(|a| a.name() == name)
+    }
+
+    /// For `jump_tab_N`: the zero-based tab index it switches to.
+    pub fn tab_index(self) -> Option<usize> {
+        let n = self
+            .name()
+            .strip_prefix("jump_tab_")?
+            .parse::<usize>()
+            .ok()?;
+        n.checked_sub(1)
+    }
+}
+
+impl fmt::Display for Action {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// One line of the help screen.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HelpRow {
     pub context: Context,
-    pub keys: String,
+    /// Display strings (`"Ctrl-P"`); empty when the user unbound the action.
+    pub keys: Vec<String>,
+    pub action: Action,
     pub name: &'static str,
     pub description: &'static str,
 }
-#[derive(Clone, Debug, Default)]
-pub struct Keymap;
-impl Action {
-    pub fn name(self) -> &'static str {
-        "x"
-    }
-    pub fn description(self) -> &'static str {
-        "x"
-    }
+
+/// The active key bindings: defaults, possibly with user overrides.
+#[derive(Clone, Debug)]
+pub struct Keymap {
+    keys: BTreeMap<Action, Vec<KeyBinding>>,
+    lookup: HashMap<(Context, KeyBinding), Action>,
 }
+
 impl Keymap {
+    /// The built-in bindings (listed in the README's key table).
     pub fn defaults() -> Keymap {
-        Keymap
+        let keys = ALL_ACTIONS
+            .iter()
+            .map(|a| (*a, a.default_keys().to_vec()))
+            .collect();
+        Keymap::index(keys)
     }
-    pub fn action(&self, ctx: Context, k: &KeyEvent) -> Option<Action> {
-        let alt = k.modifiers.contains(KeyModifiers::ALT);
-        let ctrl = k.modifiers.contains(KeyModifiers::CONTROL);
-        Some(match (ctx, k.code) {
-            (_, KeyCode::Char('c')) if ctrl => Action::Quit,
-            (_, KeyCode::Char('p')) if ctrl => Action::Palette,
-            (_, KeyCode::Char(d)) if alt && d.is_ascii_digit() => Action::JumpTab(d as u8 - b'0'),
-            (_, KeyCode::Tab) => Action::FocusNext,
-            (_, KeyCode::BackTab) => Action::FocusPrev,
-            (Context::Compose, KeyCode::Enter) if alt => Action::Newline,
-            (Context::Compose, KeyCode::Enter) => Action::Send,
-            (Context::Compose, KeyCode::Up) => Action::HistoryPrev,
-            (Context::Compose, KeyCode::Char('o')) if ctrl => Action::AttachFile,
-            (Context::Compose, _) => return None,
-            (_, KeyCode::Char('q')) => Action::Quit,
-            (_, KeyCode::Char('?')) => Action::Help,
-            (_, KeyCode::Char('n')) => Action::NewTask,
-            (_, KeyCode::Char('c')) => Action::CancelTask,
-            (_, KeyCode::Char('s')) => Action::ShowSkills,
-            (_, KeyCode::Char('r')) => Action::RefreshCard,
-            (_, KeyCode::Char('R')) => Action::Reattach,
-            (_, KeyCode::Char('a')) => Action::AddAgent,
-            (_, KeyCode::Char('d')) => Action::RemoveAgent,
-            (_, KeyCode::Char('J')) => Action::ToggleRawCard,
-            (_, KeyCode::Char('S')) => Action::SaveArtifact,
-            (_, KeyCode::Char(']')) => Action::NextTab,
-            (_, KeyCode::Char('[')) => Action::PrevTab,
-            (_, KeyCode::Up) | (_, KeyCode::Char('k')) => Action::ScrollUp,
-            (_, KeyCode::Down) | (_, KeyCode::Char('j')) => Action::ScrollDown,
-            (_, KeyCode::PageUp) => Action::PageUp,
-            (_, KeyCode::PageDown) => Action::PageDown,
-            (_, KeyCode::Char('g')) => Action::ScrollTop,
-            (_, KeyCode::Char('G')) => Action::ScrollBottom,
-            (_, KeyCode::Enter) => Action::UseExample,
-            (_, KeyCode::Char('w')) if ctrl => Action::CloseTab,
-            _ => return None,
-        })
+
+    /// Defaults with some actions' keys replaced: `{"quit": ["ctrl-q"], "help": []}`. An empty list
+    /// unbinds the action (it stays in the palette). Fails on an unknown action or key string, on a
+    /// key bound to two actions in one context, and on a plain character bound in Compose.
+    pub fn with_overrides(overrides: &BTreeMap<String, Vec<String>>) -> Result<Keymap, String> {
+        let mut keys: BTreeMap<Action, Vec<KeyBinding>> = ALL_ACTIONS
+            .iter()
+            .map(|a| (*a, a.default_keys().to_vec()))
+            .collect();
+        for (name, strings) in overrides {
+            let action = Action::from_name(name).ok_or_else(|| {
+                format!("keys: unknown action '{name}' (the help screen lists every action name)")
+            })?;
+            let mut parsed = Vec::new();
+            for s in strings {
+                let k = parse_key(s).map_err(|e| format!("keys.{name}: {e}"))?;
+                if action.context() == Context::Compose && k.is_plain_char() {
+                    return Err(format!(
+                        "keys.{name}: '{s}' is a plain character, which types text in the compose box; \
+                         add Ctrl or Alt"
+                    ));
+                }
+                if !parsed.contains(&k) {
+                    parsed.push(k);
+                }
+            }
+            keys.insert(action, parsed);
+        }
+        check_conflicts(&keys)?;
+        Ok(Keymap::index(keys))
     }
-    pub fn keys_for(&self, _a: Action) -> Vec<String> {
-        vec![]
+
+    fn index(keys: BTreeMap<Action, Vec<KeyBinding>>) -> Keymap {
+        let mut lookup = HashMap::new();
+        for (action, bindings) in &keys {
+            for k in bindings {
+                // Conflicts were rejected before; for the static defaults a test guarantees none.
+                lookup.entry((action.context(), *k)).or_insert(*action);
+            }
+        }
+        Keymap { keys, lookup }
     }
+
+    /// The action for a key press with `ctx` focused: `ctx`'s bindings first, then Global.
+    pub fn action(&self, ctx: Context, key: &KeyEvent) -> Option<Action> {
+        if key.kind == KeyEventKind::Release {
+            return None;
+        }
+        let k = KeyBinding::from_event(key);
+        if let Some(a) = self.lookup.get(&(ctx, k)) {
+            return Some(*a);
+        }
+        if ctx == Context::Compose && k.is_plain_char() {
+            return None;
+        }
+        self.lookup.get(&(Context::Global, k)).copied()
+    }
+
+    /// The keys bound to `a`, as display strings (`"Ctrl-P"`, `"Shift-Tab"`).
+    pub fn keys_for(&self, a: Action) -> Vec<String> {
+        self.bindings(a).iter().map(format_key).collect()
+    }
+
+    /// The keys bound to `a`.
+    pub fn bindings(&self, a: Action) -> &[KeyBinding] {
+        self.keys.get(&a).map(Vec::as_slice).unwrap_or(&[])
+    }
+
+    /// One row per action, grouped by context in [`Context::ALL`] order.
     pub fn help_rows(&self) -> Vec<HelpRow> {
-        vec![]
+        Context::ALL
+            .iter()
+            .flat_map(|ctx| ALL_ACTIONS.iter().filter(move |a| a.context() == *ctx))
+            .map(|a| HelpRow {
+                context: a.context(),
+                keys: self.keys_for(*a),
+                action: *a,
+                name: a.name(),
+                description: a.description(),
+            })
+            .collect()
     }
+
+    /// Every action, for the command palette.
     pub fn all_actions() -> &'static [Action] {
-        &[Action::Quit, Action::Help, Action::NewTask]
+        ALL_ACTIONS
     }
 }
-impl Keymap {
-    pub fn with_overrides(
-        _o: &std::collections::BTreeMap<String, Vec<String>>,
-    ) -> Result<Keymap, String> {
-        Ok(Keymap)
+
+impl Default for Keymap {
+    fn default() -> Keymap {
+        Keymap::defaults()
     }
 }
+
+fn check_conflicts(keys: &BTreeMap<Action, Vec<KeyBinding>>) -> Result<(), String> {
+    let mut owner: HashMap<(Context, KeyBinding), Action> = HashMap::new();
+    // Iterate in table order so the message is the same on every run.
+    for action in ALL_ACTIONS {
+        for k in keys.get(action).map(Vec::as_slice).unwrap_or(&[]) {
+            if let Some(other) = owner.insert((action.context(), *k), *action) {
+                return Err(format!(
+                    "keys: {} is bound to both '{}' and '{}' in the {} context",
+                    format_key(k),
+                    other.name(),
+                    action.name(),
+                    action.context()
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Parses `"q"`, `"?"`, `"J"`, `"ctrl-p"`, `"Alt+1"`, `"shift-tab"`, `"backtab"`, `"alt-enter"`,
+/// `"esc"`, `"pgdn"`, `"f1"`, `"space"` …
+///
+/// Modifier and key names are case-insensitive; `-` and `+` both separate. A single character is
+/// taken as typed (`"J"` is Shift-J, `"j"` is j). With Ctrl or Alt, a letter's case is ignored and
+/// Shift must be written (`"ctrl-P"` = Ctrl-P, `"ctrl-shift-p"` = Ctrl-Shift-P), because terminals
+/// report Ctrl with a lower-case letter.
+pub fn parse_key(s: &str) -> Result<KeyBinding, String> {
+    let mut rest = s.trim();
+    if rest.is_empty() {
+        return Err("empty key".to_string());
+    }
+    let mut mods = KeyModifiers::NONE;
+    loop {
+        // A lone character is the key itself, even '-' or '+'.
+        if rest.chars().count() == 1 {
+            break;
+        }
+        let Some(sep) = rest.find(['-', '+']) else {
+            break;
+        };
+        let (word, after) = (&rest[..sep], &rest[sep + 1..]);
+        let m = match word.to_ascii_lowercase().as_str() {
+            "ctrl" | "control" => KeyModifiers::CONTROL,
+            // Terminals deliver Meta/Option as an ESC prefix, which crossterm reports as ALT.
+            "alt" | "meta" | "option" => KeyModifiers::ALT,
+            "shift" => KeyModifiers::SHIFT,
+            "super" => KeyModifiers::SUPER,
+            _ => break,
+        };
+        if after.is_empty() {
+            return Err(format!("'{s}': missing the key after '{word}'"));
+        }
+        mods |= m;
+        rest = after;
+    }
+
+    let mut chars = rest.chars();
+    let code = match (chars.next(), chars.next()) {
+        (Some(c), None) => {
+            if c.is_control() {
+                return Err(format!("'{s}': control characters cannot be bound; write e.g. 'ctrl-a'"));
+            }
+            if c.is_alphabetic() && mods.intersects(KeyModifiers::CONTROL | KeyModifiers::ALT) {
+                // Case is not meaningful next to Ctrl/Alt; an explicit Shift is.
+                KeyCode::Char(lower(c))
+            } else if mods.contains(KeyModifiers::SHIFT) && !(c.is_lowercase() || c.is_uppercase()) {
+                return Err(format!(
+                    "'{s}': Shift with '{c}' depends on the keyboard layout; write the character Shift types instead (e.g. '?')"
+                ));
+            } else {
+                KeyCode::Char(c)
+            }
+        }
+        _ => named_key(rest).ok_or_else(|| {
+            format!(
+                "'{s}': unknown key '{rest}' (a single character, or enter, esc, tab, backtab, space, \
+                 backspace, delete, insert, home, end, pgup, pgdn, up, down, left, right, f1-f24)"
+            )
+        })?,
+    };
+    Ok(KeyBinding::new(code, mods))
+}
+
+fn named_key(name: &str) -> Option<KeyCode> {
+    let lower = name.to_ascii_lowercase();
+    let code = match lower.as_str() {
+        "enter" | "return" | "ret" | "cr" => KeyCode::Enter,
+        "esc" | "escape" => KeyCode::Esc,
+        "tab" => KeyCode::Tab,
+        "backtab" => KeyCode::BackTab,
+        "space" | "spc" => KeyCode::Char(' '),
+        "backspace" | "bs" => KeyCode::Backspace,
+        "delete" | "del" => KeyCode::Delete,
+        "insert" | "ins" => KeyCode::Insert,
+        "home" => KeyCode::Home,
+        "end" => KeyCode::End,
+        "pgup" | "pageup" | "page_up" => KeyCode::PageUp,
+        "pgdn" | "pgdown" | "pagedown" | "page_down" => KeyCode::PageDown,
+        "up" => KeyCode::Up,
+        "down" => KeyCode::Down,
+        "left" => KeyCode::Left,
+        "right" => KeyCode::Right,
+        _ => {
+            let n: u8 = lower.strip_prefix('f')?.parse().ok()?;
+            return (1..=24).contains(&n).then_some(KeyCode::F(n));
+        }
+    };
+    Some(code)
+}
+
+/// Display form of a binding: `"q"`, `"J"`, `"Ctrl-P"`, `"Ctrl-Shift-P"`, `"Alt-Enter"`,
+/// `"Shift-Tab"`, `"PgDn"`, `"Space"`. [`parse_key`] reads it back to the same binding.
+pub fn format_key(k: &KeyBinding) -> String {
+    let mut out = String::new();
+    let m = k.modifiers;
+    let ctrl_or_alt = m.intersects(KeyModifiers::CONTROL | KeyModifiers::ALT);
+    // Shift is implied by `BackTab` and by an upper-case letter; with Ctrl/Alt it is spelled out
+    // because there the letter is shown upper-case either way.
+    let shifted_char = matches!(k.code, KeyCode::Char(c) if c.is_uppercase() && ctrl_or_alt);
+    if m.contains(KeyModifiers::CONTROL) {
+        out.push_str("Ctrl-");
+    }
+    if m.contains(KeyModifiers::ALT) {
+        out.push_str("Alt-");
+    }
+    if m.contains(KeyModifiers::SHIFT) || shifted_char || k.code == KeyCode::BackTab {
+        out.push_str("Shift-");
+    }
+    if m.contains(KeyModifiers::SUPER) {
+        out.push_str("Super-");
+    }
+    let name = match k.code {
+        KeyCode::Char(' ') => "Space".to_string(),
+        KeyCode::Char(c) if ctrl_or_alt => c.to_uppercase().collect(),
+        KeyCode::Char(c) => c.to_string(),
+        KeyCode::Enter => "Enter".to_string(),
+        KeyCode::Esc => "Esc".to_string(),
+        KeyCode::Tab | KeyCode::BackTab => "Tab".to_string(),
+        KeyCode::Backspace => "Backspace".to_string(),
+        KeyCode::Delete => "Delete".to_string(),
+        KeyCode::Insert => "Insert".to_string(),
+        KeyCode::Home => "Home".to_string(),
+        KeyCode::End => "End".to_string(),
+        KeyCode::PageUp => "PgUp".to_string(),
+        KeyCode::PageDown => "PgDn".to_string(),
+        KeyCode::Up => "Up".to_string(),
+        KeyCode::Down => "Down".to_string(),
+        KeyCode::Left => "Left".to_string(),
+        KeyCode::Right => "Right".to_string(),
+        KeyCode::F(n) => format!("F{n}"),
+        // Not produced by `parse_key`; shown for completeness (e.g. when logging a stray event).
+        other => format!("{other:?}"),
+    };
+    out.push_str(&name);
+    out
+}
+
+#[cfg(test)]
+#[path = "keymap_tests.rs"]
+mod tests;

@@ -35,13 +35,29 @@ pub struct Runtime {
     config_path: Option<std::path::PathBuf>,
     /// Frames drawn, for tests and benchmarks.
     pub frames: u64,
+    highlighter: crate::highlight::Highlighter,
+    /// When set, the text of every drawn frame is published here (headless tests wait on it).
+    pub screen: Option<tokio::sync::watch::Sender<String>>,
 }
 
 impl Runtime {
+    /// `syntax_theme` is "dark" or "light", for code highlighting.
     pub fn new(
         config_path: Option<std::path::PathBuf>,
+        syntax_theme: &str,
     ) -> Result<(Self, UnboundedReceiver<Msg>), String> {
         let (tx, rx) = unbounded_channel();
+        // Highlighting results come back on their own channel and are forwarded as messages.
+        let (done_tx, mut done_rx) = unbounded_channel();
+        let highlighter = crate::highlight::Highlighter::spawn(done_tx, syntax_theme);
+        let forward = tx.clone();
+        tokio::spawn(async move {
+            while let Some(done) = done_rx.recv().await {
+                if forward.send(Msg::Highlighted(done)).is_err() {
+                    break;
+                }
+            }
+        });
         let http =
             crate::remote::client::http_client(Duration::from_secs(10)).map_err(|e| e.message)?;
         Ok((
@@ -53,6 +69,8 @@ impl Runtime {
                 streams: HashMap::new(),
                 config_path,
                 frames: 0,
+                screen: None,
+                highlighter,
             },
             rx,
         ))
@@ -266,7 +284,8 @@ impl Runtime {
                     let _ = tx.send(Msg::Saved(r));
                 });
             }
-            Effect::Highlight { .. } | Effect::Quit => {}
+            Effect::Highlight { key, lang, code } => self.highlighter.request(key, lang.as_deref(), code),
+            Effect::Quit => {}
         }
     }
 
@@ -346,6 +365,21 @@ impl Runtime {
             self.run_effect(e);
         }
     }
+}
+
+/// A buffer's characters, row by row (for tests and screenshots).
+pub fn buffer_text(buf: &ratatui::buffer::Buffer) -> String {
+    let area = buf.area;
+    let mut out = String::with_capacity((area.width as usize + 1) * area.height as usize);
+    for y in area.top()..area.bottom() {
+        for x in area.left()..area.right() {
+            if let Some(cell) = buf.cell((x, y)) {
+                out.push_str(cell.symbol());
+            }
+        }
+        out.push('\n');
+    }
+    out
 }
 
 /// Forward a stream's items to the app, then say it ended.

@@ -145,7 +145,7 @@ pub enum ArtifactKind {
 }
 
 /// An artifact made readable: sanitised text plus what it holds.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct ArtifactView {
     pub id: String,
     pub name: String,
@@ -159,6 +159,19 @@ pub struct ArtifactView {
     pub complete: bool,
     pub chunks: usize,
     pub bytes: usize,
+    /// Laid-out lines (markdown, highlighted code, JSON) once the artifact is complete and small enough;
+    /// until then the UI shows `text` as plain lines.
+    pub rendered: Option<Vec<RenderedBlock>>,
+    /// The JSON value of a data-only artifact, for the foldable view.
+    pub json: Option<crate::ui::json_view::JsonView>,
+    pub json_folded: bool,
+}
+
+/// A run of laid-out lines; `key` is set for a code block whose highlighting may still arrive.
+#[derive(Clone, Debug)]
+pub struct RenderedBlock {
+    pub key: Option<u64>,
+    pub lines: Vec<ratatui::text::Line<'static>>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -400,6 +413,8 @@ impl TaskTab {
             if appended {
                 // Sanitise only the new chunk: a 5 MB artifact must not be re-scanned on every chunk.
                 extend_view(view, chunk);
+                view.rendered = None;
+                view.json = None;
             } else {
                 *view = view_of(
                     chunk,
@@ -510,8 +525,14 @@ fn view_of(a: &Artifact, _provenance: &Provenance) -> ArtifactView {
         complete: false,
         chunks: 0,
         bytes: 0,
+        rendered: None,
+        json: None,
+        json_folded: false,
     };
     extend_view(&mut view, a);
+    if let [a2a::Part { content: PartContent::Data(v), .. }] = a.parts.as_slice() {
+        view.json = Some(crate::ui::json_view::JsonView::new(v.clone()));
+    }
     view.kind = kind_of(&a.parts);
     view
 }

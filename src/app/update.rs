@@ -65,7 +65,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
                 t.link = Link::Idle;
                 t.attention = !on_screen;
             }
-            vec![]
+            lay_out_artifacts(app, tab)
         }
         Msg::Canceled { tab, result } => {
             if let Some(t) = app.tab_mut(tab) {
@@ -92,12 +92,67 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
             }
             vec![]
         }
-        Msg::Highlighted(_) => vec![],
+        Msg::Highlighted(done) => {
+            for t in app.tabs.iter_mut() {
+                for a in t.artifacts.iter_mut() {
+                    for b in a.rendered.iter_mut().flatten() {
+                        if b.key == Some(done.key) {
+                            b.lines = done.lines.clone();
+                        }
+                    }
+                }
+            }
+            vec![]
+        }
         Msg::Tick => {
             app.spinner = app.spinner.wrapping_add(1);
             vec![]
         }
     }
+}
+
+/// Largest artifact laid out as markdown; bigger ones stay plain text, drawn a screenful at a time.
+const MAX_LAYOUT_BYTES: usize = 1024 * 1024;
+
+/// Lay out artifacts that just completed: markdown with code blocks queued for highlighting off the UI
+/// thread, JSON as a foldable view.
+pub fn lay_out_artifacts(app: &mut App, tab: TabId) -> Vec<Effect> {
+    let styles = crate::ui::render_styles(&app.theme);
+    let Some(t) = app.tabs.iter_mut().find(|t| t.id == tab) else {
+        return vec![];
+    };
+    let mut effects = Vec::new();
+    for (i, a) in t.artifacts.iter_mut().enumerate() {
+        if !a.complete || a.rendered.is_some() || a.text.len() > MAX_LAYOUT_BYTES {
+            continue;
+        }
+        if let Some(json) = &a.json {
+            a.rendered = Some(vec![super::task::RenderedBlock {
+                key: None,
+                lines: json.lines(&styles),
+            }]);
+            continue;
+        }
+        if a.kind != super::task::ArtifactKind::Text {
+            continue;
+        }
+        let mut blocks = Vec::new();
+        for (b, block) in crate::ui::markdown::parse(&a.text, &styles).into_iter().enumerate() {
+            match block {
+                crate::ui::markdown::Block::Lines(lines) => blocks.push(super::task::RenderedBlock { key: None, lines }),
+                crate::ui::markdown::Block::Code { lang, code } => {
+                    let key = (tab << 40) ^ ((i as u64) << 20) ^ b as u64;
+                    blocks.push(super::task::RenderedBlock {
+                        key: Some(key),
+                        lines: crate::ui::markdown::render_plain_code(&code, &styles),
+                    });
+                    effects.push(Effect::Highlight { key, lang, code });
+                }
+            }
+        }
+        a.rendered = Some(blocks);
+    }
+    effects
 }
 
 fn stream_item(app: &mut App, tab: TabId, generation: u64, item: StreamItem) {
@@ -191,11 +246,40 @@ pub fn run_action(app: &mut App, a: Action) -> Vec<Effect> {
             };
             vec![]
         }
-        Action::JumpTab(n) => {
-            if let Some(t) = app.tabs.get((n as usize).saturating_sub(1)) {
+        Action::JumpTab1
+        | Action::JumpTab2
+        | Action::JumpTab3
+        | Action::JumpTab4
+        | Action::JumpTab5
+        | Action::JumpTab6
+        | Action::JumpTab7
+        | Action::JumpTab8
+        | Action::JumpTab9 => {
+            if let Some(t) = a.tab_index().and_then(|i| app.tabs.get(i)) {
                 let id = t.id;
                 show_tab(app, id);
             }
+            vec![]
+        }
+        Action::Back => {
+            app.focus = match app.focus {
+                Focus::Compose => Focus::Main,
+                _ => Focus::Agents,
+            };
+            vec![]
+        }
+        Action::Compose => {
+            if matches!(app.view, View::Tab(_)) {
+                app.focus = Focus::Compose;
+            }
+            vec![]
+        }
+        Action::Up | Action::Down => {
+            scroll(app, if a == Action::Up { Action::ScrollUp } else { Action::ScrollDown });
+            vec![]
+        }
+        Action::NextArtifact | Action::PrevArtifact => {
+            jump_artifact(app, a == Action::NextArtifact);
             vec![]
         }
         Action::NextTab | Action::PrevTab => {
@@ -319,8 +403,11 @@ pub fn run_action(app: &mut App, a: Action) -> Vec<Effect> {
         Action::Send
         | Action::Newline
         | Action::HistoryPrev
-        | Action::HistoryNext
-        | Action::FoldJson => vec![],
+        | Action::HistoryNext => vec![],
+        Action::FoldJson => {
+            fold_json(app);
+            vec![]
+        }
     }
 }
 
@@ -473,7 +560,16 @@ fn compose_key(app: &mut App, k: KeyEvent, action: Option<Action>) -> Vec<Effect
             | Action::FocusPrev
             | Action::Palette
             | Action::Quit
-            | Action::JumpTab(_)
+            | Action::JumpTab1
+        | Action::JumpTab2
+        | Action::JumpTab3
+        | Action::JumpTab4
+        | Action::JumpTab5
+        | Action::JumpTab6
+        | Action::JumpTab7
+        | Action::JumpTab8
+        | Action::JumpTab9
+        | Action::Back
             | Action::AttachFile
             | Action::CloseTab
             | Action::NextTab
@@ -483,10 +579,6 @@ fn compose_key(app: &mut App, k: KeyEvent, action: Option<Action>) -> Vec<Effect
             return run_action(app, a);
         }
         _ => {}
-    }
-    if k.code == KeyCode::Esc {
-        app.focus = Focus::Main;
-        return vec![];
     }
     if let Some(t) = app.tab_mut(tab_id) {
         t.compose.input(k);
@@ -561,6 +653,53 @@ pub fn send(app: &mut App, tab_id: TabId) -> Vec<Effect> {
         message: Box::new(crate::app::outgoing(text, files, task_id, context_id)),
         stream: streaming,
     }]
+}
+
+/// Fold every JSON artifact in the tab to its top level, or unfold them all again.
+fn fold_json(app: &mut App) {
+    let styles = crate::ui::render_styles(&app.theme);
+    let Some(t) = app.active_tab_mut() else {
+        return;
+    };
+    let mut any = false;
+    for a in t.artifacts.iter_mut() {
+        if let Some(json) = a.json.as_mut() {
+            if a.json_folded {
+                json.unfold_all();
+            } else {
+                json.fold_all(1);
+            }
+            a.json_folded = !a.json_folded;
+            a.rendered = Some(vec![super::task::RenderedBlock {
+                key: None,
+                lines: json.lines(&styles),
+            }]);
+            any = true;
+        }
+    }
+    if !any {
+        app.set_status("no JSON artifact in this tab", true);
+    }
+}
+
+/// Move the transcript so the next (or previous) artifact is at the top.
+fn jump_artifact(app: &mut App, forward: bool) {
+    let theme = app.theme.clone();
+    let Some(t) = app.active_tab_mut() else {
+        return;
+    };
+    let starts = crate::ui::artifact_starts(&theme, t);
+    let current = t.scroll.unwrap_or(usize::MAX);
+    let target = if forward {
+        starts.iter().copied().find(|s| *s > current || current == usize::MAX)
+    } else {
+        starts.iter().rev().copied().find(|s| *s < current)
+    };
+    match target {
+        Some(line) => t.scroll = Some(line),
+        None if forward => t.scroll = None,
+        None => {}
+    }
 }
 
 fn reattach(app: &mut App) -> Vec<Effect> {
@@ -794,8 +933,8 @@ fn mouse(app: &mut App, m: MouseEvent) -> Vec<Effect> {
                     None => {}
                 }
             } else if areas.agents.contains(at) {
-                // Row 0 is the border; each agent takes two rows.
-                let row = m.row.saturating_sub(areas.agents.y + 1) as usize / 2;
+                // Row 0 is the border; each agent takes three rows.
+                let row = m.row.saturating_sub(areas.agents.y + 1) as usize / 3;
                 if row < app.agents.len() {
                     app.selected_agent = row;
                     app.focus = Focus::Agents;

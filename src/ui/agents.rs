@@ -23,19 +23,24 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
     }
     for (i, a) in app.agents.iter().enumerate() {
         let selected = i == app.selected_agent;
-        let (dot, dot_style, detail) = match &a.state {
-            Reachability::Loading => ("…", t.connecting, "loading card".to_string()),
+        let (dot, dot_style, detail, third) = match &a.state {
+            Reachability::Loading => ("…", t.connecting, "loading card".to_string(), String::new()),
             Reachability::Online(info) => (
                 "●",
                 t.ok,
                 format!(
-                    "{} {} · v{} · sig: unverified",
+                    "{} {} · card {}",
                     info.selected.binding.wire_name(),
                     info.selected.protocol.label(),
                     info.card.card.version
                 ),
+                // The signature verdict goes here once cards are verified.
+                match &info.card.card.signatures {
+                    Some(s) if !s.is_empty() => "signed · not verified".to_string(),
+                    _ => "unsigned".to_string(),
+                },
             ),
-            Reachability::Error(e) => ("✗", t.error, format!("error: {e}")),
+            Reachability::Error(e) => ("✗", t.error, format!("error: {e}"), String::new()),
         };
         let name: String = a.name().chars().take(inner_w.saturating_sub(2)).collect();
         let name_style = if selected { t.selection } else { t.text };
@@ -53,6 +58,8 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
             Span::raw("  "),
             Span::styled(detail, detail_style),
         ]));
+        let third: String = third.chars().take(inner_w.saturating_sub(2)).collect();
+        lines.push(Line::from(vec![Span::raw("  "), Span::styled(third, t.dim)]));
     }
     f.render_widget(Paragraph::new(lines).block(block), area);
 }

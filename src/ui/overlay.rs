@@ -41,11 +41,11 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
             let mut last = None;
             for row in app.keymap.help_rows() {
                 if last != Some(row.context) {
-                    lines.push(Line::styled(format!("{:?}", row.context), t.title));
+                    lines.push(Line::styled(row.context.title().to_string(), t.title));
                     last = Some(row.context);
                 }
                 lines.push(Line::from(vec![
-                    Span::styled(format!("  {:<18}", row.keys), t.accent),
+                    Span::styled(format!("  {:<18}", row.keys.join(", ")), t.accent),
                     Span::styled(format!("{:<18}", row.name), t.text),
                     Span::styled(row.description.to_string(), t.dim),
                 ]));

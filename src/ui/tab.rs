@@ -121,13 +121,41 @@ fn segments<'a>(theme: &Theme, t: &'a TaskTab) -> Vec<Segment<'a>> {
                     head.push(Line::styled(format!("▍⚠ {r}"), theme.flag));
                 }
                 out.push(Segment::Lines(head));
-                if !a.text.is_empty() {
-                    out.push(Segment::ArtifactText(a));
+                match &a.rendered {
+                    Some(blocks) => {
+                        let lines = blocks
+                            .iter()
+                            .flat_map(|b| b.lines.iter())
+                            .map(|l| {
+                                let mut spans = vec![Span::styled("▍", theme.remote_label)];
+                                spans.extend(l.spans.iter().cloned());
+                                Line::from(spans)
+                            })
+                            .collect();
+                        out.push(Segment::Lines(lines));
+                    }
+                    None if !a.text.is_empty() => out.push(Segment::ArtifactText(a)),
+                    None => {}
                 }
             }
         }
     }
     out
+}
+
+/// The logical line where each artifact's header starts (for jumping between artifacts).
+pub fn artifact_starts(theme: &Theme, t: &TaskTab) -> Vec<usize> {
+    let mut starts = Vec::new();
+    let mut line = 0;
+    for s in segments(theme, t) {
+        if let Segment::Lines(l) = &s {
+            if l.first().is_some_and(|first| first.spans.iter().any(|sp| sp.content.contains(" · artifact"))) {
+                starts.push(line);
+            }
+        }
+        line += seg_len(&s);
+    }
+    starts
 }
 
 fn seg_len(s: &Segment) -> usize {
