@@ -158,7 +158,11 @@ pub async fn run(global: GlobalOpts, demo: bool) -> Result<(), String> {
         None
     };
     let mouse = config.ui.mouse.unwrap_or(true);
-    let syntax = if app.theme.name.contains("light") { "light" } else { "dark" };
+    let syntax = if app.theme.name.contains("light") {
+        "light"
+    } else {
+        "dark"
+    };
     let (mut runtime, rx) = Runtime::new(app.config_path.clone(), syntax)?;
     let effects = initial_effects(&app);
 

@@ -284,7 +284,9 @@ impl Runtime {
                     let _ = tx.send(Msg::Saved(r));
                 });
             }
-            Effect::Highlight { key, lang, code } => self.highlighter.request(key, lang.as_deref(), code),
+            Effect::Highlight { key, lang, code } => {
+                self.highlighter.request(key, lang.as_deref(), code)
+            }
             Effect::Quit => {}
         }
     }
@@ -312,8 +314,14 @@ impl Runtime {
         let mut input_open = true;
         loop {
             if dirty && last_draw.elapsed() >= FRAME {
+                let screen = &self.screen;
                 terminal
-                    .draw(|f| crate::ui::draw(f, app))
+                    .draw(|f| {
+                        crate::ui::draw(f, app);
+                        if let Some(tx) = screen {
+                            let _ = tx.send(buffer_text(f.buffer_mut()));
+                        }
+                    })
                     .map_err(|e| format!("drawing failed: {e}"))?;
                 self.frames += 1;
                 last_draw = Instant::now();

@@ -36,20 +36,29 @@ fn app() -> App {
     let mut app = App::new(Keymap::defaults(), Theme::builtin("dark").unwrap());
     app.size = (110, 32);
     let url = url::Url::parse("http://127.0.0.1:9/.well-known/agent-card.json").unwrap();
-    let fetched = parse_card(&url, &url, "application/json", CARD.as_bytes().to_vec(), &Default::default()).unwrap();
+    let fetched = parse_card(
+        &url,
+        &url,
+        "application/json",
+        CARD.as_bytes().to_vec(),
+        &Default::default(),
+    )
+    .unwrap();
     let selected = select_interface(&fetched.card, Preferences::default()).unwrap();
     let timeout = std::time::Duration::from_secs(5);
     let mut online = AgentTarget::from_url("http://127.0.0.1:9", timeout);
     online.label = "parts".into();
     let i = app.add_agent(online, AgentOrigin::Config);
-    app.agents[i].state = Reachability::Online(Box::new(AgentInfo::new("parts", fetched, selected)));
+    app.agents[i].state =
+        Reachability::Online(Box::new(AgentInfo::new("parts", fetched, selected)));
     let mut loading = AgentTarget::from_url("http://127.0.0.1:10", timeout);
     loading.label = "warehouse".into();
     app.add_agent(loading, AgentOrigin::Config);
     let mut broken = AgentTarget::from_url("http://127.0.0.1:11", timeout);
     broken.label = "billing".into();
     let b = app.add_agent(broken, AgentOrigin::Config);
-    app.agents[b].state = Reachability::Error("could not fetch the card: connection refused".into());
+    app.agents[b].state =
+        Reachability::Error("could not fetch the card: connection refused".into());
     app
 }
 
@@ -154,7 +163,11 @@ fn tab_in_every_badge_state() {
         let id = app.new_tab(0);
         let t = app.tab_mut(id).unwrap();
         t.record_user("find part 42", vec![]);
-        t.apply_event(&status("task-0001", state.clone(), Some("status text from the agent")));
+        t.apply_event(&status(
+            "task-0001",
+            state.clone(),
+            Some("status text from the agent"),
+        ));
         app.view = View::Tab(id);
         app.focus = Focus::Compose;
         let badge = app.tab(id).unwrap().badge();
@@ -187,9 +200,17 @@ fn badges_have_distinct_symbols_and_styles() {
         styles.insert(format!("{:?}", a2a_console::ui::badge_style(&theme, *b)));
         mono.insert(format!("{:?}", a2a_console::ui::badge_style(&plain, *b)));
     }
-    assert_eq!(symbols.len(), 10, "each badge has its own symbol (legible without colour)");
+    assert_eq!(
+        symbols.len(),
+        10,
+        "each badge has its own symbol (legible without colour)"
+    );
     assert_eq!(styles.len(), 10, "each badge has its own colour style");
-    assert_eq!(mono.len(), 10, "under NO_COLOR the badges still differ by modifiers");
+    assert_eq!(
+        mono.len(),
+        10,
+        "under NO_COLOR the badges still differ by modifiers"
+    );
 }
 
 #[test]
@@ -198,7 +219,11 @@ fn artifacts_and_hostile_text_are_marked() {
     let id = app.new_tab(0);
     let t = app.tab_mut(id).unwrap();
     t.record_user("hostile", vec![]);
-    t.apply_event(&status("task-0002", TaskState::Working, Some("Working \u{1b}[2Jon it\u{202e}cod.exe")));
+    t.apply_event(&status(
+        "task-0002",
+        TaskState::Working,
+        Some("Working \u{1b}[2Jon it\u{202e}cod.exe"),
+    ));
     t.apply_event(&artifact(
         "task-0002",
         "a-1",
@@ -216,8 +241,12 @@ fn artifacts_and_hostile_text_are_marked() {
         "a-3",
         "files",
         vec![
-            Part::raw(vec![1, 2, 3]).with_filename("report.csv").with_media_type("text/csv"),
-            Part::url("https://files.example.com/x.pdf").with_filename("x.pdf").with_media_type("application/pdf"),
+            Part::raw(vec![1, 2, 3])
+                .with_filename("report.csv")
+                .with_media_type("text/csv"),
+            Part::url("https://files.example.com/x.pdf")
+                .with_filename("x.pdf")
+                .with_media_type("application/pdf"),
         ],
     ));
     t.apply_event(&status("task-0002", TaskState::Completed, None));

@@ -55,19 +55,20 @@ impl Badge {
         Badge::Idle,
     ];
 
-    /// A symbol that carries the meaning without colour (NO_COLOR terminals).
+    /// A symbol that carries the meaning without colour (NO_COLOR terminals). All are one column wide, so
+    /// tab titles line up on every terminal.
     pub fn symbol(self) -> &'static str {
         match self {
             Badge::Connecting => "…",
-            Badge::Disconnected => "⚡",
+            Badge::Disconnected => "↯",
             Badge::Submitted => "○",
             Badge::Working => "◐",
             Badge::InputRequired => "?",
-            Badge::AuthRequired => "🔒",
+            Badge::AuthRequired => "⚿",
             Badge::Completed => "✓",
             Badge::Failed => "✗",
             Badge::Canceled => "⊘",
-            Badge::Rejected => "⛔",
+            Badge::Rejected => "⊗",
             Badge::Idle => "·",
         }
     }
@@ -530,7 +531,13 @@ fn view_of(a: &Artifact, _provenance: &Provenance) -> ArtifactView {
         json_folded: false,
     };
     extend_view(&mut view, a);
-    if let [a2a::Part { content: PartContent::Data(v), .. }] = a.parts.as_slice() {
+    if let [
+        a2a::Part {
+            content: PartContent::Data(v),
+            ..
+        },
+    ] = a.parts.as_slice()
+    {
         view.json = Some(crate::ui::json_view::JsonView::new(v.clone()));
     }
     view.kind = kind_of(&a.parts);

@@ -137,9 +137,14 @@ pub fn lay_out_artifacts(app: &mut App, tab: TabId) -> Vec<Effect> {
             continue;
         }
         let mut blocks = Vec::new();
-        for (b, block) in crate::ui::markdown::parse(&a.text, &styles).into_iter().enumerate() {
+        for (b, block) in crate::ui::markdown::parse(&a.text, &styles)
+            .into_iter()
+            .enumerate()
+        {
             match block {
-                crate::ui::markdown::Block::Lines(lines) => blocks.push(super::task::RenderedBlock { key: None, lines }),
+                crate::ui::markdown::Block::Lines(lines) => {
+                    blocks.push(super::task::RenderedBlock { key: None, lines })
+                }
                 crate::ui::markdown::Block::Code { lang, code } => {
                     let key = (tab << 40) ^ ((i as u64) << 20) ^ b as u64;
                     blocks.push(super::task::RenderedBlock {
@@ -275,7 +280,14 @@ pub fn run_action(app: &mut App, a: Action) -> Vec<Effect> {
             vec![]
         }
         Action::Up | Action::Down => {
-            scroll(app, if a == Action::Up { Action::ScrollUp } else { Action::ScrollDown });
+            scroll(
+                app,
+                if a == Action::Up {
+                    Action::ScrollUp
+                } else {
+                    Action::ScrollDown
+                },
+            );
             vec![]
         }
         Action::NextArtifact | Action::PrevArtifact => {
@@ -400,10 +412,7 @@ pub fn run_action(app: &mut App, a: Action) -> Vec<Effect> {
             scroll(app, a);
             vec![]
         }
-        Action::Send
-        | Action::Newline
-        | Action::HistoryPrev
-        | Action::HistoryNext => vec![],
+        Action::Send | Action::Newline | Action::HistoryPrev | Action::HistoryNext => vec![],
         Action::FoldJson => {
             fold_json(app);
             vec![]
@@ -561,15 +570,15 @@ fn compose_key(app: &mut App, k: KeyEvent, action: Option<Action>) -> Vec<Effect
             | Action::Palette
             | Action::Quit
             | Action::JumpTab1
-        | Action::JumpTab2
-        | Action::JumpTab3
-        | Action::JumpTab4
-        | Action::JumpTab5
-        | Action::JumpTab6
-        | Action::JumpTab7
-        | Action::JumpTab8
-        | Action::JumpTab9
-        | Action::Back
+            | Action::JumpTab2
+            | Action::JumpTab3
+            | Action::JumpTab4
+            | Action::JumpTab5
+            | Action::JumpTab6
+            | Action::JumpTab7
+            | Action::JumpTab8
+            | Action::JumpTab9
+            | Action::Back
             | Action::AttachFile
             | Action::CloseTab
             | Action::NextTab
@@ -691,7 +700,10 @@ fn jump_artifact(app: &mut App, forward: bool) {
     let starts = crate::ui::artifact_starts(&theme, t);
     let current = t.scroll.unwrap_or(usize::MAX);
     let target = if forward {
-        starts.iter().copied().find(|s| *s > current || current == usize::MAX)
+        starts
+            .iter()
+            .copied()
+            .find(|s| *s > current || current == usize::MAX)
     } else {
         starts.iter().rev().copied().find(|s| *s < current)
     };

@@ -59,7 +59,10 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
             Span::styled(detail, detail_style),
         ]));
         let third: String = third.chars().take(inner_w.saturating_sub(2)).collect();
-        lines.push(Line::from(vec![Span::raw("  "), Span::styled(third, t.dim)]));
+        lines.push(Line::from(vec![
+            Span::raw("  "),
+            Span::styled(third, t.dim),
+        ]));
     }
     f.render_widget(Paragraph::new(lines).block(block), area);
 }

@@ -3,9 +3,9 @@
 //! label, so a user can always tell the agent's words from the console's.
 
 mod agents;
+mod card;
 pub mod json_view;
 pub mod markdown;
-mod card;
 mod overlay;
 mod remote;
 mod tab;

@@ -149,7 +149,12 @@ pub fn artifact_starts(theme: &Theme, t: &TaskTab) -> Vec<usize> {
     let mut line = 0;
     for s in segments(theme, t) {
         if let Segment::Lines(l) = &s {
-            if l.first().is_some_and(|first| first.spans.iter().any(|sp| sp.content.contains(" · artifact"))) {
+            if l.first().is_some_and(|first| {
+                first
+                    .spans
+                    .iter()
+                    .any(|sp| sp.content.contains(" · artifact"))
+            }) {
                 starts.push(line);
             }
         }

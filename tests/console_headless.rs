@@ -1,0 +1,245 @@
+//! The real console runtime on a `TestBackend`, keys injected through a channel, against real servers on
+//! 127.0.0.1: the embedded demo agent and the official Python SDK peer. Waits are on what the screen shows,
+//! with timeouts, never fixed sleeps.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::time::Duration;
+
+use a2a_console::app::state::{AgentOrigin, App};
+use a2a_console::keymap::Keymap;
+use a2a_console::remote::agent::AgentTarget;
+use a2a_console::runtime::Runtime;
+use a2a_console::theme::Theme;
+use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use tokio::sync::{mpsc, watch};
+
+struct Console {
+    keys: mpsc::UnboundedSender<std::io::Result<Event>>,
+    screen: watch::Receiver<String>,
+    done: tokio::task::JoinHandle<(App, u64)>,
+}
+
+impl Console {
+    async fn start(agents: &[(&str, &str)]) -> Console {
+        let mut app = App::new(Keymap::defaults(), Theme::builtin("dark").unwrap());
+        app.size = (120, 40);
+        for (label, url) in agents {
+            let mut t = AgentTarget::from_url(url, Duration::from_secs(20));
+            t.label = label.to_string();
+            app.add_agent(t, AgentOrigin::Config);
+        }
+        let (mut rt, rx) = Runtime::new(None, "dark").unwrap();
+        let (stx, srx) = watch::channel(String::new());
+        rt.screen = Some(stx);
+        let (ktx, krx) = mpsc::unbounded_channel();
+        let events = tokio_stream::wrappers::UnboundedReceiverStream::new(krx);
+        let effects = a2a_console::console::initial_effects(&app);
+        let done = tokio::spawn(async move {
+            let mut term = Terminal::new(TestBackend::new(120, 40)).unwrap();
+            rt.run(&mut app, &mut term, events, rx, effects)
+                .await
+                .unwrap();
+            (app, rt.frames)
+        });
+        Console {
+            keys: ktx,
+            screen: srx,
+            done,
+        }
+    }
+
+    fn key(&self, code: KeyCode) {
+        self.keys
+            .send(Ok(Event::Key(KeyEvent::new(code, KeyModifiers::NONE))))
+            .unwrap();
+    }
+
+    fn ctrl(&self, c: char) {
+        self.keys
+            .send(Ok(Event::Key(KeyEvent::new(
+                KeyCode::Char(c),
+                KeyModifiers::CONTROL,
+            ))))
+            .unwrap();
+    }
+
+    fn type_text(&self, s: &str) {
+        for c in s.chars() {
+            self.key(KeyCode::Char(c));
+        }
+    }
+
+    /// Wait until the screen contains `needle`; returns the screen.
+    async fn wait_for(&mut self, needle: &str) -> String {
+        self.wait_until(needle, |s| s.contains(needle)).await
+    }
+
+    async fn wait_until(&mut self, what: &str, cond: impl Fn(&str) -> bool) -> String {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(45);
+        loop {
+            let now = self.screen.borrow_and_update().clone();
+            if cond(&now) {
+                return now;
+            }
+            match tokio::time::timeout_at(deadline, self.screen.changed()).await {
+                Ok(Ok(())) => {}
+                Ok(Err(_)) => {
+                    panic!("the console stopped while waiting for {what:?}; last screen:\n{now}")
+                }
+                Err(_) => panic!("timed out waiting for {what:?}; last screen:\n{now}"),
+            }
+        }
+    }
+
+    async fn quit(self) -> (App, u64) {
+        self.ctrl('c');
+        tokio::time::timeout(Duration::from_secs(10), self.done)
+            .await
+            .unwrap()
+            .unwrap()
+    }
+}
+
+/// Start a conversation: `n` opens a tab on the selected agent, type, Enter sends.
+fn send(c: &Console, text: &str) {
+    c.type_text(text);
+    c.key(KeyCode::Enter);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn skill_example_runs_and_badge_goes_working_then_completed() {
+    let demo = a2a_console::demo::spawn(0).await.unwrap();
+    let mut c = Console::start(&[("demo", &demo.base_url())]).await;
+    c.wait_for("card 0.1.0").await;
+    // Skills browser: the cursor is on the first example ("echo hello, agent"); Enter opens a tab with it.
+    c.key(KeyCode::Char('s'));
+    c.wait_for("Skills · demo").await;
+    c.key(KeyCode::Enter);
+    let screen = c.wait_for("Message → demo").await;
+    assert!(
+        screen.contains("echo hello, agent"),
+        "the example is in the compose box:\n{screen}"
+    );
+    c.key(KeyCode::Enter);
+    let screen = c.wait_for("✓ completed").await;
+    assert!(screen.contains("echo: hello, agent"), "{screen}");
+
+    // A streamed artifact: the badge shows working while chunks arrive, then completed.
+    send(&c, "stream 60");
+    c.wait_until("working", |s| s.contains("◐ working")).await;
+    let screen = c
+        .wait_until("completed again", |s| {
+            s.contains("✓ completed") && s.contains("complete") && !s.contains("◐ working")
+        })
+        .await;
+    assert!(
+        screen.contains("Chapter"),
+        "the streamed story is shown:\n{screen}"
+    );
+    let (app, frames) = c.quit().await;
+    assert_eq!(app.tabs.len(), 1);
+    assert!(frames > 2);
+    demo.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ask_answer_hostile_and_cancel() {
+    let demo = a2a_console::demo::spawn(0).await.unwrap();
+    let mut c = Console::start(&[("demo", &demo.base_url())]).await;
+    c.wait_for("card 0.1.0").await;
+    c.key(KeyCode::Char('n'));
+    c.wait_for("Message → demo").await;
+    send(&c, "ask");
+    let screen = c.wait_for("? input-required").await;
+    assert!(screen.contains("What is your name?"), "{screen}");
+    assert!(screen.contains("waiting for your answer"), "{screen}");
+    send(&c, "Ada");
+    c.wait_for("Nice to meet you, Ada").await;
+
+    // Hostile text arrives sanitised and marked.
+    c.key(KeyCode::Esc); // leave the compose box: there `n` types an n
+    c.key(KeyCode::Char('n'));
+    c.wait_for(" 2 demo").await;
+    send(&c, "hostile");
+    let screen = c
+        .wait_until("hostile done", |s| {
+            s.contains("✓ completed") && s.contains("⚠")
+        })
+        .await;
+    assert!(
+        !screen.contains('\u{1b}') && !screen.contains('\u{7}'),
+        "{screen:?}"
+    );
+    assert!(screen.contains("▍remote · demo"), "{screen}");
+
+    // Cancel a slow task, with confirmation.
+    c.key(KeyCode::Esc);
+    c.key(KeyCode::Char('n'));
+    c.wait_for(" 3 demo").await;
+    send(&c, "slow 60");
+    c.wait_for("◐ working").await;
+    c.key(KeyCode::Esc); // leave the compose box
+    c.key(KeyCode::Char('c'));
+    c.wait_for("Cancel task").await;
+    c.key(KeyCode::Char('y'));
+    c.wait_for("⊘ canceled").await;
+    c.quit().await;
+    demo.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn broken_stream_marks_the_tab_disconnected_and_keeps_what_arrived() {
+    let demo = a2a_console::demo::spawn(0).await.unwrap();
+    let mut c = Console::start(&[
+        ("demo", &demo.base_url()),
+        ("nowhere", "http://127.0.0.1:1"),
+    ])
+    .await;
+    // A card that fails to load shows its error and does not block the other agent.
+    let screen = c
+        .wait_until("both agents settled", |s| {
+            s.contains("card 0.1.0") && s.contains("error:")
+        })
+        .await;
+    assert!(screen.contains("✗ nowhere"), "{screen}");
+    c.key(KeyCode::Char('n'));
+    c.wait_for("Message → demo").await;
+    send(&c, "slow 60");
+    c.wait_for("Working… 2/").await;
+    demo.shutdown().await;
+    let screen = c.wait_for("↯ disconnected").await;
+    assert!(
+        screen.contains("Working… 2/"),
+        "what was received is kept:\n{screen}"
+    );
+    assert!(screen.contains("press R"), "{screen}");
+    c.quit().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn python_sdk_peer_in_the_console() {
+    let peer = common::py10_peer();
+    let mut c = Console::start(&[("py", &peer.url)]).await;
+    c.wait_for("Python v1.0 peer").await;
+    c.key(KeyCode::Char('n'));
+    c.wait_for("Message → py").await;
+    send(&c, "stream");
+    let screen = c
+        .wait_until("stream done", |s| {
+            s.contains("✓ completed") && s.contains("chunk 9")
+        })
+        .await;
+    assert!(
+        screen.contains("chunk 0 chunk 1"),
+        "chunks reassembled in order:\n{screen}"
+    );
+    send(&c, "ask");
+    c.wait_for("What is your name?").await;
+    send(&c, "Grace");
+    c.wait_for("Nice to meet you, Grace").await;
+    c.quit().await;
+}
