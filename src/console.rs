@@ -126,6 +126,7 @@ pub fn initial_effects(app: &App) -> Vec<Effect> {
         .map(|(agent, a)| Effect::LoadAgent {
             agent,
             target: Box::new(a.target.clone()),
+            refresh: false,
         })
         .collect()
 }

@@ -91,14 +91,19 @@ impl Runtime {
     pub fn run_effect(&mut self, effect: Effect) {
         let tx = self.tx.clone();
         match effect {
-            Effect::LoadAgent { agent, target } => {
+            Effect::LoadAgent {
+                agent,
+                target,
+                refresh,
+            } => {
                 let (http, fetcher, clients) = (
                     self.http.clone(),
                     self.fetcher.clone(),
                     self.clients.clone(),
                 );
                 tokio::spawn(async move {
-                    let result = match agent::connect(&target, &http, &fetcher).await {
+                    let result = match agent::connect_with(&target, &http, &fetcher, refresh).await
+                    {
                         Ok(conn) => {
                             let info = AgentInfo::new(
                                 &conn.label,

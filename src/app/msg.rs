@@ -60,6 +60,8 @@ pub enum Effect {
     LoadAgent {
         agent: usize,
         target: Box<AgentTarget>,
+        /// Revalidate a cached card with the server even if it is still fresh.
+        refresh: bool,
     },
     /// Send a message on a tab; `stream` uses SendStreamingMessage.
     Send {

@@ -347,6 +347,7 @@ pub fn run_action(app: &mut App, a: Action) -> Vec<Effect> {
             vec![Effect::LoadAgent {
                 agent: app.selected_agent,
                 target: Box::new(entry.target.clone()),
+                refresh: true,
             }]
         }
         Action::ToggleRawCard => {
@@ -383,14 +384,32 @@ pub fn run_action(app: &mut App, a: Action) -> Vec<Effect> {
         }
         Action::Reattach => reattach(app),
         Action::SaveArtifact => {
-            let has = app.active_tab().is_some_and(|t| !t.artifacts.is_empty());
-            if has {
-                app.overlay = Some(Overlay::Prompt {
-                    kind: PromptKind::SaveArtifact,
-                    input: Box::default(),
-                });
-            } else {
-                app.set_status("no artifact in this tab to save", true);
+            match app.active_tab().and_then(|t| t.artifacts.last()) {
+                Some(a) => {
+                    // Suggest the file's own name (sanitised, path separators removed), else one from the artifact.
+                    let suggested = a
+                        .files
+                        .first()
+                        .map(|f| f.name.clone())
+                        .filter(|n| n != "(unnamed)")
+                        .unwrap_or_else(|| {
+                            let base = if a.name.is_empty() {
+                                a.id.clone()
+                            } else {
+                                a.name.clone()
+                            };
+                            let ext = if a.json.is_some() { "json" } else { "md" };
+                            format!("{base}.{ext}")
+                        })
+                        .replace(['/', '\\'], "_");
+                    let mut input = TextArea::from(vec![suggested]);
+                    input.move_cursor(ratatui_textarea::CursorMove::End);
+                    app.overlay = Some(Overlay::Prompt {
+                        kind: PromptKind::SaveArtifact,
+                        input: Box::new(input),
+                    });
+                }
+                None => app.set_status("no artifact in this tab to save", true),
             }
             vec![]
         }
@@ -858,6 +877,7 @@ fn prompt_done(app: &mut App, kind: PromptKind, value: String) -> Vec<Effect> {
                 Effect::LoadAgent {
                     agent: idx,
                     target: Box::new(target),
+                    refresh: false,
                 },
                 Effect::AddAgentToConfig { url: value },
             ]
@@ -875,10 +895,17 @@ fn prompt_done(app: &mut App, kind: PromptKind, value: String) -> Vec<Effect> {
             vec![]
         }
         PromptKind::SaveArtifact => {
-            let bytes = app
-                .active_tab()
-                .and_then(|t| t.artifacts.last())
-                .map(|a| a.text.clone().into_bytes());
+            // The newest artifact: a file part's own bytes if it has one (never opened, only written where
+            // the user said), else its text as shown.
+            let bytes = app.active_tab().and_then(|t| {
+                let raw = t.tracker.artifacts.last().and_then(|a| {
+                    a.parts.iter().find_map(|p| match &p.content {
+                        a2a::PartContent::Raw(b) => Some(b.clone()),
+                        _ => None,
+                    })
+                });
+                raw.or_else(|| t.artifacts.last().map(|a| a.text.clone().into_bytes()))
+            });
             match bytes {
                 Some(bytes) => vec![Effect::SaveFile {
                     path: value.into(),
@@ -990,3 +1017,7 @@ fn mouse(app: &mut App, m: MouseEvent) -> Vec<Effect> {
         _ => vec![],
     }
 }
+
+#[cfg(test)]
+#[path = "update_tests.rs"]
+mod tests;

@@ -81,6 +81,16 @@ pub async fn connect(
     http: &reqwest::Client,
     fetcher: &CardFetcher,
 ) -> Result<Connected, RemoteError> {
+    connect_with(target, http, fetcher, false).await
+}
+
+/// `connect`, optionally revalidating a cached card with the server (the console's refresh).
+pub async fn connect_with(
+    target: &AgentTarget,
+    http: &reqwest::Client,
+    fetcher: &CardFetcher,
+    revalidate: bool,
+) -> Result<Connected, RemoteError> {
     let label = crate::remote::error::one_line(&target.label);
     let early_credential: Option<Credential> = match &target.auth {
         Some(a) if !needs_card_for_credential(a) => Some(
@@ -93,7 +103,7 @@ pub async fn connect(
     let card_headers =
         HeaderInterceptor::new(&target.headers, early_credential.as_ref()).header_map();
     let card = fetcher
-        .fetch(&target.url, &card_headers)
+        .fetch_with(&target.url, &card_headers, revalidate)
         .await
         .map_err(|e| e.context(format!("agent {label}")))?;
     let credential = match (&target.auth, early_credential) {

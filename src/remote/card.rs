@@ -90,10 +90,21 @@ impl CardFetcher {
         input: &str,
         headers: &HeaderMap,
     ) -> Result<FetchedCard, RemoteError> {
+        self.fetch_with(input, headers, false).await
+    }
+
+    /// Like `fetch`; with `revalidate` a cached card is checked with the server (`If-None-Match`) even while
+    /// its `max-age` says it is fresh — what a user pressing "refresh" expects.
+    pub async fn fetch_with(
+        &self,
+        input: &str,
+        headers: &HeaderMap,
+        revalidate: bool,
+    ) -> Result<FetchedCard, RemoteError> {
         let urls = card_urls(input)?;
         let mut last_err = None;
         for (i, url) in urls.iter().enumerate() {
-            match self.fetch_url(url, headers).await {
+            match self.fetch_url(url, headers, revalidate).await {
                 Ok(card) => return Ok(card),
                 // Only a 404 on the modern path sends us to the legacy one.
                 Err(FetchError::NotFound(e)) if i + 1 < urls.len() => last_err = Some(e),
@@ -112,9 +123,14 @@ impl CardFetcher {
         Err(last_err.unwrap_or_else(|| RemoteError::usage("no card URL to try")))
     }
 
-    async fn fetch_url(&self, url: &Url, headers: &HeaderMap) -> Result<FetchedCard, FetchError> {
+    async fn fetch_url(
+        &self,
+        url: &Url,
+        headers: &HeaderMap,
+        revalidate: bool,
+    ) -> Result<FetchedCard, FetchError> {
         let cached = self.cached(url);
-        if let Some(entry) = &cached {
+        if let Some(entry) = cached.as_ref().filter(|_| !revalidate) {
             let fresh = entry
                 .card
                 .max_age

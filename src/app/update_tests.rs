@@ -1,0 +1,364 @@
+//! `update` flows: keys in, state and effects out, with no terminal and no network.
+
+use super::*;
+use crate::app::state::{AgentInfo, Reachability};
+use crate::remote::card::parse_card;
+use crate::remote::client::{Preferences, select_interface};
+use crate::theme::Theme;
+use a2a::*;
+use crossterm::event::{KeyEvent, KeyModifiers};
+
+const CARD: &str = r#"{"name": "Demo", "description": "d", "version": "1",
+  "supportedInterfaces": [{"url": "http://127.0.0.1:9/rpc", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
+  "capabilities": {"streaming": true}, "defaultInputModes": [], "defaultOutputModes": [],
+  "skills": [{"id": "e", "name": "Echo", "description": "x", "tags": [], "examples": ["echo one", "echo two"]}]}"#;
+
+fn app() -> App {
+    let mut app = App::new(Keymap::defaults(), Theme::builtin("dark").unwrap());
+    app.size = (120, 40);
+    let url = url::Url::parse("http://127.0.0.1:9/.well-known/agent-card.json").unwrap();
+    let card = parse_card(
+        &url,
+        &url,
+        "application/json",
+        CARD.as_bytes().to_vec(),
+        &Default::default(),
+    )
+    .unwrap();
+    let selected = select_interface(&card.card, Preferences::default()).unwrap();
+    let i = app.add_agent(
+        AgentTarget::from_url("http://127.0.0.1:9", std::time::Duration::from_secs(5)),
+        AgentOrigin::Config,
+    );
+    app.agents[i].state = Reachability::Online(Box::new(AgentInfo::new("demo", card, selected)));
+    app
+}
+
+fn key(app: &mut App, code: KeyCode) -> Vec<Effect> {
+    update(
+        app,
+        Msg::Input(Event::Key(KeyEvent::new(code, KeyModifiers::NONE))),
+    )
+}
+
+fn keys(app: &mut App, s: &str) {
+    for c in s.chars() {
+        key(app, KeyCode::Char(c));
+    }
+}
+
+fn ev(state: TaskState, task: &str) -> StreamResponse {
+    StreamResponse::StatusUpdate(TaskStatusUpdateEvent {
+        task_id: task.into(),
+        context_id: "ctx".into(),
+        status: TaskStatus {
+            state,
+            message: None,
+            timestamp: None,
+        },
+        metadata: None,
+    })
+}
+
+#[test]
+fn new_tab_type_and_send_streams_a_new_task() {
+    let mut app = app();
+    key(&mut app, KeyCode::Char('n'));
+    assert_eq!(app.focus, Focus::Compose);
+    keys(&mut app, "hello q?");
+    let fx = key(&mut app, KeyCode::Enter);
+    let [
+        Effect::Send {
+            message,
+            stream,
+            generation,
+            ..
+        },
+    ] = fx.as_slice()
+    else {
+        panic!("expected one Send, got {fx:?}");
+    };
+    assert!(*stream, "the card declares streaming");
+    assert_eq!(message.text, "hello q?", "q and ? type in the compose box");
+    assert_eq!(message.task_id, None);
+    assert_eq!(*generation, 1);
+    let t = app.active_tab().unwrap();
+    assert_eq!(t.link, Link::Connecting);
+    assert!(t.compose.is_empty());
+}
+
+#[test]
+fn follow_up_on_an_interrupted_task_reuses_task_and_context() {
+    let mut app = app();
+    key(&mut app, KeyCode::Char('n'));
+    keys(&mut app, "ask");
+    key(&mut app, KeyCode::Enter);
+    let id = app.active_tab().unwrap().id;
+    update(
+        &mut app,
+        Msg::Stream {
+            tab: id,
+            generation: 1,
+            item: StreamItem::Event(Box::new(ev(TaskState::InputRequired, "t1"))),
+        },
+    );
+    keys(&mut app, "Ada");
+    let fx = key(&mut app, KeyCode::Enter);
+    let [
+        Effect::Send {
+            message,
+            generation,
+            ..
+        },
+    ] = fx.as_slice()
+    else {
+        panic!("{fx:?}");
+    };
+    assert_eq!(message.task_id.as_deref(), Some("t1"));
+    assert_eq!(message.context_id.as_deref(), Some("ctx"));
+    assert_eq!(*generation, 2);
+    assert!(app.active_tab().unwrap().tracker.resuming);
+}
+
+#[test]
+fn after_a_terminal_task_the_next_message_starts_a_new_task_in_the_same_context() {
+    let mut app = app();
+    key(&mut app, KeyCode::Char('n'));
+    keys(&mut app, "one");
+    key(&mut app, KeyCode::Enter);
+    let id = app.active_tab().unwrap().id;
+    update(
+        &mut app,
+        Msg::Stream {
+            tab: id,
+            generation: 1,
+            item: StreamItem::Event(Box::new(ev(TaskState::Completed, "t1"))),
+        },
+    );
+    keys(&mut app, "two");
+    let fx = key(&mut app, KeyCode::Enter);
+    let [Effect::Send { message, .. }] = fx.as_slice() else {
+        panic!("{fx:?}");
+    };
+    assert_eq!(message.task_id, None);
+    assert_eq!(message.context_id.as_deref(), Some("ctx"));
+}
+
+#[test]
+fn events_from_a_stale_generation_are_ignored() {
+    let mut app = app();
+    key(&mut app, KeyCode::Char('n'));
+    keys(&mut app, "x");
+    key(&mut app, KeyCode::Enter);
+    let id = app.active_tab().unwrap().id;
+    update(
+        &mut app,
+        Msg::Stream {
+            tab: id,
+            generation: 0,
+            item: StreamItem::Event(Box::new(ev(TaskState::Failed, "old"))),
+        },
+    );
+    assert_eq!(
+        app.active_tab().unwrap().tracker.state,
+        TaskState::Unspecified
+    );
+}
+
+#[test]
+fn compose_history_with_up_on_an_empty_box() {
+    let mut app = app();
+    key(&mut app, KeyCode::Char('n'));
+    keys(&mut app, "first");
+    key(&mut app, KeyCode::Enter);
+    let id = app.active_tab().unwrap().id;
+    update(
+        &mut app,
+        Msg::Stream {
+            tab: id,
+            generation: 1,
+            item: StreamItem::Event(Box::new(ev(TaskState::InputRequired, "t"))),
+        },
+    );
+    key(&mut app, KeyCode::Up);
+    assert_eq!(
+        app.active_tab().unwrap().compose.lines().join("\n"),
+        "first"
+    );
+    // Alt-Enter adds a line instead of sending.
+    update(
+        &mut app,
+        Msg::Input(Event::Key(KeyEvent::new(KeyCode::Enter, KeyModifiers::ALT))),
+    );
+    assert_eq!(app.active_tab().unwrap().compose.lines().len(), 2);
+}
+
+#[test]
+fn cancel_asks_for_confirmation_first() {
+    let mut app = app();
+    key(&mut app, KeyCode::Char('n'));
+    keys(&mut app, "slow");
+    key(&mut app, KeyCode::Enter);
+    let id = app.active_tab().unwrap().id;
+    update(
+        &mut app,
+        Msg::Stream {
+            tab: id,
+            generation: 1,
+            item: StreamItem::Event(Box::new(ev(TaskState::Working, "t9"))),
+        },
+    );
+    key(&mut app, KeyCode::Esc);
+    assert!(key(&mut app, KeyCode::Char('c')).is_empty());
+    assert!(matches!(app.overlay, Some(Overlay::ConfirmCancel { .. })));
+    let fx = key(&mut app, KeyCode::Char('y'));
+    assert!(
+        matches!(fx.as_slice(), [Effect::Cancel { task_id, .. }] if task_id == "t9"),
+        "{fx:?}"
+    );
+    // Any other key keeps the task.
+    key(&mut app, KeyCode::Char('c'));
+    assert!(key(&mut app, KeyCode::Char('n')).is_empty());
+    assert!(app.overlay.is_none());
+}
+
+#[test]
+fn skill_example_opens_a_tab_with_the_example() {
+    let mut app = app();
+    key(&mut app, KeyCode::Char('s'));
+    assert_eq!(app.view, View::Skills);
+    key(&mut app, KeyCode::Down);
+    key(&mut app, KeyCode::Enter);
+    let t = app.active_tab().unwrap();
+    assert_eq!(t.compose.lines().join(""), "echo two");
+    assert_eq!(app.focus, Focus::Compose);
+}
+
+#[test]
+fn palette_runs_an_action_by_name() {
+    let mut app = app();
+    update(
+        &mut app,
+        Msg::Input(Event::Key(KeyEvent::new(
+            KeyCode::Char('p'),
+            KeyModifiers::CONTROL,
+        ))),
+    );
+    keys(&mut app, "skills");
+    key(&mut app, KeyCode::Enter);
+    assert!(app.overlay.is_none());
+    assert_eq!(app.view, View::Skills);
+}
+
+#[test]
+fn help_opens_and_closes() {
+    let mut app = app();
+    key(&mut app, KeyCode::Char('?'));
+    assert!(matches!(app.overlay, Some(Overlay::Help { .. })));
+    key(&mut app, KeyCode::Esc);
+    assert!(app.overlay.is_none());
+}
+
+#[test]
+fn add_agent_by_url_loads_it_and_saves_it_to_the_config() {
+    let mut app = app();
+    key(&mut app, KeyCode::Char('a'));
+    keys(&mut app, "http://127.0.0.1:7/");
+    let fx = key(&mut app, KeyCode::Enter);
+    assert!(
+        matches!(fx.as_slice(), [Effect::LoadAgent { agent: 1, .. }, Effect::AddAgentToConfig { url }] if url == "http://127.0.0.1:7/"),
+        "{fx:?}"
+    );
+    assert_eq!(app.agents.len(), 2);
+    assert_eq!(app.selected_agent, 1);
+    // A bad URL is refused with a message, not added.
+    key(&mut app, KeyCode::Char('a'));
+    keys(&mut app, "not a url");
+    assert!(key(&mut app, KeyCode::Enter).is_empty());
+    assert_eq!(app.agents.len(), 2);
+    assert!(app.status.as_ref().is_some_and(|s| s.error));
+}
+
+#[test]
+fn remove_agent_confirms_and_updates_the_config() {
+    let mut app = app();
+    key(&mut app, KeyCode::Char('d'));
+    let fx = key(&mut app, KeyCode::Char('y'));
+    assert!(
+        matches!(fx.as_slice(), [Effect::RemoveAgentFromConfig { .. }]),
+        "{fx:?}"
+    );
+    assert!(app.agents.is_empty());
+}
+
+#[test]
+fn refresh_revalidates_the_card() {
+    let mut app = app();
+    let fx = key(&mut app, KeyCode::Char('r'));
+    assert!(
+        matches!(fx.as_slice(), [Effect::LoadAgent { refresh: true, .. }]),
+        "{fx:?}"
+    );
+    assert!(matches!(app.agents[0].state, Reachability::Loading));
+}
+
+#[test]
+fn attention_when_a_background_tab_needs_the_user() {
+    let mut app = app();
+    key(&mut app, KeyCode::Char('n'));
+    keys(&mut app, "ask");
+    key(&mut app, KeyCode::Enter);
+    let id = app.active_tab().unwrap().id;
+    key(&mut app, KeyCode::Esc);
+    key(&mut app, KeyCode::Char('n'));
+    update(
+        &mut app,
+        Msg::Stream {
+            tab: id,
+            generation: 1,
+            item: StreamItem::Event(Box::new(ev(TaskState::InputRequired, "t"))),
+        },
+    );
+    assert!(app.tab(id).unwrap().attention);
+    assert_eq!(app.waiting_elsewhere(), 1);
+    update(
+        &mut app,
+        Msg::Input(Event::Key(KeyEvent::new(
+            KeyCode::Char('1'),
+            KeyModifiers::ALT,
+        ))),
+    );
+    assert!(!app.tab(id).unwrap().attention, "viewing the tab clears it");
+}
+
+#[test]
+fn mouse_click_selects_tab_and_wheel_scrolls() {
+    let mut app = app();
+    key(&mut app, KeyCode::Char('n'));
+    app.view = View::Card;
+    // The tab bar is row 0: " Card " " Skills " then the tab.
+    let x = (" Card ".len() + 1 + " Skills ".len() + 1 + 2) as u16;
+    update(
+        &mut app,
+        Msg::Input(Event::Mouse(MouseEvent {
+            kind: MouseEventKind::Down(crossterm::event::MouseButton::Left),
+            column: x,
+            row: 0,
+            modifiers: KeyModifiers::NONE,
+        })),
+    );
+    assert!(matches!(app.view, View::Tab(_)));
+    update(
+        &mut app,
+        Msg::Input(Event::Mouse(MouseEvent {
+            kind: MouseEventKind::ScrollUp,
+            column: 60,
+            row: 10,
+            modifiers: KeyModifiers::NONE,
+        })),
+    );
+    assert!(
+        app.active_tab().unwrap().scroll.is_some(),
+        "scrolling up leaves follow mode"
+    );
+}

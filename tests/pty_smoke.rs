@@ -1,0 +1,73 @@
+//! One smoke test of the real binary in a real pseudo-terminal (tmux): the first frame appears, `q` quits,
+//! and the terminal is restored (raw mode off, alternate screen left).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+fn tmux(args: &[&str]) -> String {
+    let out = Command::new("tmux")
+        .args(args)
+        .output()
+        .expect("tmux is installed (the test script installs it)");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn wait_pane(session: &str, what: &str, cond: impl Fn(&str) -> bool) -> String {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let pane = tmux(&["capture-pane", "-p", "-t", session]);
+        if cond(&pane) {
+            return pane;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "timed out waiting for {what}; pane:\n{pane}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn first_frame_then_q_quits_and_the_terminal_is_restored() {
+    let session = format!("a2a-smoke-{}", std::process::id());
+    let empty = std::env::temp_dir().join("a2a-console-smoke.toml");
+    std::fs::write(&empty, "").unwrap();
+    // After the console exits, print its exit code and whether the tty is back in canonical (cooked) mode.
+    let script = format!(
+        "A2A_CONSOLE_CONFIG={} {} --demo; echo \"EXIT=$?\"; stty -a | tr ' ' '\\n' | grep -x -e icanon -e -icanon; sleep 30",
+        empty.display(),
+        common::bin()
+    );
+    tmux(&[
+        "new-session",
+        "-d",
+        "-s",
+        &session,
+        "-x",
+        "120",
+        "-y",
+        "36",
+        &script,
+    ]);
+    let first = wait_pane(
+        &session,
+        "the first frame with the demo agent online",
+        |p| p.contains("Agents") && p.contains("card 0.1.0"),
+    );
+    assert!(first.contains("demo"), "{first}");
+    tmux(&["send-keys", "-t", &session, "q"]);
+    let after = wait_pane(&session, "the exit line", |p| p.contains("EXIT="));
+    tmux(&["kill-session", "-t", &session]);
+    assert!(after.contains("EXIT=0"), "{after}");
+    assert!(
+        after.lines().any(|l| l.trim() == "icanon"),
+        "raw mode must be off after exit:\n{after}"
+    );
+    assert!(
+        !after.contains("Agents"),
+        "the alternate screen must be left (the console's frame is gone):\n{after}"
+    );
+}
