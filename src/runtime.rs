@@ -35,6 +35,8 @@ pub struct Runtime {
     config_path: Option<std::path::PathBuf>,
     /// Frames drawn, for tests and benchmarks.
     pub frames: u64,
+    /// Messages applied, for tests and benchmarks.
+    pub messages: u64,
     highlighter: crate::highlight::Highlighter,
     /// When set, the text of every drawn frame is published here (headless tests wait on it).
     pub screen: Option<tokio::sync::watch::Sender<String>>,
@@ -69,6 +71,7 @@ impl Runtime {
                 streams: HashMap::new(),
                 config_path,
                 frames: 0,
+                messages: 0,
                 screen: None,
                 highlighter,
             },
@@ -374,6 +377,7 @@ impl Runtime {
     }
 
     fn apply(&mut self, app: &mut App, msg: Msg) {
+        self.messages += 1;
         for e in update(app, msg) {
             self.run_effect(e);
         }

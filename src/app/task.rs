@@ -160,6 +160,8 @@ pub struct ArtifactView {
     pub complete: bool,
     pub chunks: usize,
     pub bytes: usize,
+    /// Lines in `text`, kept up to date chunk by chunk (so the UI never counts a 5 MB text per frame).
+    pub line_count: usize,
     /// Laid-out lines (markdown, highlighted code, JSON) once the artifact is complete and small enough;
     /// until then the UI shows `text` as plain lines.
     pub rendered: Option<Vec<RenderedBlock>>,
@@ -526,6 +528,7 @@ fn view_of(a: &Artifact, _provenance: &Provenance) -> ArtifactView {
         complete: false,
         chunks: 0,
         bytes: 0,
+        line_count: 0,
         rendered: None,
         json: None,
         json_folded: false,
@@ -562,6 +565,21 @@ fn kind_of(parts: &[a2a::Part]) -> ArtifactKind {
 }
 
 fn extend_view(view: &mut ArtifactView, chunk: &Artifact) {
+    // Count only the new text's newlines: a 5 MB artifact arriving in chunks must not be rescanned each time.
+    // `str::lines` semantics: lines = newlines + 1 if the text ends without one.
+    let partial = |s: &str| usize::from(!s.is_empty() && !s.ends_with('\n'));
+    let before = view.text.len();
+    let old_newlines = view.line_count.saturating_sub(partial(&view.text));
+    extend_text(view, chunk);
+    let added = view
+        .text
+        .get(before..)
+        .map(|t| t.bytes().filter(|b| *b == b'\n').count())
+        .unwrap_or(0);
+    view.line_count = old_newlines + added + partial(&view.text);
+}
+
+fn extend_text(view: &mut ArtifactView, chunk: &Artifact) {
     view.chunks += 1;
     for p in &chunk.parts {
         match &p.content {
@@ -673,6 +691,17 @@ mod tests {
         assert_eq!(remote.provenance.field, "status message");
         assert_eq!(remote.provenance.task.as_deref(), Some("t1"));
         assert!(t.flag_count >= 1);
+    }
+
+    #[test]
+    fn line_count_tracks_chunks_like_str_lines() {
+        let mut t = TaskTab::new(1, 0, "demo");
+        t.apply_event(&chunk("one\ntw", false, false));
+        t.apply_event(&chunk("o\nthree\n", true, false));
+        t.apply_event(&chunk("four", true, true));
+        let a = &t.artifacts[0];
+        assert_eq!(a.line_count, a.text.lines().count());
+        assert_eq!(a.line_count, 4);
     }
 
     #[test]

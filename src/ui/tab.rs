@@ -30,8 +30,37 @@ fn human_bytes(n: usize) -> String {
 }
 
 fn segments<'a>(theme: &Theme, t: &'a TaskTab) -> Vec<Segment<'a>> {
+    t.transcript
+        .iter()
+        .flat_map(|e| entry_segments(theme, t, e))
+        .collect()
+}
+
+/// How many logical lines an entry takes, without laying it out (so scrolling a long transcript stays cheap).
+fn entry_len(t: &TaskTab, e: &Entry) -> usize {
+    match e {
+        Entry::User { text, files, .. } => 1 + text.lines().count() + files.len(),
+        Entry::Remote { text, .. } => {
+            1 + text.as_str().lines().count().max(1) + text.findings.flags.len()
+        }
+        Entry::State { .. } | Entry::Console { .. } => 1,
+        Entry::Artifact { index } => match t.artifacts.get(*index) {
+            None => 0,
+            Some(a) => {
+                let head = 1 + a.files.len() + a.flagged.len();
+                let body = match &a.rendered {
+                    Some(blocks) => blocks.iter().map(|b| b.lines.len()).sum(),
+                    None => a.line_count,
+                };
+                head + body
+            }
+        },
+    }
+}
+
+fn entry_segments<'a>(theme: &Theme, t: &'a TaskTab, e: &'a Entry) -> Vec<Segment<'a>> {
     let mut out = Vec::new();
-    for e in &t.transcript {
+    {
         match e {
             Entry::User { text, files, at } => {
                 let mut lines = vec![Line::styled(
@@ -76,7 +105,7 @@ fn segments<'a>(theme: &Theme, t: &'a TaskTab) -> Vec<Segment<'a>> {
             }
             Entry::Artifact { index } => {
                 let Some(a) = t.artifacts.get(*index) else {
-                    continue;
+                    return out;
                 };
                 let name = if a.name.is_empty() {
                     String::new()
@@ -207,6 +236,7 @@ fn artifact_line(theme: &Theme, l: &str) -> Line<'static> {
 }
 
 /// The rows visible in a window of `height` rows, `width` wide; `top` is a logical line, `None` = follow the end.
+/// Only the entries that reach the window are laid out.
 pub fn visible_rows(
     theme: &Theme,
     t: &TaskTab,
@@ -214,30 +244,36 @@ pub fn visible_rows(
     height: usize,
     top: Option<usize>,
 ) -> (Vec<Line<'static>>, usize, usize) {
-    let segs = segments(theme, t);
-    let total: usize = segs.iter().map(seg_len).sum();
-    let mut rows: Vec<Line<'static>> = Vec::new();
+    let total: usize = t.transcript.iter().map(|e| entry_len(t, e)).sum();
     match top {
         Some(top) => {
             let top = top.min(total.saturating_sub(1));
+            let mut rows: Vec<Line<'static>> = Vec::new();
             let mut skip = top;
-            'outer: for s in &segs {
-                let n = seg_len(s);
+            'outer: for e in &t.transcript {
+                let n = entry_len(t, e);
                 if skip >= n {
                     skip -= n;
                     continue;
                 }
-                let lines: Box<dyn Iterator<Item = Line<'static>>> = match s {
-                    Segment::Lines(l) => Box::new(l.clone().into_iter().skip(skip)),
-                    Segment::ArtifactText(a) => {
-                        Box::new(a.text.lines().skip(skip).map(|l| artifact_line(theme, l)))
+                for s in entry_segments(theme, t, e) {
+                    let n = seg_len(&s);
+                    if skip >= n {
+                        skip -= n;
+                        continue;
                     }
-                };
-                skip = 0;
-                for l in lines {
-                    rows.extend(wrap(l, width));
-                    if rows.len() >= height {
-                        break 'outer;
+                    let lines: Box<dyn Iterator<Item = Line<'static>>> = match s {
+                        Segment::Lines(l) => Box::new(l.into_iter().skip(skip)),
+                        Segment::ArtifactText(a) => {
+                            Box::new(a.text.lines().skip(skip).map(|l| artifact_line(theme, l)))
+                        }
+                    };
+                    skip = 0;
+                    for l in lines {
+                        rows.extend(wrap(l, width));
+                        if rows.len() >= height {
+                            break 'outer;
+                        }
                     }
                 }
             }
@@ -245,24 +281,26 @@ pub fn visible_rows(
             (rows, top, total)
         }
         None => {
-            // Walk backwards from the end until the window is full: only what is visible is laid out.
+            // Walk backwards from the end until the window is full.
             let mut back: Vec<Line<'static>> = Vec::new();
             let mut consumed = 0usize;
-            'outer2: for s in segs.iter().rev() {
-                let lines: Box<dyn Iterator<Item = Line<'static>>> = match s {
-                    Segment::Lines(l) => Box::new(l.clone().into_iter().rev()),
-                    Segment::ArtifactText(a) => {
-                        Box::new(a.text.lines().rev().map(|l| artifact_line(theme, l)))
-                    }
-                };
-                for l in lines {
-                    consumed += 1;
-                    let mut w = wrap(l, width);
-                    while let Some(r) = w.pop() {
-                        back.push(r);
-                    }
-                    if back.len() >= height {
-                        break 'outer2;
+            'outer2: for e in t.transcript.iter().rev() {
+                for s in entry_segments(theme, t, e).into_iter().rev() {
+                    let lines: Box<dyn Iterator<Item = Line<'static>>> = match s {
+                        Segment::Lines(l) => Box::new(l.into_iter().rev()),
+                        Segment::ArtifactText(a) => {
+                            Box::new(a.text.lines().rev().map(|l| artifact_line(theme, l)))
+                        }
+                    };
+                    for l in lines {
+                        consumed += 1;
+                        let mut w = wrap(l, width);
+                        while let Some(r) = w.pop() {
+                            back.push(r);
+                        }
+                        if back.len() >= height {
+                            break 'outer2;
+                        }
                     }
                 }
             }

@@ -1,0 +1,104 @@
+//! How the console's event loop behaves under a flood of stream events and when idle, measured on the real
+//! runtime with a `TestBackend` against the embedded demo agent on 127.0.0.1 (`flood N` sends N status
+//! updates as fast as the client reads them).
+//!
+//! Run: `cargo bench --bench frames` (add `-- 50000` for another flood size). Prints events, frames,
+//! frames per second and events per frame for the flood, then frames drawn during two idle seconds.
+
+use std::time::{Duration, Instant};
+
+use a2a_console::app::state::{AgentOrigin, App};
+use a2a_console::keymap::Keymap;
+use a2a_console::remote::agent::AgentTarget;
+use a2a_console::runtime::Runtime;
+use a2a_console::theme::Theme;
+use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+
+fn main() {
+    let n: usize = std::env::args()
+        .skip(1)
+        .find_map(|a| a.parse().ok())
+        .unwrap_or(20_000);
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    rt.block_on(async move {
+        let demo = a2a_console::demo::spawn(0).await.expect("demo agent");
+        let mut app = App::new(Keymap::defaults(), Theme::builtin("dark").expect("theme"));
+        app.size = (120, 40);
+        let mut target = AgentTarget::from_url(&demo.base_url(), Duration::from_secs(60));
+        target.label = "demo".into();
+        app.add_agent(target, AgentOrigin::Config);
+        let (mut runtime, rx) = Runtime::new(None, "dark").expect("runtime");
+        let (stx, mut srx) = tokio::sync::watch::channel(String::new());
+        runtime.screen = Some(stx);
+        let (ktx, krx) = tokio::sync::mpsc::unbounded_channel();
+        let effects = a2a_console::console::initial_effects(&app);
+        let handle = tokio::spawn(async move {
+            let mut term = Terminal::new(TestBackend::new(120, 40)).expect("terminal");
+            let events = tokio_stream::wrappers::UnboundedReceiverStream::new(krx);
+            let _ = runtime.run(&mut app, &mut term, events, rx, effects).await;
+            (runtime.frames, runtime.messages)
+        });
+        let key = |c: KeyCode, m: KeyModifiers| {
+            let _ = ktx.send(Ok(Event::Key(KeyEvent::new(c, m))));
+        };
+        let wait = |needle: &'static str, srx: &mut tokio::sync::watch::Receiver<String>| {
+            let mut srx = srx.clone();
+            async move {
+                loop {
+                    if srx.borrow_and_update().contains(needle) {
+                        return;
+                    }
+                    if srx.changed().await.is_err() {
+                        return;
+                    }
+                }
+            }
+        };
+        tokio::time::timeout(Duration::from_secs(30), wait("card 0.1.0", &mut srx))
+            .await
+            .expect("card");
+        key(KeyCode::Char('n'), KeyModifiers::NONE);
+        for c in format!("flood {n}").chars() {
+            key(KeyCode::Char(c), KeyModifiers::NONE);
+        }
+        let start = Instant::now();
+        key(KeyCode::Enter, KeyModifiers::NONE);
+        tokio::time::timeout(Duration::from_secs(600), wait("✓ completed", &mut srx))
+            .await
+            .expect("flood finished");
+        let flood_time = start.elapsed();
+        // Idle: nothing live, so no frame should be drawn; count draws for two seconds.
+        let idle_frames = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let counter = idle_frames.clone();
+        let mut idle = srx.clone();
+        idle.borrow_and_update();
+        let _ = tokio::time::timeout(Duration::from_secs(2), async move {
+            while idle.changed().await.is_ok() {
+                counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            }
+        })
+        .await;
+        let idle_frames = idle_frames.load(std::sync::atomic::Ordering::Relaxed);
+        key(KeyCode::Char('c'), KeyModifiers::CONTROL);
+        let (frames, messages) = handle.await.expect("console");
+        println!("flood of {n} status updates through the real runtime:");
+        println!("  wall time            {:.2} s", flood_time.as_secs_f64());
+        println!("  messages applied     {messages} (all, including start-up)");
+        println!("  frames drawn         {frames} (all, including start-up)");
+        println!(
+            "  frames per second    {:.1}",
+            frames as f64 / flood_time.as_secs_f64()
+        );
+        println!(
+            "  messages per frame   {:.1}",
+            messages as f64 / frames.max(1) as f64
+        );
+        println!("idle for 2 s after the flood: {idle_frames} frame(s) drawn");
+        demo.shutdown().await;
+    });
+}
