@@ -4,6 +4,7 @@
 //!
 //! Run: `cargo bench --bench frames` (add `-- 50000` for another flood size). Prints events, frames,
 //! frames per second and events per frame for the flood, then frames drawn during two idle seconds.
+#![allow(clippy::expect_used, clippy::unwrap_used)] // a measurement binary: failing loudly is right
 
 use std::time::{Duration, Instant};
 
