@@ -243,3 +243,32 @@ async fn python_sdk_peer_in_the_console() {
     c.wait_for("Nice to meet you, Grace").await;
     c.quit().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn five_megabyte_artifact_streams_in_and_scrolls() {
+    let demo = a2a_console::demo::spawn(0).await.unwrap();
+    let mut c = Console::start(&[("demo", &demo.base_url())]).await;
+    c.wait_for("card 0.1.0").await;
+    c.key(KeyCode::Char('n'));
+    c.wait_for("Message → demo").await;
+    send(&c, "big 5");
+    let end = c.wait_for("✓ completed").await;
+    c.key(KeyCode::Esc);
+    c.key(KeyCode::Char('g')); // to the top
+    let top = c
+        .wait_until("the top of the transcript", |s| {
+            s.contains("you ·") && s.contains("big 5")
+        })
+        .await;
+    assert_ne!(top, end);
+    c.key(KeyCode::PageDown);
+    c.wait_until("scrolled", |s| s != top).await;
+    let (app, _) = c.quit().await;
+    let t = &app.tabs[0];
+    assert!(
+        t.artifacts[0].bytes >= 5 * 1024 * 1024,
+        "all 5 MB arrived: {}",
+        t.artifacts[0].bytes
+    );
+    demo.shutdown().await;
+}
