@@ -34,6 +34,9 @@ pub struct UiConfig {
     /// Capture the mouse (click agents and tabs, scroll panes). Default true.
     #[serde(default)]
     pub mouse: Option<bool>,
+    /// Ring the terminal bell when a task off screen needs you or finishes. Default false.
+    #[serde(default)]
+    pub bell: Option<bool>,
 }
 
 /// One configured remote agent.

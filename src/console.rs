@@ -159,12 +159,14 @@ pub async fn run(global: GlobalOpts, demo: bool) -> Result<(), String> {
         None
     };
     let mouse = config.ui.mouse.unwrap_or(true);
+    app.bell = config.ui.bell.unwrap_or(false);
     let syntax = if app.theme.name.contains("light") {
         "light"
     } else {
         "dark"
     };
     let (mut runtime, rx) = Runtime::new(app.config_path.clone(), syntax)?;
+    runtime.bell_enabled = app.bell;
     let effects = initial_effects(&app);
 
     // Chain a panic hook that restores the terminal first, so a panic message is readable.

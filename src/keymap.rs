@@ -219,6 +219,8 @@ actions! {
     JumpTab7 => "jump_tab_7", Global, "Switch to task tab 7", [alt('7')];
     JumpTab8 => "jump_tab_8", Global, "Switch to task tab 8", [alt('8')];
     JumpTab9 => "jump_tab_9", Global, "Switch to task tab 9", [alt('9')];
+    Board => "board", Global, "Show every task across agents, the ones needing you first", [ch('b')];
+    Split => "split", Global, "Show up to four live tasks side by side", [ch('v')];
     // Agent list, card and skills
     Up => "up", AgentList, "Select the previous agent or skill", [key(KeyCode::Up), ch('k')];
     Down => "down", AgentList, "Select the next agent or skill", [key(KeyCode::Down), ch('j')];
@@ -228,7 +230,11 @@ actions! {
     ShowCard => "show_card", AgentList, "Show the selected agent's card", [ch('i')];
     ShowSkills => "show_skills", AgentList, "Show the selected agent's skills", [ch('s')];
     ToggleRawCard => "toggle_raw_card", AgentList, "Toggle between the card view and its raw JSON", [ch('J')];
-    UseExample => "use_example", AgentList, "Start a task from the selected skill's example", [key(KeyCode::Enter)];
+    UseExample => "use_example", AgentList, "Start a task from the selected skill's example (on the board: open the task)", [key(KeyCode::Enter)];
+    ImportTasks => "import_tasks", AgentList, "Import the selected agent's existing tasks (ListTasks) into tabs", [ch('I')];
+    BoardSearch => "board_search", AgentList, "Search the board by text", [ch('/')];
+    BoardFilterAgent => "board_filter_agent", AgentList, "Board: show one agent's tasks (press again for the next agent, then all)", [ch('f')];
+    BoardFilterState => "board_filter_state", AgentList, "Board: show one state (press again for the next state, then all)", [ch('t')];
     // Task tab
     Compose => "compose", TaskTab, "Write a message in this task", [ch('i'), key(KeyCode::Enter)];
     ScrollUp => "scroll_up", TaskTab, "Scroll up one line", [key(KeyCode::Up), ch('k')];
@@ -243,6 +249,8 @@ actions! {
     SaveArtifact => "save_artifact", TaskTab, "Save the selected artifact to a file", [ch('S')];
     FoldJson => "fold_json", TaskTab, "Fold or unfold the JSON under the cursor", [ch('z')];
     Reattach => "reattach", TaskTab, "Re-subscribe to this task's updates", [ch('R')];
+    RefreshTask => "refresh_task", TaskTab, "Fetch this task's current state (GetTask)", [ch('r')];
+    Approve => "approve", TaskTab, "Review this task's auth-required request: approve, deny or later", [ch('A')];
     // Compose box
     Send => "send", Compose, "Send the message", [key(KeyCode::Enter)];
     Newline => "newline", Compose, "Insert a line break", [

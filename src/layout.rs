@@ -57,9 +57,17 @@ pub fn tab_split(main: Rect, compose_lines: usize) -> (Rect, Rect) {
 
 /// The tab bar's items: the agent's card and skills pages, then one per conversation.
 pub fn tab_items(app: &App) -> Vec<(View, String)> {
+    let waiting = app.tabs.iter().filter(|t| t.waiting()).count();
+    let board = if waiting > 0 {
+        format!(" Board ({waiting} waiting) ")
+    } else {
+        " Board ".to_string()
+    };
     let mut items = vec![
         (View::Card, " Card ".to_string()),
         (View::Skills, " Skills ".to_string()),
+        (View::Board, board),
+        (View::Split, " Split ".to_string()),
     ];
     for (i, t) in app.tabs.iter().enumerate() {
         let badge = t.badge();

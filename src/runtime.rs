@@ -38,6 +38,10 @@ pub struct Runtime {
     /// Messages applied, for tests and benchmarks.
     pub messages: u64,
     highlighter: crate::highlight::Highlighter,
+    /// Each agent's target (headers, auth), for requests that need a credential of their own (approvals).
+    targets: HashMap<usize, crate::remote::agent::AgentTarget>,
+    /// Ring the real terminal's bell (off for headless runs).
+    pub bell_enabled: bool,
     /// When set, the text of every drawn frame is published here (headless tests wait on it).
     pub screen: Option<tokio::sync::watch::Sender<String>>,
 }
@@ -73,6 +77,8 @@ impl Runtime {
                 frames: 0,
                 messages: 0,
                 screen: None,
+                targets: HashMap::new(),
+                bell_enabled: false,
                 highlighter,
             },
             rx,
@@ -99,6 +105,7 @@ impl Runtime {
                 target,
                 refresh,
             } => {
+                self.targets.insert(agent, (*target).clone());
                 let (http, fetcher, clients) = (
                     self.http.clone(),
                     self.fetcher.clone(),
@@ -195,40 +202,103 @@ impl Runtime {
                 generation,
                 agent,
                 task_id,
+            } => self.subscribe(tab, generation, agent, task_id, 0),
+            Effect::Resubscribe {
+                tab,
+                generation,
+                agent,
+                task_id,
+                delay_ms,
+            } => self.subscribe(tab, generation, agent, task_id, delay_ms),
+            Effect::ImportTasks { agent } => {
+                let Some(conn) = self.client(agent) else {
+                    return;
+                };
+                tokio::spawn(async move {
+                    let req = a2a::ListTasksRequest {
+                        context_id: None,
+                        status: None,
+                        page_size: Some(50),
+                        page_token: None,
+                        history_length: Some(0),
+                        status_timestamp_after: None,
+                        include_artifacts: Some(true),
+                        tenant: None,
+                    };
+                    let result = conn
+                        .client
+                        .list_tasks(&req)
+                        .await
+                        .map(|r| r.tasks)
+                        .map_err(|e| classify(&e).message);
+                    let _ = tx.send(Msg::Imported { agent, result });
+                });
+            }
+            Effect::RefreshTask {
+                tab,
+                agent,
+                task_id,
             } => {
                 let Some(conn) = self.client(agent) else {
                     return;
                 };
-                let handle = tokio::spawn(async move {
-                    let req = a2a::SubscribeToTaskRequest {
-                        id: task_id.clone(),
+                tokio::spawn(async move {
+                    let req = a2a::GetTaskRequest {
+                        id: task_id,
+                        history_length: Some(0),
                         tenant: None,
                     };
-                    match conn.client.subscribe_to_task(&req).await {
-                        Ok(events) => pump(events, &tx, tab, generation).await,
-                        Err(_) => {
-                            // No streaming (or the task already ended): fall back to a plain GetTask.
-                            let get = a2a::GetTaskRequest {
-                                id: task_id,
-                                history_length: Some(0),
-                                tenant: None,
-                            };
-                            let result = conn
-                                .client
-                                .get_task(&get)
-                                .await
-                                .map(a2a::SendMessageResponse::Task)
-                                .map_err(|e| classify(&e).message);
-                            let _ = tx.send(Msg::Reply {
-                                tab,
-                                generation,
-                                result,
-                            });
-                        }
+                    let result = conn
+                        .client
+                        .get_task(&req)
+                        .await
+                        .map_err(|e| classify(&e).message);
+                    let _ = tx.send(Msg::Refreshed { tab, result });
+                });
+            }
+            Effect::Approve {
+                tab,
+                generation,
+                agent,
+                task_id,
+                context_id,
+                credential,
+                stream,
+            } => {
+                let (Some(conn), Some(target)) =
+                    (self.client(agent), self.targets.get(&agent).cloned())
+                else {
+                    return;
+                };
+                let http = self.http.clone();
+                let handle = tokio::spawn(async move {
+                    let result = approve_request(
+                        &conn, &target, http, credential, task_id, context_id, stream, &tx, tab,
+                        generation,
+                    )
+                    .await;
+                    if let Err(e) = result {
+                        let _ = tx.send(Msg::Reply {
+                            tab,
+                            generation,
+                            result: Err(e),
+                        });
                     }
                 });
                 if let Some(old) = self.streams.insert(tab, handle) {
                     old.abort();
+                }
+            }
+            Effect::Audit { line } => {
+                // The audit trail of human decisions; credentials never appear in `line`.
+                tracing::info!(target: "a2a_console::audit", "{line}");
+            }
+            Effect::Bell => {
+                if self.bell_enabled {
+                    use std::io::Write;
+                    let mut out = std::io::stdout();
+                    let _ = out.write_all(b"\x07");
+                    let _ = out.flush();
                 }
             }
             Effect::Cancel {
@@ -296,6 +366,42 @@ impl Runtime {
                 self.highlighter.request(key, lang.as_deref(), code)
             }
             Effect::Quit => {}
+        }
+    }
+
+    /// Re-attach to a task's events after `delay_ms`; when the agent cannot stream, poll GetTask instead until
+    /// the task finishes or waits for the user.
+    fn subscribe(
+        &mut self,
+        tab: TabId,
+        generation: u64,
+        agent: usize,
+        task_id: String,
+        delay_ms: u64,
+    ) {
+        let Some(conn) = self.client(agent) else {
+            return;
+        };
+        let tx = self.tx.clone();
+        let handle = tokio::spawn(async move {
+            if delay_ms > 0 {
+                tokio::time::sleep(Duration::from_millis(delay_ms)).await;
+            }
+            let streaming = conn.card.card.capabilities.streaming == Some(true);
+            let req = a2a::SubscribeToTaskRequest {
+                id: task_id.clone(),
+                tenant: None,
+            };
+            if streaming {
+                if let Ok(events) = conn.client.subscribe_to_task(&req).await {
+                    pump(events, &tx, tab, generation).await;
+                    return;
+                }
+            }
+            poll(&conn, &tx, tab, generation, task_id).await;
+        });
+        if let Some(old) = self.streams.insert(tab, handle) {
+            old.abort();
         }
     }
 
@@ -382,6 +488,133 @@ impl Runtime {
             self.run_effect(e);
         }
     }
+}
+
+/// How often to poll GetTask for an agent that cannot stream, and for how long at most.
+const POLL_EVERY: Duration = Duration::from_secs(2);
+const POLL_FOR: Duration = Duration::from_secs(600);
+
+/// Poll GetTask, delivering each snapshot as a stream event, until the task settles.
+async fn poll(
+    conn: &Connected,
+    tx: &UnboundedSender<Msg>,
+    tab: TabId,
+    generation: u64,
+    task_id: String,
+) {
+    let started = Instant::now();
+    loop {
+        let req = a2a::GetTaskRequest {
+            id: task_id.clone(),
+            history_length: Some(0),
+            tenant: None,
+        };
+        match conn.client.get_task(&req).await {
+            Ok(task) => {
+                let settled = crate::remote::tracker::phase(&task.status.state)
+                    != crate::remote::tracker::Phase::Active;
+                let ev = Box::new(a2a::StreamResponse::Task(task));
+                if tx
+                    .send(Msg::Stream {
+                        tab,
+                        generation,
+                        item: StreamItem::Event(ev),
+                    })
+                    .is_err()
+                    || settled
+                {
+                    break;
+                }
+            }
+            Err(e) => {
+                let _ = tx.send(Msg::Stream {
+                    tab,
+                    generation,
+                    item: StreamItem::Error(format!("polling GetTask: {}", classify(&e).message)),
+                });
+                break;
+            }
+        }
+        if started.elapsed() > POLL_FOR {
+            break;
+        }
+        tokio::time::sleep(POLL_EVERY).await;
+    }
+    let _ = tx.send(Msg::Stream {
+        tab,
+        generation,
+        item: StreamItem::End,
+    });
+}
+
+/// Send the follow-up that answers an auth-required task, with the approved credential on this request only.
+#[allow(clippy::too_many_arguments)]
+async fn approve_request(
+    conn: &Connected,
+    target: &crate::remote::agent::AgentTarget,
+    http: reqwest::Client,
+    credential: crate::app::msg::ApprovalCredential,
+    task_id: String,
+    context_id: Option<String>,
+    stream: bool,
+    tx: &UnboundedSender<Msg>,
+    tab: TabId,
+    generation: u64,
+) -> Result<(), String> {
+    use crate::app::msg::ApprovalCredential;
+    use crate::remote::auth::{Credential, HeaderInterceptor};
+    let credential = match credential {
+        ApprovalCredential::Pasted(token) => Credential::Bearer(token),
+        ApprovalCredential::Configured => {
+            let auth = target
+                .auth
+                .as_ref()
+                .ok_or("no credential is configured for this agent")?;
+            crate::remote::auth::resolve(auth, conn.card.card.security_schemes.as_ref())
+                .await
+                .map_err(|e| e.message)?
+        }
+    };
+    let headers = Arc::new(HeaderInterceptor::new(&target.headers, Some(&credential)));
+    let client = crate::remote::client::build(crate::remote::client::ClientSpec {
+        card: &conn.card.card,
+        selected: &conn.selected,
+        http,
+        headers,
+        credential: Some(&credential),
+        timeout: target.timeout,
+    })
+    .await
+    .map_err(|e| e.message)?;
+    let mut message = a2a::Message::new(
+        a2a::Role::User,
+        vec![a2a::Part::text(
+            "Approved: credentials are attached to this request.",
+        )],
+    );
+    message.task_id = Some(task_id);
+    message.context_id = context_id;
+    let req = a2a::SendMessageRequest {
+        message,
+        configuration: None,
+        metadata: None,
+        tenant: None,
+    };
+    // A blocking SendMessage, even for a streaming agent: some servers (the Rust SDK's) still hold the task's
+    // execution for a moment after entering auth-required, and a streaming follow-up sent then is attached to
+    // the old execution and silently dropped; a blocking one waits its turn. If the task is still running when
+    // the reply comes, `update` re-attaches to it.
+    let _ = stream;
+    let result = client
+        .send_message(&req)
+        .await
+        .map_err(|e| classify(&e).message);
+    let _ = tx.send(Msg::Reply {
+        tab,
+        generation,
+        result,
+    });
+    Ok(())
 }
 
 /// A buffer's characters, row by row (for tests and screenshots).

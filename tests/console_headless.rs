@@ -272,3 +272,70 @@ async fn five_megabyte_artifact_streams_in_and_scrolls() {
     );
     demo.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn auth_required_is_approved_by_hand_or_denied() {
+    let demo = a2a_console::demo::spawn(0).await.unwrap();
+    let mut c = Console::start(&[("demo", &demo.base_url())]).await;
+    c.wait_for("card 0.1.0").await;
+    c.key(KeyCode::Char('n'));
+    c.wait_for("Message → demo").await;
+    send(&c, "auth");
+    let screen = c.wait_for("Authorization requested").await;
+    assert!(
+        screen.contains("bearer: HTTP Bearer"),
+        "the card's schemes are shown:\n{screen}"
+    );
+    // Later first: the demo agent holds its execution (and the stream) for a moment in auth-required, and the
+    // SDK refuses a follow-up until it lets go; reopen the approval once the stream has closed.
+    c.key(KeyCode::Char('l'));
+    c.wait_until("the auth stream to close", |s| {
+        s.contains("⚿ auth-required") && !s.contains("auth-required live")
+    })
+    .await;
+    c.key(KeyCode::Esc);
+    c.key(KeyCode::Char('A'));
+    c.wait_for("Authorization requested").await;
+    // Approve with a pasted token: masked on screen, sent only on the follow-up request.
+    c.key(KeyCode::Char('p'));
+    let before = c.wait_for("Approve with a token").await;
+    c.type_text("demo-secret");
+    let masked = c.wait_for("•••••••••••").await;
+    // The agent's own message mentions the demo token; what the user typed must add no copy of it.
+    assert_eq!(
+        masked.matches("demo-secret").count(),
+        before.matches("demo-secret").count(),
+        "the typed token is never shown:\n{masked}"
+    );
+    c.key(KeyCode::Enter);
+    c.wait_for("✓ completed").await;
+
+    // A second auth request, denied: the task is canceled.
+    c.key(KeyCode::Esc);
+    c.key(KeyCode::Char('n'));
+    c.wait_for(" 2 demo").await;
+    send(&c, "auth");
+    c.wait_for("Authorization requested").await;
+    c.key(KeyCode::Char('d'));
+    c.wait_for("⊘ canceled").await;
+    c.quit().await;
+    demo.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn import_existing_tasks_onto_the_board() {
+    let demo = a2a_console::demo::spawn(0).await.unwrap();
+    // Tasks started elsewhere (here: by the CLI) are imported with ListTasks.
+    let out = common::cli(&["send", &demo.base_url(), "echo started elsewhere"]);
+    assert_eq!(out.code, 0, "{}", out.all());
+    let mut c = Console::start(&[("demo", &demo.base_url())]).await;
+    c.wait_for("card 0.1.0").await;
+    c.key(KeyCode::Char('I'));
+    let board = c.wait_for("imported").await;
+    assert!(board.contains("Board"), "{board}");
+    assert!(board.contains("✓ completed"), "{board}");
+    c.key(KeyCode::Enter);
+    c.wait_for("echo: started elsewhere").await;
+    c.quit().await;
+    demo.shutdown().await;
+}

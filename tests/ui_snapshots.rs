@@ -289,3 +289,57 @@ fn too_small_terminal_says_so() {
     let text = render(&app);
     assert!(text.contains("Terminal too small"), "{text}");
 }
+
+#[test]
+fn board_split_and_approval_modal() {
+    let mut app = app();
+    app.size = (120, 36);
+    for (i, state) in [
+        TaskState::Completed,
+        TaskState::Working,
+        TaskState::AuthRequired,
+        TaskState::InputRequired,
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let id = app.new_tab(0);
+        let t = app.tab_mut(id).unwrap();
+        t.record_user("find part 42", vec![]);
+        t.apply_event(&status(
+            &format!("task-000{i}"),
+            state,
+            Some("the agent's latest words"),
+        ));
+    }
+    app.view = View::Board;
+    app.focus = Focus::Main;
+    let text = render(&app);
+    let auth = text.find("auth-required").unwrap();
+    let input = text.find("input-required").unwrap();
+    let done = text.rfind("completed").unwrap();
+    assert!(
+        auth < input && input < done,
+        "what needs the user comes first:\n{text}"
+    );
+    insta::with_settings!({filters => vec![(r"\d{2}:\d{2}:\d{2}", "[time]"), (r" +\d+[smh]( ?\d+m)? ", " [age] ")]}, {
+        insta::assert_snapshot!("board", text);
+    });
+    app.view = View::Split;
+    snap("split", &app);
+    let auth_tab = app.tabs[2].id;
+    app.view = View::Tab(auth_tab);
+    app.overlay = Some(Overlay::Approval { tab: auth_tab });
+    let text = render(&app);
+    for needle in [
+        "Authorization requested",
+        "bearer: HTTP Bearer",
+        "p approve with a token",
+        "d deny",
+        "l later",
+        "remote · parts",
+    ] {
+        assert!(text.contains(needle), "{needle:?} missing:\n{text}");
+    }
+    snap("approval_modal", &app);
+}

@@ -1,5 +1,6 @@
 //! The console's state machine: state, messages in, effects out, and `update`. No network, no terminal.
 
+pub mod board;
 pub mod msg;
 pub mod state;
 pub mod task;

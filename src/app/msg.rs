@@ -41,6 +41,16 @@ pub enum Msg {
     Saved(Result<String, String>),
     /// Highlighted lines for a code block.
     Highlighted(crate::highlight::HighlightDone),
+    /// Tasks listed by an agent (ListTasks), to import into tabs.
+    Imported {
+        agent: usize,
+        result: Result<Vec<Task>, String>,
+    },
+    /// A task's current state (GetTask on demand).
+    Refreshed {
+        tab: TabId,
+        result: Result<Task, String>,
+    },
     /// Animation tick; only scheduled while something is live.
     Tick,
 }
@@ -96,6 +106,45 @@ pub enum Effect {
         lang: Option<String>,
         code: String,
     },
+    /// List the agent's tasks (ListTasks) to import them.
+    ImportTasks { agent: usize },
+    /// Fetch a task's state (GetTask).
+    RefreshTask {
+        tab: TabId,
+        agent: usize,
+        task_id: String,
+    },
+    /// Answer an auth-required task: a follow-up message sent with this credential (after the user approved).
+    Approve {
+        tab: TabId,
+        generation: u64,
+        agent: usize,
+        task_id: String,
+        context_id: Option<String>,
+        credential: ApprovalCredential,
+        stream: bool,
+    },
+    /// Re-attach to a task after a pause (back-off after a broken stream).
+    Resubscribe {
+        tab: TabId,
+        generation: u64,
+        agent: usize,
+        task_id: String,
+        delay_ms: u64,
+    },
+    /// Write a line to the audit log (credentials never included).
+    Audit { line: String },
+    /// Ring the terminal bell.
+    Bell,
     /// Leave the console.
     Quit,
+}
+
+/// Which credential the user chose to approve an auth-required request with.
+#[derive(Debug)]
+pub enum ApprovalCredential {
+    /// The agent's configured `[agents.auth]` credential.
+    Configured,
+    /// A bearer token the user pasted (never shown, never logged).
+    Pasted(crate::remote::auth::Secret),
 }

@@ -135,6 +135,19 @@ pub enum View {
     Card,
     Skills,
     Tab(TabId),
+    /// Every task across agents.
+    Board,
+    /// Up to four live tasks side by side.
+    Split,
+}
+
+/// The board's cursor and filters.
+#[derive(Debug, Clone, Default)]
+pub struct BoardState {
+    pub selected: usize,
+    pub agent_filter: Option<usize>,
+    pub state_filter: Option<crate::app::task::Badge>,
+    pub query: String,
 }
 
 /// What a one-line prompt is for.
@@ -143,6 +156,9 @@ pub enum PromptKind {
     AddAgent,
     AttachFile,
     SaveArtifact,
+    /// A token pasted to approve a tab's auth-required request.
+    ApprovalToken(TabId),
+    BoardSearch,
 }
 
 impl PromptKind {
@@ -151,6 +167,12 @@ impl PromptKind {
             PromptKind::AddAgent => "Add agent — base URL or card URL",
             PromptKind::AttachFile => "Attach file — path",
             PromptKind::SaveArtifact => "Save artifact — path",
+            PromptKind::ApprovalToken(_) => {
+                "Approve with a token — paste it (it is not shown or logged)"
+            }
+            PromptKind::BoardSearch => {
+                "Search tasks — text in agent, task id, context or last message"
+            }
         }
     }
 }
@@ -169,6 +191,10 @@ pub enum Overlay {
     },
     ConfirmRemoveAgent {
         agent: usize,
+    },
+    /// The auth-required approval: never answered automatically.
+    Approval {
+        tab: TabId,
     },
     Prompt {
         kind: PromptKind,
@@ -206,6 +232,9 @@ pub struct App {
     pub spinner: usize,
     /// Screen size, for layout decisions in `update` (mouse hit-testing).
     pub size: (u16, u16),
+    pub board: BoardState,
+    /// Ring the terminal bell when a task off screen needs the user or finishes.
+    pub bell: bool,
     next_tab: TabId,
 }
 
@@ -229,6 +258,8 @@ impl App {
             config_path: None,
             spinner: 0,
             size: (80, 24),
+            board: BoardState::default(),
+            bell: false,
             next_tab: 1,
         }
     }

@@ -211,6 +211,11 @@ pub struct TaskTab {
     pub flag_count: usize,
     /// Set when something happened while the tab was not on screen.
     pub attention: bool,
+    /// When the task entered its current state, and when anything last arrived.
+    pub state_since: DateTime<Local>,
+    pub last_update: DateTime<Local>,
+    /// Automatic re-attach attempts since the last event (back-off).
+    pub reattach_attempts: u32,
 }
 
 impl TaskTab {
@@ -236,6 +241,9 @@ impl TaskTab {
             input_rounds: 0,
             flag_count: 0,
             attention: false,
+            state_since: Local::now(),
+            last_update: Local::now(),
+            reattach_attempts: 0,
         }
     }
 
@@ -292,6 +300,10 @@ impl TaskTab {
 
     fn state_changed(&mut self, before: &TaskState) {
         let now = self.tracker.state.clone();
+        self.last_update = Local::now();
+        if &now != before {
+            self.state_since = Local::now();
+        }
         if &now != before
             || self
                 .transcript
@@ -341,6 +353,8 @@ impl TaskTab {
 
     /// Apply one stream event.
     pub fn apply_event(&mut self, event: &StreamResponse) {
+        self.last_update = Local::now();
+        self.reattach_attempts = 0;
         let before = self.tracker.state.clone();
         match self.tracker.apply(event) {
             Change::Rejected(why) => self.note(format!("ignored: {}", sanitize_line(&why).0), true),
@@ -472,6 +486,14 @@ impl TaskTab {
             self.tracker.state,
             TaskState::InputRequired | TaskState::AuthRequired
         )
+    }
+
+    /// The latest text the agent sent (for the board and search).
+    pub fn last_remote_text(&self) -> Option<&str> {
+        self.transcript.iter().rev().find_map(|e| match e {
+            Entry::Remote { text, .. } => Some(text.as_str()),
+            _ => None,
+        })
     }
 
     pub fn state_label(&self) -> &'static str {

@@ -7,7 +7,7 @@ use crossterm::event::{
 use ratatui::layout::{Position, Rect};
 use ratatui_textarea::TextArea;
 
-use super::msg::{Effect, Msg, StreamItem};
+use super::msg::{ApprovalCredential, Effect, Msg, StreamItem};
 use super::state::{AgentOrigin, App, Focus, Overlay, PromptKind, Reachability, View};
 use super::task::{Link, TabId};
 use crate::keymap::{Action, Context, Keymap};
@@ -45,8 +45,22 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
             generation,
             item,
         } => {
-            stream_item(app, tab, generation, item);
-            vec![]
+            let mut fx = stream_item(app, tab, generation, item);
+            fx.extend(lay_out_artifacts(app, tab));
+            fx
+        }
+        Msg::Imported { agent, result } => import_tasks(app, agent, result),
+        Msg::Refreshed { tab, result } => {
+            if let Some(t) = app.tab_mut(tab) {
+                match result {
+                    Ok(task) => {
+                        t.apply_task(&task);
+                        t.note("refreshed (GetTask)", false);
+                    }
+                    Err(e) => t.note(format!("refresh failed: {e}"), true),
+                }
+            }
+            lay_out_artifacts(app, tab)
         }
         Msg::Reply {
             tab,
@@ -65,7 +79,9 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
                 t.link = Link::Idle;
                 t.attention = !on_screen;
             }
-            lay_out_artifacts(app, tab)
+            let mut fx = lay_out_artifacts(app, tab);
+            fx.extend(follow_if_running(app, tab));
+            fx
         }
         Msg::Canceled { tab, result } => {
             if let Some(t) = app.tab_mut(tab) {
@@ -160,15 +176,44 @@ pub fn lay_out_artifacts(app: &mut App, tab: TabId) -> Vec<Effect> {
     effects
 }
 
-fn stream_item(app: &mut App, tab: TabId, generation: u64, item: StreamItem) {
-    let on_screen = app.active_tab().map(|t| t.id) == Some(tab);
+/// After a blocking reply that left the task running, follow it (SubscribeToTask, or polling).
+fn follow_if_running(app: &mut App, tab: TabId) -> Vec<Effect> {
     let Some(t) = app.tab_mut(tab) else {
-        return;
+        return vec![];
+    };
+    let running = t.tracker.phase() == Some(crate::remote::tracker::Phase::Active);
+    match (running, t.tracker.task_id.clone()) {
+        (true, Some(task_id)) => {
+            t.generation += 1;
+            t.link = Link::Connecting;
+            vec![Effect::Subscribe {
+                tab,
+                generation: t.generation,
+                agent: t.agent,
+                task_id,
+            }]
+        }
+        _ => vec![],
+    }
+}
+
+/// Longest pause between automatic re-attach attempts, and how many attempts before giving up.
+const MAX_REATTACH_DELAY_MS: u64 = 30_000;
+const MAX_REATTACH_ATTEMPTS: u32 = 6;
+
+fn stream_item(app: &mut App, tab: TabId, generation: u64, item: StreamItem) -> Vec<Effect> {
+    let on_screen = app.active_tab().map(|t| t.id) == Some(tab);
+    let overlay_free = app.overlay.is_none();
+    let bell = app.bell;
+    let Some(t) = app.tab_mut(tab) else {
+        return vec![];
     };
     if t.generation != generation {
         // A stream from an earlier request on this tab (cancelled or replaced): ignore it.
-        return;
+        return vec![];
     }
+    let mut fx = Vec::new();
+    let was_attention = t.attention;
     match item {
         StreamItem::Event(ev) => {
             if t.link == Link::Connecting {
@@ -180,17 +225,102 @@ fn stream_item(app: &mut App, tab: TabId, generation: u64, item: StreamItem) {
             if before != after && !on_screen && (t.waiting() || t.is_terminal()) {
                 t.attention = true;
             }
+            if before != after && after == super::task::Badge::AuthRequired {
+                t.note("the agent needs authorization: press A to review (approve, deny or later); nothing is sent without you", false);
+                if on_screen && overlay_free {
+                    app.overlay = Some(Overlay::Approval { tab });
+                }
+            }
         }
         StreamItem::Error(e) => t.note(e, true),
         StreamItem::End => {
             if t.link != Link::Idle || !t.is_terminal() {
                 t.stream_ended(None);
             }
+            // A stream that broke while the task runs: re-attach by itself, backing off.
+            if matches!(t.link, Link::Disconnected(_))
+                && t.reattach_attempts < MAX_REATTACH_ATTEMPTS
+            {
+                if let Some(task_id) = t.tracker.task_id.clone() {
+                    let delay_ms =
+                        (1000u64 << t.reattach_attempts.min(5)).min(MAX_REATTACH_DELAY_MS);
+                    t.reattach_attempts += 1;
+                    t.generation += 1;
+                    t.note(
+                        format!(
+                            "re-attaching in {} s (attempt {})",
+                            delay_ms / 1000,
+                            t.reattach_attempts
+                        ),
+                        false,
+                    );
+                    fx.push(Effect::Resubscribe {
+                        tab,
+                        generation: t.generation,
+                        agent: t.agent,
+                        task_id,
+                        delay_ms,
+                    });
+                }
+            }
             if !on_screen && (t.waiting() || t.is_terminal()) {
                 t.attention = true;
             }
         }
     }
+    let now_attention = app.tab(tab).is_some_and(|t| t.attention);
+    if bell && now_attention && !was_attention {
+        fx.push(Effect::Bell);
+    }
+    fx
+}
+
+/// Tasks an agent listed: open a tab for each one not already open; re-attach to those still running.
+fn import_tasks(
+    app: &mut App,
+    agent: usize,
+    result: Result<Vec<a2a::Task>, String>,
+) -> Vec<Effect> {
+    let tasks = match result {
+        Ok(t) => t,
+        Err(e) => {
+            app.set_status(format!("import failed: {e}"), true);
+            return vec![];
+        }
+    };
+    let mut fx = Vec::new();
+    let mut added = 0;
+    for task in tasks {
+        let open = app
+            .tabs
+            .iter()
+            .any(|t| t.agent == agent && t.tracker.task_id.as_deref() == Some(task.id.as_str()));
+        if open {
+            continue;
+        }
+        let id = app.new_tab(agent);
+        if let Some(t) = app.tab_mut(id) {
+            t.apply_task(&task);
+            t.note("imported with ListTasks", false);
+            if !t.is_terminal() && !t.waiting() {
+                t.generation += 1;
+                t.link = Link::Connecting;
+                fx.push(Effect::Subscribe {
+                    tab: id,
+                    generation: t.generation,
+                    agent,
+                    task_id: task.id.clone(),
+                });
+            }
+        }
+        fx.extend(lay_out_artifacts(app, id));
+        added += 1;
+    }
+    app.set_status(format!("imported {added} task(s)"), false);
+    if added > 0 {
+        app.view = View::Board;
+    }
+    fx
 }
 
 fn context(app: &App) -> Context {
@@ -232,6 +362,77 @@ pub fn run_action(app: &mut App, a: Action) -> Vec<Effect> {
                 query: String::new(),
                 selected: 0,
             });
+            vec![]
+        }
+        Action::Board => {
+            app.view = View::Board;
+            app.focus = Focus::Main;
+            vec![]
+        }
+        Action::Split => {
+            app.view = View::Split;
+            app.focus = Focus::Main;
+            vec![]
+        }
+        Action::ImportTasks => match app.selected() {
+            Some(a) if a.info().is_some() => {
+                app.set_status(format!("listing the tasks of {}…", a.name()), false);
+                vec![Effect::ImportTasks {
+                    agent: app.selected_agent,
+                }]
+            }
+            _ => {
+                app.set_status("the agent's card has not loaded", true);
+                vec![]
+            }
+        },
+        Action::BoardSearch => {
+            app.view = View::Board;
+            app.overlay = Some(Overlay::Prompt {
+                kind: PromptKind::BoardSearch,
+                input: Box::new(TextArea::from(vec![app.board.query.clone()])),
+            });
+            vec![]
+        }
+        Action::BoardFilterAgent => {
+            let options: Vec<usize> = (0..app.agents.len()).collect();
+            app.board.agent_filter = super::board::cycle(app.board.agent_filter, &options);
+            app.board.selected = 0;
+            app.view = View::Board;
+            vec![]
+        }
+        Action::BoardFilterState => {
+            use super::task::Badge;
+            let options = [
+                Badge::AuthRequired,
+                Badge::InputRequired,
+                Badge::Working,
+                Badge::Disconnected,
+                Badge::Completed,
+                Badge::Failed,
+                Badge::Canceled,
+                Badge::Rejected,
+            ];
+            app.board.state_filter = super::board::cycle(app.board.state_filter, &options);
+            app.board.selected = 0;
+            app.view = View::Board;
+            vec![]
+        }
+        Action::RefreshTask => match app.active_tab() {
+            Some(t) if t.tracker.task_id.is_some() => vec![Effect::RefreshTask {
+                tab: t.id,
+                agent: t.agent,
+                task_id: t.tracker.task_id.clone().unwrap_or_default(),
+            }],
+            _ => vec![],
+        },
+        Action::Approve => {
+            match app.active_tab() {
+                Some(t) if t.tracker.state == a2a::TaskState::AuthRequired => {
+                    app.overlay = Some(Overlay::Approval { tab: t.id });
+                }
+                _ => app.set_status("this task is not waiting for authorization", true),
+            }
             vec![]
         }
         Action::FocusNext => {
@@ -462,6 +663,17 @@ pub fn open_tab(app: &mut App, text: Option<&str>) -> Option<TabId> {
 }
 
 fn use_example(app: &mut App) -> Vec<Effect> {
+    if matches!(app.view, View::Board | View::Split) {
+        let rows = if app.view == View::Board {
+            super::board::rows(app)
+        } else {
+            super::board::split_tabs(app)
+        };
+        if let Some(id) = rows.get(app.board.selected).copied() {
+            show_tab(app, id);
+        }
+        return vec![];
+    }
     if app.view != View::Skills {
         if app.focus == Focus::Agents {
             app.view = View::Card;
@@ -519,6 +731,15 @@ fn scroll(app: &mut App, a: Action) {
         }
         (_, View::Card) => {
             app.card_scroll = step(app.card_scroll, a, page, usize::MAX / 2);
+        }
+        (_, View::Board | View::Split) => {
+            let n = if app.view == View::Board {
+                super::board::rows(app).len()
+            } else {
+                super::board::split_tabs(app).len()
+            };
+            let max = n.saturating_sub(1);
+            app.board.selected = step(app.board.selected, a, page, max).min(max);
         }
         (_, View::Tab(_)) => {
             let Some(t) = app.active_tab_mut() else {
@@ -821,6 +1042,7 @@ fn overlay_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
             }
             _ => vec![],
         },
+        Overlay::Approval { tab } => approval_key(app, tab, k),
         Overlay::ConfirmRemoveAgent { agent } => match k.code {
             KeyCode::Char('y') | KeyCode::Char('Y') | KeyCode::Enter => remove_agent(app, agent),
             _ => vec![],
@@ -882,6 +1104,18 @@ fn prompt_done(app: &mut App, kind: PromptKind, value: String) -> Vec<Effect> {
                 Effect::AddAgentToConfig { url: value },
             ]
         }
+        PromptKind::ApprovalToken(tab) => approve(
+            app,
+            tab,
+            ApprovalCredential::Pasted(crate::remote::auth::Secret::new(value)),
+            "pasted token",
+        ),
+        PromptKind::BoardSearch => {
+            app.board.query = value;
+            app.board.selected = 0;
+            app.view = View::Board;
+            vec![]
+        }
         PromptKind::AttachFile => {
             let path = std::path::PathBuf::from(&value);
             if let Some(t) = app.active_tab_mut() {
@@ -915,6 +1149,123 @@ fn prompt_done(app: &mut App, kind: PromptKind, value: String) -> Vec<Effect> {
             }
         }
     }
+}
+
+/// The approval modal's choices. Every decision is written to the audit log with task and context ids.
+fn approval_key(app: &mut App, tab: TabId, k: KeyEvent) -> Vec<Effect> {
+    let Some(t) = app.tab(tab) else {
+        return vec![];
+    };
+    let ids = format!(
+        "agent={:?} task={:?} context={:?}",
+        t.agent_name,
+        t.tracker.task_id.as_deref().unwrap_or(""),
+        t.tracker.context_id.as_deref().unwrap_or("")
+    );
+    let has_configured = app
+        .agents
+        .get(t.agent)
+        .is_some_and(|a| a.target.auth.is_some());
+    match k.code {
+        KeyCode::Char('a') if has_configured => approve(
+            app,
+            tab,
+            ApprovalCredential::Configured,
+            "configured credential",
+        ),
+        KeyCode::Char('a') => {
+            app.overlay = Some(Overlay::Approval { tab });
+            app.set_status(
+                "no credential is configured for this agent: press p to paste a token",
+                true,
+            );
+            vec![]
+        }
+        KeyCode::Char('p') => {
+            app.overlay = Some(Overlay::Prompt {
+                kind: PromptKind::ApprovalToken(tab),
+                input: Box::new(masked_input()),
+            });
+            vec![]
+        }
+        KeyCode::Char('d') => {
+            let task_id = t.tracker.task_id.clone().unwrap_or_default();
+            let agent = t.agent;
+            if let Some(t) = app.tab_mut(tab) {
+                t.note("authorization denied by you; canceling the task", false);
+            }
+            vec![
+                Effect::Audit {
+                    line: format!("decision=deny {ids}"),
+                },
+                Effect::Cancel {
+                    tab,
+                    agent,
+                    task_id,
+                },
+            ]
+        }
+        KeyCode::Char('l') | KeyCode::Esc => {
+            if let Some(t) = app.tab_mut(tab) {
+                t.note(
+                    "authorization left for later; the task keeps waiting (A to review)",
+                    false,
+                );
+            }
+            vec![Effect::Audit {
+                line: format!("decision=later {ids}"),
+            }]
+        }
+        _ => {
+            app.overlay = Some(Overlay::Approval { tab });
+            vec![]
+        }
+    }
+}
+
+fn masked_input() -> TextArea<'static> {
+    let mut input = TextArea::default();
+    input.set_mask_char('•');
+    input
+}
+
+/// Send the approval: a follow-up message on the task, carrying the chosen credential for that request.
+fn approve(app: &mut App, tab: TabId, credential: ApprovalCredential, source: &str) -> Vec<Effect> {
+    let streaming = app
+        .tab(tab)
+        .and_then(|t| app.agents.get(t.agent))
+        .and_then(|a| a.info())
+        .is_some_and(|i| i.card.card.capabilities.streaming == Some(true));
+    let Some(t) = app.tab_mut(tab) else {
+        return vec![];
+    };
+    let Some(task_id) = t.tracker.task_id.clone() else {
+        return vec![];
+    };
+    let ids = format!(
+        "agent={:?} task={:?} context={:?}",
+        t.agent_name,
+        task_id,
+        t.tracker.context_id.as_deref().unwrap_or("")
+    );
+    t.tracker.resuming = true;
+    t.generation += 1;
+    t.link = Link::Connecting;
+    t.record_user(&format!("(approved with the {source})"), vec![]);
+    vec![
+        Effect::Audit {
+            line: format!("decision=approve credential={source:?} {ids}"),
+        },
+        Effect::Approve {
+            tab,
+            generation: t.generation,
+            agent: t.agent,
+            task_id,
+            context_id: t.tracker.context_id.clone(),
+            credential,
+            stream: streaming,
+        },
+    ]
 }
 
 fn remove_agent(app: &mut App, agent: usize) -> Vec<Effect> {

@@ -337,7 +337,12 @@ fn mouse_click_selects_tab_and_wheel_scrolls() {
     key(&mut app, KeyCode::Char('n'));
     app.view = View::Card;
     // The tab bar is row 0: " Card " " Skills " then the tab.
-    let x = (" Card ".len() + 1 + " Skills ".len() + 1 + 2) as u16;
+    let before: usize = crate::layout::tab_items(&app)
+        .iter()
+        .take(4)
+        .map(|(_, t)| unicode_width::UnicodeWidthStr::width(t.as_str()) + 1)
+        .sum();
+    let x = (before + 2) as u16;
     update(
         &mut app,
         Msg::Input(Event::Mouse(MouseEvent {
@@ -361,4 +366,231 @@ fn mouse_click_selects_tab_and_wheel_scrolls() {
         app.active_tab().unwrap().scroll.is_some(),
         "scrolling up leaves follow mode"
     );
+}
+
+#[test]
+fn auth_required_opens_the_approval_and_nothing_is_sent_without_a_choice() {
+    let mut app = app();
+    key(&mut app, KeyCode::Char('n'));
+    keys(&mut app, "auth");
+    key(&mut app, KeyCode::Enter);
+    let id = app.active_tab().unwrap().id;
+    let fx = update(
+        &mut app,
+        Msg::Stream {
+            tab: id,
+            generation: 1,
+            item: StreamItem::Event(Box::new(ev(TaskState::AuthRequired, "t7"))),
+        },
+    );
+    assert!(
+        fx.iter()
+            .all(|e| !matches!(e, Effect::Send { .. } | Effect::Approve { .. })),
+        "never approved automatically: {fx:?}"
+    );
+    assert!(matches!(app.overlay, Some(Overlay::Approval { .. })));
+    // No credential configured: `a` explains, `p` asks for a token, Enter approves with it.
+    assert!(key(&mut app, KeyCode::Char('a')).is_empty());
+    key(&mut app, KeyCode::Char('p'));
+    keys(&mut app, "s3cret");
+    let fx = key(&mut app, KeyCode::Enter);
+    assert!(
+        matches!(fx.first(), Some(Effect::Audit { line }) if line.contains("decision=approve") && line.contains("t7") && !line.contains("s3cret")),
+        "{fx:?}"
+    );
+    assert!(
+        matches!(fx.get(1), Some(Effect::Approve { task_id, credential: ApprovalCredential::Pasted(_), .. }) if task_id == "t7"),
+        "{fx:?}"
+    );
+}
+
+#[test]
+fn approval_deny_cancels_and_later_keeps_waiting() {
+    let mut app = app();
+    key(&mut app, KeyCode::Char('n'));
+    keys(&mut app, "auth");
+    key(&mut app, KeyCode::Enter);
+    let id = app.active_tab().unwrap().id;
+    update(
+        &mut app,
+        Msg::Stream {
+            tab: id,
+            generation: 1,
+            item: StreamItem::Event(Box::new(ev(TaskState::AuthRequired, "t8"))),
+        },
+    );
+    let fx = key(&mut app, KeyCode::Char('l'));
+    assert!(matches!(fx.as_slice(), [Effect::Audit { line }] if line.contains("decision=later")));
+    assert!(app.overlay.is_none());
+    key(&mut app, KeyCode::Esc);
+    key(&mut app, KeyCode::Char('A'));
+    assert!(matches!(app.overlay, Some(Overlay::Approval { .. })));
+    let fx = key(&mut app, KeyCode::Char('d'));
+    assert!(
+        matches!(fx.as_slice(), [Effect::Audit { line }, Effect::Cancel { task_id, .. }] if line.contains("decision=deny") && task_id == "t8"),
+        "{fx:?}"
+    );
+}
+
+#[test]
+fn a_broken_stream_reattaches_with_back_off() {
+    let mut app = app();
+    key(&mut app, KeyCode::Char('n'));
+    keys(&mut app, "slow");
+    key(&mut app, KeyCode::Enter);
+    let id = app.active_tab().unwrap().id;
+    update(
+        &mut app,
+        Msg::Stream {
+            tab: id,
+            generation: 1,
+            item: StreamItem::Event(Box::new(ev(TaskState::Working, "t1"))),
+        },
+    );
+    let fx = update(
+        &mut app,
+        Msg::Stream {
+            tab: id,
+            generation: 1,
+            item: StreamItem::End,
+        },
+    );
+    let [
+        Effect::Resubscribe {
+            delay_ms: first,
+            generation: g,
+            ..
+        },
+    ] = fx.as_slice()
+    else {
+        panic!("{fx:?}")
+    };
+    assert_eq!(*first, 1000);
+    let fx = update(
+        &mut app,
+        Msg::Stream {
+            tab: id,
+            generation: *g,
+            item: StreamItem::End,
+        },
+    );
+    let [
+        Effect::Resubscribe {
+            delay_ms: second, ..
+        },
+    ] = fx.as_slice()
+    else {
+        panic!("{fx:?}")
+    };
+    assert_eq!(*second, 2000, "backs off");
+    assert!(matches!(
+        app.active_tab().unwrap().link,
+        Link::Disconnected(_)
+    ));
+}
+
+#[test]
+fn board_sorts_what_needs_the_user_first_and_filters() {
+    let mut app = app();
+    for (i, state) in [
+        TaskState::Completed,
+        TaskState::Working,
+        TaskState::AuthRequired,
+        TaskState::InputRequired,
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let id = app.new_tab(0);
+        let t = app.tab_mut(id).unwrap();
+        t.apply_event(&ev(state, &format!("task-{i}")));
+    }
+    key(&mut app, KeyCode::Char('b'));
+    assert_eq!(app.view, View::Board);
+    let order: Vec<TaskState> = crate::app::board::rows(&app)
+        .iter()
+        .map(|id| app.tab(*id).unwrap().tracker.state.clone())
+        .collect();
+    assert_eq!(
+        order,
+        vec![
+            TaskState::AuthRequired,
+            TaskState::InputRequired,
+            TaskState::Working,
+            TaskState::Completed
+        ]
+    );
+    key(&mut app, KeyCode::Char('t'));
+    assert_eq!(
+        crate::app::board::rows(&app).len(),
+        1,
+        "state filter: auth-required only"
+    );
+    key(&mut app, KeyCode::Char('/'));
+    keys(&mut app, "task-3");
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(app.board.query, "task-3");
+    assert_eq!(
+        crate::app::board::rows(&app).len(),
+        0,
+        "auth-required AND text task-3"
+    );
+    key(&mut app, KeyCode::Char('t'));
+    for _ in 0..8 {
+        if app.board.state_filter.is_none() {
+            break;
+        }
+        key(&mut app, KeyCode::Char('t'));
+    }
+    assert_eq!(crate::app::board::rows(&app).len(), 1);
+    key(&mut app, KeyCode::Enter);
+    assert!(
+        matches!(app.view, View::Tab(_)),
+        "Enter opens the task's tab"
+    );
+    assert_eq!(
+        app.active_tab().unwrap().tracker.task_id.as_deref(),
+        Some("task-3")
+    );
+}
+
+#[test]
+fn imported_tasks_open_tabs_and_running_ones_are_reattached() {
+    let mut app = app();
+    let task = |id: &str, state: TaskState| Task {
+        id: id.into(),
+        context_id: "c".into(),
+        status: TaskStatus {
+            state,
+            message: None,
+            timestamp: None,
+        },
+        artifacts: None,
+        history: None,
+        metadata: None,
+    };
+    let fx = update(
+        &mut app,
+        Msg::Imported {
+            agent: 0,
+            result: Ok(vec![
+                task("a", TaskState::Working),
+                task("b", TaskState::Completed),
+            ]),
+        },
+    );
+    assert_eq!(app.tabs.len(), 2);
+    assert!(
+        matches!(fx.as_slice(), [Effect::Subscribe { task_id, .. }] if task_id == "a"),
+        "{fx:?}"
+    );
+    // Importing again does not duplicate.
+    update(
+        &mut app,
+        Msg::Imported {
+            agent: 0,
+            result: Ok(vec![task("a", TaskState::Working)]),
+        },
+    );
+    assert_eq!(app.tabs.len(), 2);
 }

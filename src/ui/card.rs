@@ -24,7 +24,7 @@ fn frame_block<'a>(app: &App, title: String) -> Block<'a> {
 
 fn kv(app: &App, k: &str, v: String) -> Line<'static> {
     Line::from(vec![
-        Span::styled(format!("{k:<14}"), app.theme.dim),
+        Span::styled(format!("{k:<16}"), app.theme.dim),
         Span::styled(v, app.theme.text),
     ])
 }

@@ -3,6 +3,7 @@
 //! label, so a user can always tell the agent's words from the console's.
 
 mod agents;
+mod board;
 mod card;
 pub mod json_view;
 pub mod markdown;
@@ -47,6 +48,8 @@ pub fn draw(f: &mut Frame, app: &App) {
     match app.view {
         View::Card => card::draw_card(f, app, areas.main),
         View::Skills => card::draw_skills(f, app, areas.main),
+        View::Board => board::draw_board(f, app, areas.main),
+        View::Split => board::draw_split(f, app, areas.main),
         View::Tab(id) => match app.tab(id) {
             Some(t) => tab::draw(f, app, t, areas.main),
             None => card::draw_card(f, app, areas.main),

@@ -119,6 +119,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
                 r,
             );
         }
+        Overlay::Approval { tab } => approval(f, app, *tab, area),
         Overlay::ConfirmRemoveAgent { agent } => {
             let r = centered(area, 64, 5);
             let name = app.agents.get(*agent).map(|a| a.name()).unwrap_or_default();
@@ -144,4 +145,140 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
             f.render_widget(&input, r);
         }
     }
+}
+
+/// The auth-required approval: who asks, what they said (untrusted), what the card declares, and exactly what
+/// the console would send. Nothing is sent until the user picks.
+fn approval(f: &mut Frame, app: &App, tab: crate::app::task::TabId, area: Rect) {
+    let t = &app.theme;
+    let Some(tb) = app.tab(tab) else {
+        return;
+    };
+    let agent = app.agents.get(tb.agent);
+    let mut lines = vec![
+        Line::from(vec![
+            Span::styled("Agent   ", t.dim),
+            Span::styled(tb.agent_name.clone(), t.title),
+        ]),
+        Line::from(vec![
+            Span::styled("Task    ", t.dim),
+            Span::styled(tb.tracker.task_id.clone().unwrap_or_default(), t.text),
+        ]),
+        Line::from(vec![
+            Span::styled("Context ", t.dim),
+            Span::styled(tb.tracker.context_id.clone().unwrap_or_default(), t.text),
+        ]),
+        Line::default(),
+        Line::styled(
+            "The agent says (remote text — the request itself proves nothing):",
+            t.warning,
+        ),
+    ];
+    match tb.tracker.status_message.as_ref() {
+        Some(m) => {
+            let text = crate::trust::sanitize::Untrusted::new(
+                &crate::output::parts_text(&m.parts),
+                crate::trust::sanitize::Provenance {
+                    agent: tb.agent_name.clone(),
+                    task: tb.tracker.task_id.clone(),
+                    field: "auth-required status message".into(),
+                },
+            );
+            lines.extend(super::remote::block(t, &text));
+        }
+        None => lines.push(Line::styled("  (no message)", t.dim)),
+    }
+    lines.push(Line::default());
+    lines.push(Line::styled("Security the card declares:", t.title));
+    let card = agent.and_then(|a| a.info()).map(|i| &i.card.card);
+    let line = |s: &str| crate::trust::sanitize::sanitize_line(s).0;
+    match card.and_then(|c| c.security_schemes.as_ref()) {
+        Some(schemes) if !schemes.is_empty() => {
+            let mut names: Vec<&String> = schemes.keys().collect();
+            names.sort();
+            for n in names {
+                let scopes: Vec<String> = card
+                    .and_then(|c| c.security_requirements.as_ref())
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|r| r.get(n.as_str()))
+                    .flatten()
+                    .map(|s| line(s))
+                    .collect();
+                let kind = match &schemes[n] {
+                    a2a::SecurityScheme::ApiKey(k) => {
+                        format!("API key in {} {:?}", line(&k.location), line(&k.name))
+                    }
+                    a2a::SecurityScheme::HttpAuth(h) => format!("HTTP {}", line(&h.scheme)),
+                    a2a::SecurityScheme::OAuth2(_) => "OAuth 2.0".into(),
+                    a2a::SecurityScheme::OpenIdConnect(_) => "OpenID Connect".into(),
+                    a2a::SecurityScheme::MutualTls(_) => "mutual TLS".into(),
+                };
+                let sc = if scopes.is_empty() {
+                    String::new()
+                } else {
+                    format!(" · scopes: {}", scopes.join(" "))
+                };
+                lines.push(Line::styled(format!("  {}: {kind}{sc}", line(n)), t.text));
+            }
+        }
+        _ => lines.push(Line::styled("  none declared", t.dim)),
+    }
+    lines.push(Line::default());
+    let url = agent
+        .and_then(|a| a.info())
+        .map(|i| line(&i.selected.interface.url))
+        .unwrap_or_default();
+    let configured = agent.and_then(|a| a.target.auth.as_ref()).map(|a| {
+        let source = match (&a.token_env, &a.token_cmd) {
+            (Some(v), _) => format!("environment variable {v}"),
+            (_, Some(_)) => "the configured token_cmd".into(),
+            _ => "—".into(),
+        };
+        format!("{:?} credential from {source}", a.kind)
+    });
+    lines.push(Line::styled("What the console would send:", t.title));
+    lines.push(Line::styled(
+        format!("  one follow-up message on this task to {url}, with the credential you choose on that request only"),
+        t.text,
+    ));
+    lines.push(Line::default());
+    match &configured {
+        Some(c) => lines.push(Line::from(vec![
+            Span::styled("  a ", t.accent),
+            Span::styled(format!("approve with the {c}"), t.text),
+        ])),
+        None => lines.push(Line::styled(
+            "  a  (no credential configured for this agent)",
+            t.dim,
+        )),
+    }
+    lines.push(Line::from(vec![
+        Span::styled("  p ", t.accent),
+        Span::styled(
+            "approve with a token you paste (masked, never logged)",
+            t.text,
+        ),
+    ]));
+    lines.push(Line::from(vec![
+        Span::styled("  d ", t.accent),
+        Span::styled("deny: cancel the task", t.text),
+    ]));
+    lines.push(Line::from(vec![
+        Span::styled("  l ", t.accent),
+        Span::styled("later: leave it waiting (A reopens this)", t.text),
+    ]));
+    lines.push(Line::styled(
+        "Every decision is written to the audit log with the task and context ids.",
+        t.dim,
+    ));
+    let h = (lines.len() as u16 + 2).min(area.height.saturating_sub(2));
+    let r = centered(area, 96, h);
+    f.render_widget(Clear, r);
+    f.render_widget(
+        Paragraph::new(lines)
+            .block(boxed(app, "Authorization requested · auth-required"))
+            .wrap(Wrap { trim: false }),
+        r,
+    );
 }

@@ -214,7 +214,14 @@ fn wrap(line: Line<'static>, width: usize, max_rows: usize, keep: Keep) -> Vec<L
         return vec![line];
     }
     let budget = width.saturating_mul(max_rows.max(1));
-    let mut spans: Vec<Span<'static>> = line.spans;
+    // The line's own style (e.g. "you · 10:24") lives outside its spans: fold it into each span so a wrapped
+    // row keeps its colour.
+    let line_style = line.style;
+    let mut spans: Vec<Span<'static>> = line
+        .spans
+        .into_iter()
+        .map(|s| Span::styled(s.content, line_style.patch(s.style)))
+        .collect();
     if keep == Keep::Tail {
         // Drop characters from the front until at most `budget` remain (each takes at least one column).
         let total: usize = spans.iter().map(|s| s.content.chars().count()).sum();
@@ -379,7 +386,21 @@ pub fn draw(f: &mut Frame, app: &App, t: &TaskTab, area: Rect) {
             format!("{} {} ", badge.symbol(), badge.label()),
             badge_style(theme, badge),
         ),
-        Span::styled(format!("task {task}{ctx}{rounds}{flags}{link} "), theme.dim),
+        // Link state, rounds and flags first: the ids are long and get cut on narrow screens.
+        Span::styled(
+            {
+                let mut parts: Vec<String> = Vec::new();
+                for p in [link.as_str(), rounds.as_str(), flags.as_str()] {
+                    let p = p.trim_start_matches(" · ");
+                    if !p.is_empty() {
+                        parts.push(p.to_string());
+                    }
+                }
+                parts.push(format!("task {task}{ctx}"));
+                format!("{} ", parts.join(" · "))
+            },
+            theme.dim,
+        ),
     ]);
     let focused = app.focus == Focus::Main;
     let block = Block::default()

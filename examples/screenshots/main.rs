@@ -1,0 +1,541 @@
+//! Regenerates the README screenshots (`screenshots/*.png`) from real console frames, so they cannot drift from
+//! what the console draws. Each scene runs the real runtime headlessly on a recording `TestBackend` against the
+//! embedded demo agent (keys injected, waits on what the screen shows, never fixed sleeps), masks what changes
+//! between runs (task / context ids, the port, clock times), turns the frame into SVG (a monospace grid, one text
+//! run per style) and rasterises it with resvg and DejaVu Sans Mono.
+//!
+//! ```sh
+//! cargo run --example screenshots                  # write every scene to screenshots/<name>.png
+//! cargo run --example screenshots -- hostile       # only the scenes named
+//! cargo run --example screenshots -- --check       # exit 1 listing the PNGs that no longer match
+//! cargo run --example screenshots -- --svg /tmp/s  # also write each scene's SVG and masked text there
+//! ```
+//!
+//! `screenshots/generate.sh` wraps it. `mask.rs` makes the frames reproducible, `render.rs` draws them.
+
+mod mask;
+mod render;
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use a2a_console::app::state::{AgentOrigin, App};
+use a2a_console::demo::DemoAgent;
+use a2a_console::keymap::Keymap;
+use a2a_console::remote::agent::AgentTarget;
+use a2a_console::runtime::{Runtime, buffer_text};
+use a2a_console::theme::Theme;
+use anyhow::{Context, Result, bail};
+use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
+use ratatui::Terminal;
+use ratatui::backend::{Backend, ClearType, TestBackend, WindowSize};
+use ratatui::buffer::{Buffer, Cell};
+use ratatui::layout::{Position, Size};
+use tokio::sync::mpsc;
+
+/// Terminal size of every scene, in cells.
+const COLS: u16 = 120;
+const ROWS: u16 = 36;
+
+/// How long one wait on the screen may take, and how often a scene that raced past its frame is retried.
+const WAIT: Duration = Duration::from_secs(45);
+const ATTEMPTS: u32 = 4;
+
+const SCENES: &[(&str, &str)] = &[
+    ("agent-card", "the agent list and the demo agent's card"),
+    ("skills", "the skills browser"),
+    ("streaming", "a task tab while `stream 200` is arriving"),
+    (
+        "code-artifact",
+        "the `code` scenario: markdown with a highlighted Rust block",
+    ),
+    (
+        "hostile",
+        "the `hostile` scenario: sanitised text, flags and provenance",
+    ),
+];
+
+fn main() -> ExitCode {
+    match run() {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("screenshots: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+struct Args {
+    check: bool,
+    svg_dir: Option<PathBuf>,
+    scenes: Vec<&'static str>,
+}
+
+fn parse_args() -> Result<Args> {
+    let mut args = Args {
+        check: false,
+        svg_dir: None,
+        scenes: Vec::new(),
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--check" => args.check = true,
+            "--svg" => args.svg_dir = Some(it.next().context("--svg needs a directory")?.into()),
+            "-h" | "--help" => {
+                println!("usage: screenshots [--check] [--svg DIR] [SCENE...]\nscenes:");
+                for (name, what) in SCENES {
+                    println!("  {name:<14} {what}");
+                }
+                std::process::exit(0);
+            }
+            name => match SCENES.iter().find(|(n, _)| *n == name) {
+                Some((n, _)) => args.scenes.push(n),
+                None => bail!("unknown scene or option {name:?} (--help lists the scenes)"),
+            },
+        }
+    }
+    if args.scenes.is_empty() {
+        args.scenes = SCENES.iter().map(|(n, _)| *n).collect();
+    }
+    Ok(args)
+}
+
+fn run() -> Result<ExitCode> {
+    let args = parse_args()?;
+    let renderer = render::Renderer::new()?;
+    let out_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("screenshots");
+    if let Some(d) = &args.svg_dir {
+        std::fs::create_dir_all(d).with_context(|| format!("cannot create {}", d.display()))?;
+    }
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .context("cannot start the tokio runtime")?;
+    let mut stale = Vec::new();
+    for name in &args.scenes {
+        let frame = rt.block_on(shoot(name))?;
+        let (svg, notes) = renderer.svg(&frame);
+        for note in notes {
+            eprintln!("  {name}: {note}");
+        }
+        let png = renderer
+            .png(&svg)
+            .with_context(|| format!("{name}: rasterising"))?;
+        if let Some(d) = &args.svg_dir {
+            std::fs::write(d.join(format!("{name}.svg")), &svg)?;
+            std::fs::write(d.join(format!("{name}.txt")), buffer_text(&frame))?;
+        }
+        let path = out_dir.join(format!("{name}.png"));
+        let old = std::fs::read(&path).ok();
+        let fresh = old
+            .as_deref()
+            .is_some_and(|old| render::same_picture(old, &png));
+        if args.check {
+            let verdict = match (&old, fresh) {
+                (None, _) => "missing",
+                (Some(_), false) => "STALE",
+                (Some(_), true) => "ok",
+            };
+            println!("{verdict:>7}  screenshots/{name}.png");
+            if !fresh {
+                stale.push(*name);
+            }
+        } else if fresh {
+            println!("unchanged  screenshots/{name}.png");
+        } else {
+            std::fs::create_dir_all(&out_dir)?;
+            std::fs::write(&path, &png)
+                .with_context(|| format!("cannot write {}", path.display()))?;
+            println!(
+                "    wrote  screenshots/{name}.png ({} KB)",
+                png.len() / 1024
+            );
+        }
+    }
+    if !stale.is_empty() {
+        eprintln!(
+            "stale screenshots: {}; regenerate with screenshots/generate.sh",
+            stale.join(", ")
+        );
+        return Ok(ExitCode::from(1));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Scenes: the real runtime against the demo agent
+
+/// A scene raced past the frame it wanted (two updates landed in one frame); the whole scene is run again.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+struct Missed(String);
+
+async fn shoot(scene: &str) -> Result<Buffer> {
+    let mut attempt = 1;
+    loop {
+        match shoot_once(scene).await {
+            Ok(frame) => return Ok(frame),
+            Err(e) if attempt < ATTEMPTS && e.downcast_ref::<Missed>().is_some() => {
+                eprintln!("  {scene}: {e}; running the scene again");
+                attempt += 1;
+            }
+            Err(e) => return Err(e.context(format!("scene {scene}"))),
+        }
+    }
+}
+
+async fn shoot_once(scene: &str) -> Result<Buffer> {
+    let mut c = Console::start().await?;
+    let card = c
+        .wait("the card", |_, s| s.contains("card 0.1.0").into())
+        .await?;
+    let result = match scene {
+        "agent-card" => Ok(card),
+        "skills" => {
+            c.key(KeyCode::Char('s'));
+            c.wait("the skills browser", |_, s| {
+                s.contains("Skills · demo").into()
+            })
+            .await?;
+            // Down to the streaming skill's `stream 200`: the example the streaming scene sends.
+            c.key(KeyCode::Char('j'));
+            c.key(KeyCode::Char('j'));
+            c.wait("`stream 200` selected", |_, s| {
+                s.contains("▶ stream 200").into()
+            })
+            .await
+        }
+        "streaming" => streaming(&mut c).await,
+        "code-artifact" => code_artifact(&mut c).await,
+        "hostile" => hostile(&mut c).await,
+        other => bail!("no scene {other}"),
+    };
+    let (mut app, port) = c.finish().await?;
+    let mut frame = result?;
+    if scene == "code-artifact" {
+        frame = lay_out_code(&mut app).await?;
+    }
+    mask::mask(&mut frame, &app, port);
+    Ok(frame)
+}
+
+/// Open a task tab on the demo agent and send `text`.
+async fn send(c: &mut Console, text: &str) -> Result<()> {
+    c.key(KeyCode::Char('n'));
+    c.wait("the compose box", |_, s| {
+        s.contains("Message → demo").into()
+    })
+    .await?;
+    c.type_text(text);
+    c.key(KeyCode::Enter);
+    Ok(())
+}
+
+/// The chunk count in the artifact header ("· 40 chunk(s) ·").
+fn chunks_shown(screen: &str) -> Option<u32> {
+    let head = screen.split(" chunk(s)").next()?;
+    if head.len() == screen.len() {
+        return None;
+    }
+    let digits: String = head
+        .chars()
+        .rev()
+        .take_while(char::is_ascii_digit)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect();
+    digits.parse().ok()
+}
+
+async fn streaming(c: &mut Console) -> Result<Buffer> {
+    // The frame with exactly this many chunks. Chunks come every 30 ms and frames at most every 16 ms, so nearly
+    // always every count gets a frame; when two chunks share one, the scene runs again.
+    const CHUNKS: u32 = 40;
+    send(c, "stream 200").await?;
+    c.wait("the stream to start", |_, s| s.contains("◐ working").into())
+        .await?;
+    // Leave the compose box and pin the view to the top, where the artifact header counts the chunks (following
+    // the end would scroll it away, and the count is what makes the frame reproducible).
+    c.key(KeyCode::Esc);
+    c.key(KeyCode::Char('g'));
+    c.wait(
+        &format!("chunk {CHUNKS} on screen"),
+        |_, s| match chunks_shown(s) {
+            Some(n) if n == CHUNKS && s.contains("◐ working") && body_starts(s, "you · ") => {
+                Verdict::Take
+            }
+            Some(n) if n > CHUNKS => Verdict::Missed(format!(
+                "frames went from fewer than {CHUNKS} chunks to {n}"
+            )),
+            _ => Verdict::Wait,
+        },
+    )
+    .await
+}
+
+async fn code_artifact(c: &mut Console) -> Result<Buffer> {
+    send(c, "code").await?;
+    let done = c
+        .wait("the code task completed", |_, s| {
+            s.contains("✓ completed").into()
+        })
+        .await?;
+    // Leave the compose box; the picture itself is drawn from the final app by `lay_out_code`.
+    c.key(KeyCode::Esc);
+    Ok(done)
+}
+
+/// Draws the code scene from the app the real run left behind. The console lays out markdown and asks for
+/// highlighting only when a blocking `SendMessage` replies (`update.rs`, `Msg::Reply` → `lay_out_artifacts`),
+/// not when a stream ends, and it streams to every agent whose card says it can (the demo agent does); so this
+/// does that step itself, with the library's own functions and highlighting worker, then scrolls to the
+/// markdown artifact with the real actions and draws with the real `ui::draw`. The picture is the same whether
+/// or not the console had laid the artifact out already, because the layout is redone from the artifact text
+/// either way.
+async fn lay_out_code(app: &mut App) -> Result<Buffer> {
+    use a2a_console::app::msg::{Effect, Msg};
+    use a2a_console::app::update::{lay_out_artifacts, run_action, update};
+    use a2a_console::keymap::Action;
+    let tab = app.tabs.first().context("the code scene opened no tab")?.id;
+    let t = app.tab_mut(tab).context("no tab")?;
+    if t.artifacts.iter().all(|a| a.rendered.is_none()) {
+        eprintln!(
+            "  code-artifact: the console did not lay out the streamed artifacts; laying them out here"
+        );
+    }
+    for a in t.artifacts.iter_mut() {
+        a.rendered = None;
+    }
+    let (done_tx, mut done_rx) = mpsc::unbounded_channel();
+    let highlighter = a2a_console::highlight::Highlighter::spawn(done_tx, "dark");
+    let mut asked = 0;
+    for effect in lay_out_artifacts(app, tab) {
+        if let Effect::Highlight { key, lang, code } = effect {
+            highlighter.request(key, lang.as_deref(), code);
+            asked += 1;
+        }
+    }
+    if asked == 0 {
+        bail!("the code artifact has no code block to highlight");
+    }
+    for _ in 0..asked {
+        let done = tokio::time::timeout(WAIT, done_rx.recv())
+            .await
+            .context("timed out waiting for the highlighter")?
+            .context("the highlighter stopped")?;
+        let _ = update(app, Msg::Highlighted(done));
+    }
+    // From the end of the transcript, `{` twice: past the JSON artifact to the markdown one.
+    run_action(app, Action::PrevArtifact);
+    run_action(app, Action::PrevArtifact);
+    let mut term = Terminal::new(TestBackend::new(COLS, ROWS))?;
+    term.draw(|f| a2a_console::ui::draw(f, app))?;
+    let frame = term.backend().buffer().clone();
+    if code_colours(&frame, "fn fib(n: u64)") < 2 {
+        bail!(
+            "the Rust block is not highlighted:\n{}",
+            buffer_text(&frame)
+        );
+    }
+    Ok(frame)
+}
+
+/// The number of distinct foreground colours on the row showing `needle` (1 until the highlighter answered).
+fn code_colours(frame: &Buffer, needle: &str) -> usize {
+    let text = buffer_text(frame);
+    let Some(y) = text.lines().position(|l| l.contains(needle)) else {
+        return 0;
+    };
+    let mut colours = std::collections::BTreeSet::new();
+    for x in 0..frame.area.width {
+        if let Some(cell) = frame.cell((x, y as u16)) {
+            let sym = cell.symbol();
+            if !sym.trim().is_empty() && sym != "▍" && sym != "│" {
+                colours.insert(format!("{:?}", cell.fg));
+            }
+        }
+    }
+    colours.len()
+}
+
+async fn hostile(c: &mut Console) -> Result<Buffer> {
+    send(c, "hostile").await?;
+    c.wait("the hostile task completed", |_, s| {
+        (s.contains("✓ completed") && s.contains("⚠")).into()
+    })
+    .await?;
+    c.key(KeyCode::Esc);
+    c.key(KeyCode::Char('{'));
+    c.wait("the hostile artifact at the top", |_, s| {
+        body_starts(s, "artifact \"hostile.txt\"").into()
+    })
+    .await
+}
+
+/// Does the first row inside the tab's frame (the screen's third row) show `needle`? True once a scroll key
+/// took effect, which tells its frame from the one before.
+fn body_starts(screen: &str, needle: &str) -> bool {
+    screen.lines().nth(2).is_some_and(|l| l.contains(needle))
+}
+
+enum Verdict {
+    Wait,
+    Take,
+    Missed(String),
+}
+
+impl From<bool> for Verdict {
+    fn from(take: bool) -> Self {
+        if take { Verdict::Take } else { Verdict::Wait }
+    }
+}
+
+/// The console runtime on a recording backend, with its own demo agent.
+struct Console {
+    keys: mpsc::UnboundedSender<std::io::Result<Event>>,
+    frames: mpsc::UnboundedReceiver<Buffer>,
+    last: String,
+    done: tokio::task::JoinHandle<Result<App, String>>,
+    demo: DemoAgent,
+}
+
+impl Console {
+    async fn start() -> Result<Console> {
+        let demo = a2a_console::demo::spawn(0)
+            .await
+            .context("cannot start the demo agent")?;
+        let theme = Theme::builtin("dark").map_err(anyhow::Error::msg)?;
+        let mut app = App::new(Keymap::defaults(), theme);
+        app.size = (COLS, ROWS);
+        let mut target = AgentTarget::from_url(&demo.base_url(), Duration::from_secs(20));
+        target.label = "demo".into();
+        app.add_agent(target, AgentOrigin::Demo);
+        let (mut rt, rx) = Runtime::new(None, "dark").map_err(anyhow::Error::msg)?;
+        let (ftx, frames) = mpsc::unbounded_channel();
+        let (keys, krx) = mpsc::unbounded_channel();
+        let events = tokio_stream::wrappers::UnboundedReceiverStream::new(krx);
+        let effects = a2a_console::console::initial_effects(&app);
+        let backend = Recorder {
+            inner: TestBackend::new(COLS, ROWS),
+            frames: ftx,
+        };
+        let done = tokio::spawn(async move {
+            let mut term = Terminal::new(backend).map_err(|e| e.to_string())?;
+            rt.run(&mut app, &mut term, events, rx, effects).await?;
+            Ok(app)
+        });
+        Ok(Console {
+            keys,
+            frames,
+            last: String::new(),
+            done,
+            demo,
+        })
+    }
+
+    fn key(&self, code: KeyCode) {
+        self.press(KeyEvent::new(code, KeyModifiers::NONE));
+    }
+
+    fn press(&self, key: KeyEvent) {
+        // A closed channel means the console stopped; the next wait reports it with the last screen.
+        let _ = self.keys.send(Ok(Event::Key(key)));
+    }
+
+    fn type_text(&self, s: &str) {
+        for c in s.chars() {
+            self.key(KeyCode::Char(c));
+        }
+    }
+
+    /// Take frames in the order they were drawn until `judge` picks one.
+    async fn wait(
+        &mut self,
+        what: &str,
+        mut judge: impl FnMut(&Buffer, &str) -> Verdict,
+    ) -> Result<Buffer> {
+        let deadline = tokio::time::Instant::now() + WAIT;
+        loop {
+            let frame = match tokio::time::timeout_at(deadline, self.frames.recv()).await {
+                Ok(Some(frame)) => frame,
+                Ok(None) => bail!(
+                    "the console stopped while waiting for {what}; last screen:\n{}",
+                    self.last
+                ),
+                Err(_) => bail!("timed out waiting for {what}; last screen:\n{}", self.last),
+            };
+            let text = buffer_text(&frame);
+            match judge(&frame, &text) {
+                Verdict::Take => return Ok(frame),
+                Verdict::Wait => self.last = text,
+                Verdict::Missed(why) => return Err(Missed(why).into()),
+            }
+        }
+    }
+
+    /// Quit with Ctrl-C; returns the final app (for the ids to mask) and the demo agent's port.
+    async fn finish(self) -> Result<(App, u16)> {
+        self.press(KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL));
+        drop(self.frames);
+        let app = tokio::time::timeout(Duration::from_secs(10), self.done)
+            .await
+            .context("the console did not quit")?
+            .context("the console task panicked")?
+            .map_err(anyhow::Error::msg)?;
+        let port = self.demo.addr().port();
+        self.demo.shutdown().await;
+        Ok((app, port))
+    }
+}
+
+/// A `TestBackend` that publishes a copy of the whole screen every time the terminal flushes a frame, so a
+/// scene can pick the exact frame it wants (the runtime's own `screen` channel carries text only).
+struct Recorder {
+    inner: TestBackend,
+    frames: mpsc::UnboundedSender<Buffer>,
+}
+
+impl Backend for Recorder {
+    type Error = <TestBackend as Backend>::Error;
+
+    fn draw<'a, I>(&mut self, content: I) -> Result<(), Self::Error>
+    where
+        I: Iterator<Item = (u16, u16, &'a Cell)>,
+    {
+        self.inner.draw(content)
+    }
+    fn hide_cursor(&mut self) -> Result<(), Self::Error> {
+        self.inner.hide_cursor()
+    }
+    fn show_cursor(&mut self) -> Result<(), Self::Error> {
+        self.inner.show_cursor()
+    }
+    fn get_cursor_position(&mut self) -> Result<Position, Self::Error> {
+        self.inner.get_cursor_position()
+    }
+    fn set_cursor_position<P: Into<Position>>(&mut self, position: P) -> Result<(), Self::Error> {
+        self.inner.set_cursor_position(position)
+    }
+    fn clear(&mut self) -> Result<(), Self::Error> {
+        self.inner.clear()
+    }
+    fn clear_region(&mut self, clear_type: ClearType) -> Result<(), Self::Error> {
+        self.inner.clear_region(clear_type)
+    }
+    fn size(&self) -> Result<Size, Self::Error> {
+        self.inner.size()
+    }
+    fn window_size(&mut self) -> Result<WindowSize, Self::Error> {
+        self.inner.window_size()
+    }
+    fn flush(&mut self) -> Result<(), Self::Error> {
+        self.inner.flush()?;
+        // Nobody listening any more (the scene has its frame) is fine.
+        let _ = self.frames.send(self.inner.buffer().clone());
+        Ok(())
+    }
+}

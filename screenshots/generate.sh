@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Regenerates the README screenshots in this folder from real console frames (examples/screenshots/): each scene
+# drives the console headlessly against the embedded demo agent, then buffer → SVG → PNG with resvg and DejaVu Sans
+# Mono (Debian: fonts-dejavu-core). The output is deterministic, so unchanged scenes leave their PNG untouched.
+#
+#   screenshots/generate.sh                  # regenerate every scene
+#   screenshots/generate.sh hostile skills   # only these scenes (--help lists them)
+#   screenshots/generate.sh --check          # change nothing; exit 1 listing the PNGs that are stale or missing
+#   screenshots/generate.sh --svg /tmp/shots # also write each scene's SVG and masked screen text there
+set -euo pipefail
+cd "$(dirname "$0")/.."
+exec cargo run --quiet --example screenshots -- "$@"

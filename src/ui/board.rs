@@ -1,0 +1,190 @@
+//! The board (every task across agents, the ones needing a human first) and the split view (up to four live
+//! tasks side by side).
+
+use chrono::Local;
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Direction, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph};
+
+use super::badge_style;
+use crate::app::board;
+use crate::app::state::{App, Focus};
+
+fn since(t: chrono::DateTime<Local>) -> String {
+    let s = (Local::now() - t).num_seconds().max(0);
+    match s {
+        0..60 => format!("{s}s"),
+        60..3600 => format!("{}m", s / 60),
+        _ => format!("{}h{:02}m", s / 3600, (s % 3600) / 60),
+    }
+}
+
+pub fn draw_board(f: &mut Frame, app: &App, area: Rect) {
+    let t = &app.theme;
+    let rows = board::rows(app);
+    let mut filters = Vec::new();
+    if let Some(a) = app.board.agent_filter.and_then(|a| app.agents.get(a)) {
+        filters.push(format!("agent {}", a.name()));
+    }
+    if let Some(s) = app.board.state_filter {
+        filters.push(format!("state {}", s.label()));
+    }
+    if !app.board.query.is_empty() {
+        filters.push(format!("text {:?}", app.board.query));
+    }
+    let title = format!(
+        " Board · {} task(s){} · Enter opens · f agent · t state · / search ",
+        rows.len(),
+        if filters.is_empty() {
+            String::new()
+        } else {
+            format!(" · {}", filters.join(", "))
+        }
+    );
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .title(Span::styled(title, t.title))
+        .border_style(if app.focus == Focus::Main {
+            t.border_focus
+        } else {
+            t.border
+        });
+    let mut lines = vec![Line::styled(
+        format!(
+            "  {:<18} {:<10} {:<10} {:<16} {:>6} {:>8} {:>4}  last message",
+            "agent", "task", "context", "state", "in st.", "updated", "⚠"
+        ),
+        t.dim,
+    )];
+    if rows.is_empty() {
+        lines.push(Line::styled(
+            "  no tasks yet: n starts one, I imports an agent's tasks",
+            t.dim,
+        ));
+    }
+    for (i, id) in rows.iter().enumerate() {
+        let Some(tab) = app.tab(*id) else {
+            continue;
+        };
+        let b = tab.badge();
+        let sel = i == app.board.selected;
+        let short = |s: Option<&str>| {
+            s.map(|x| x.chars().take(8).collect::<String>())
+                .unwrap_or_else(|| "—".into())
+        };
+        let last: String = tab
+            .last_remote_text()
+            .unwrap_or("")
+            .lines()
+            .next()
+            .unwrap_or("")
+            .chars()
+            .take(60)
+            .collect();
+        let name: String = tab.agent_name.chars().take(18).collect();
+        let row_style = if sel { t.selection } else { t.text };
+        lines.push(Line::from(vec![
+            Span::styled(if sel { "▶ " } else { "  " }, t.accent),
+            Span::styled(
+                format!(
+                    "{name:<18} {:<10} {:<10} ",
+                    short(tab.tracker.task_id.as_deref()),
+                    short(tab.tracker.context_id.as_deref())
+                ),
+                row_style,
+            ),
+            Span::styled(
+                format!("{} {:<14}", b.symbol(), b.label()),
+                badge_style(t, b),
+            ),
+            Span::styled(
+                format!(
+                    " {:>6} {:>8} {:>4}  ",
+                    since(tab.state_since),
+                    since(tab.last_update),
+                    tab.flag_count
+                ),
+                row_style,
+            ),
+            Span::styled(last, t.remote_text),
+        ]));
+    }
+    f.render_widget(Paragraph::new(lines).block(block), area);
+}
+
+pub fn draw_split(f: &mut Frame, app: &App, area: Rect) {
+    let ids = board::split_tabs(app);
+    if ids.is_empty() {
+        let block = Block::default()
+            .borders(Borders::ALL)
+            .title(" Split view ")
+            .border_style(app.theme.border);
+        f.render_widget(
+            Paragraph::new("No tasks yet: n starts one.")
+                .style(app.theme.dim)
+                .block(block),
+            area,
+        );
+        return;
+    }
+    let n = ids.len();
+    let rows = if n > 2 { 2 } else { 1 };
+    let row_areas = Layout::default()
+        .direction(Direction::Vertical)
+        .constraints(vec![Constraint::Ratio(1, rows); rows as usize])
+        .split(area);
+    let mut panes = Vec::new();
+    for (r, row) in row_areas.iter().enumerate() {
+        let in_row = if rows == 1 {
+            n
+        } else if r == 0 {
+            n.div_ceil(2)
+        } else {
+            n / 2
+        };
+        let cols = Layout::default()
+            .direction(Direction::Horizontal)
+            .constraints(vec![
+                Constraint::Ratio(1, in_row.max(1) as u32);
+                in_row.max(1)
+            ])
+            .split(*row);
+        panes.extend(cols.iter().copied());
+    }
+    for (i, (id, pane)) in ids.iter().zip(panes).enumerate() {
+        let Some(tab) = app.tab(*id) else {
+            continue;
+        };
+        let b = tab.badge();
+        let sel = i == app.board.selected;
+        let title = Line::from(vec![
+            Span::styled(format!(" {} ", tab.agent_name), app.theme.title),
+            Span::styled(
+                format!("{} {} ", b.symbol(), b.label()),
+                badge_style(&app.theme, b),
+            ),
+            Span::styled(
+                format!("{} ", tab.short_task().unwrap_or_default()),
+                app.theme.dim,
+            ),
+        ]);
+        let block = Block::default()
+            .borders(Borders::ALL)
+            .title(title)
+            .border_style(if sel {
+                app.theme.border_focus
+            } else {
+                app.theme.border
+            });
+        let inner = block.inner(pane);
+        let (lines, _, _) = super::tab::visible_rows(
+            &app.theme,
+            tab,
+            inner.width as usize,
+            inner.height as usize,
+            None,
+        );
+        f.render_widget(Paragraph::new(lines).block(block), pane);
+    }
+}
