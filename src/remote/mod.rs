@@ -1,5 +1,6 @@
 //! Everything that talks to the network, and nothing that draws: card fetching and normalising, client
-//! selection on the official SDK, the v0.3 compatibility transport, credentials, and error classification.
+//! selection on the official SDK, the v0.3 compatibility transport, credentials, error classification, and
+//! the local webhook receiver for push notifications.
 
 pub mod agent;
 pub mod auth;
@@ -9,4 +10,5 @@ pub mod compat_v03;
 pub mod error;
 pub mod guard;
 pub mod normalize;
+pub mod push;
 pub mod tracker;
