@@ -1,8 +1,9 @@
 //! Everything that talks to the network, and nothing that draws: card fetching and normalising, client
-//! selection on the official SDK, the v0.3 compatibility transport, credentials, OAuth sign-in, and
-//! error classification.
+//! selection on the official SDK, the v0.3 compatibility transport, credentials, OAuth sign-in, error
+//! classification, the audit redaction, and the local webhook receiver for push notifications.
 
 pub mod agent;
+pub mod audit;
 pub mod auth;
 pub mod card;
 pub mod client;
@@ -11,4 +12,5 @@ pub mod error;
 pub mod guard;
 pub mod normalize;
 pub mod oauth;
+pub mod push;
 pub mod tracker;
