@@ -1,7 +1,9 @@
 //! Everything that talks to the network, and nothing that draws: card fetching and normalising, client
-//! selection on the official SDK, the v0.3 compatibility transport, credentials, and error classification.
+//! selection on the official SDK, the v0.3 compatibility transport, credentials, redaction for the audit log, and error
+//! classification.
 
 pub mod agent;
+pub mod audit;
 pub mod auth;
 pub mod card;
 pub mod client;
