@@ -14,6 +14,7 @@ pub mod layout;
 pub mod output;
 pub mod remote;
 pub mod runtime;
+pub mod store;
 pub mod stream_print;
 pub mod theme;
 pub mod trust;
