@@ -775,28 +775,27 @@ async fn follow(
     }
     // The stream closed before the task finished or paused. Some servers close early (the Python 0.3 SDK ends a
     // resubscribe without the final event), so ask for the task's state before calling it a failure.
-    if let (Some(client), Some(id)) = (client, tracker.task_id.clone()) {
-        if let Ok(task) = client
+    if let (Some(client), Some(id)) = (client, tracker.task_id.clone())
+        && let Ok(task) = client
             .get_task(&GetTaskRequest {
                 id,
                 history_length: Some(0),
                 tenant: None,
             })
             .await
-        {
-            tracker.apply_task(&task);
-            if tracker.settled() {
-                eprintln!(
-                    "a2a-console: agent {label}: the stream closed early; the task's state was fetched with GetTask"
-                );
-                if json {
-                    println!("{}", safe_json(&StreamResponse::Task(task), false));
-                } else {
-                    print!("{}", output::task_text(label, &task));
-                    printer.summary(&tracker);
-                }
-                return Ok(Exit::for_state(&tracker.state));
+    {
+        tracker.apply_task(&task);
+        if tracker.settled() {
+            eprintln!(
+                "a2a-console: agent {label}: the stream closed early; the task's state was fetched with GetTask"
+            );
+            if json {
+                println!("{}", safe_json(&StreamResponse::Task(task), false));
+            } else {
+                print!("{}", output::task_text(label, &task));
+                printer.summary(&tracker);
             }
+            return Ok(Exit::for_state(&tracker.state));
         }
     }
     let state = if tracker.task_id.is_some() {

@@ -183,10 +183,10 @@ pub fn validate(config: &Config) -> Result<(), String> {
             crate::remote::client::ProtocolChoice::parse(p)
                 .map_err(|e| format!("agent {label}: {e}"))?;
         }
-        if let Some(name) = &a.name {
-            if !names.insert(name.clone()) {
-                return Err(format!("two agents are named {name:?}"));
-            }
+        if let Some(name) = &a.name
+            && !names.insert(name.clone())
+        {
+            return Err(format!("two agents are named {name:?}"));
         }
         if let Some(auth) = &a.auth {
             crate::remote::auth::check(auth).map_err(|e| format!("agent {label}: auth: {e}"))?;

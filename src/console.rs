@@ -158,6 +158,27 @@ pub async fn run(global: GlobalOpts, demo: bool) -> Result<(), String> {
     } else {
         None
     };
+    // The local store: tabs come back from it, and everything received goes into it. If it cannot be opened
+    // (locked by another console, full, corrupt) the console says so and works in memory.
+    let persister = match crate::persist::db_path().map(|p| crate::store::Store::open(&p)) {
+        Some(Ok(store)) => {
+            match crate::persist::restore(&store, &mut app) {
+                Ok(0) => {}
+                Ok(n) => {
+                    app.set_status(format!("restored {n} task(s) from the local store"), false)
+                }
+                Err(e) => app.set_status(format!("could not restore tasks: {e}"), true),
+            }
+            let mut p = crate::persist::Persister::start(store);
+            p.adopt(&app);
+            p
+        }
+        Some(Err(e)) => {
+            app.set_status(format!("{e} — working in memory only"), true);
+            crate::persist::Persister::disabled()
+        }
+        None => crate::persist::Persister::disabled(),
+    };
     let mouse = config.ui.mouse.unwrap_or(true);
     app.bell = config.ui.bell.unwrap_or(false);
     let syntax = if app.theme.name.contains("light") {
@@ -167,6 +188,7 @@ pub async fn run(global: GlobalOpts, demo: bool) -> Result<(), String> {
     };
     let (mut runtime, rx) = Runtime::new(app.config_path.clone(), syntax)?;
     runtime.bell_enabled = app.bell;
+    runtime.persist = persister;
     let effects = initial_effects(&app);
 
     // Chain a panic hook that restores the terminal first, so a panic message is readable.

@@ -12,6 +12,7 @@ pub mod highlight;
 pub mod keymap;
 pub mod layout;
 pub mod output;
+pub mod persist;
 pub mod remote;
 pub mod runtime;
 pub mod store;

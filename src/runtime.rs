@@ -38,6 +38,8 @@ pub struct Runtime {
     /// Messages applied, for tests and benchmarks.
     pub messages: u64,
     highlighter: crate::highlight::Highlighter,
+    /// The store's writer: stream events, user messages, task records, drafts, audit entries.
+    pub persist: crate::persist::Persister,
     /// Each agent's target (headers, auth), for requests that need a credential of their own (approvals).
     targets: HashMap<usize, crate::remote::agent::AgentTarget>,
     /// Ring the real terminal's bell (off for headless runs).
@@ -78,6 +80,7 @@ impl Runtime {
                 messages: 0,
                 screen: None,
                 targets: HashMap::new(),
+                persist: crate::persist::Persister::disabled(),
                 bell_enabled: false,
                 highlighter,
             },
@@ -289,8 +292,8 @@ impl Runtime {
                     old.abort();
                 }
             }
-            Effect::Audit { line } => {
-                // The audit trail of human decisions; credentials never appear in `line`.
+            Effect::Audit { line, .. } => {
+                // Without the app at hand (start-up effects): the log still gets it.
                 tracing::info!(target: "a2a_console::audit", "{line}");
             }
             Effect::Bell => {
@@ -392,11 +395,9 @@ impl Runtime {
                 id: task_id.clone(),
                 tenant: None,
             };
-            if streaming {
-                if let Ok(events) = conn.client.subscribe_to_task(&req).await {
-                    pump(events, &tx, tab, generation).await;
-                    return;
-                }
+            if streaming && let Ok(events) = conn.client.subscribe_to_task(&req).await {
+                pump(events, &tx, tab, generation).await;
+                return;
             }
             poll(&conn, &tx, tab, generation, task_id).await;
         });
@@ -479,14 +480,67 @@ impl Runtime {
         for (_, h) in self.streams.drain() {
             h.abort();
         }
+        self.persist.drafts(app);
+        self.persist.flush_and_stop();
         Ok(())
     }
 
     fn apply(&mut self, app: &mut App, msg: Msg) {
         self.messages += 1;
-        for e in update(app, msg) {
-            self.run_effect(e);
+        // Record what arrived before `update` digests it, so a crash right after loses nothing received.
+        match &msg {
+            Msg::Stream {
+                tab,
+                generation,
+                item: StreamItem::Event(ev),
+            } if app.tab(*tab).is_some_and(|t| t.generation == *generation) => {
+                self.persist.event(app, *tab, ev)
+            }
+            Msg::Reply {
+                tab,
+                result: Ok(a2a::SendMessageResponse::Task(task)),
+                ..
+            }
+            | Msg::Refreshed {
+                tab,
+                result: Ok(task),
+            }
+            | Msg::Canceled {
+                tab,
+                result: Ok(task),
+            } => {
+                self.persist
+                    .event(app, *tab, &a2a::StreamResponse::Task(task.clone()));
+            }
+            _ => {}
         }
+        for e in update(app, msg) {
+            match &e {
+                Effect::Audit { tab, line } => self.persist.audit(app, *tab, line),
+                Effect::Send { tab, stream, .. } => {
+                    let method = if *stream {
+                        "SendStreamingMessage"
+                    } else {
+                        "SendMessage"
+                    };
+                    self.persist.request(app, *tab, method, None);
+                }
+                Effect::Subscribe { tab, .. } | Effect::Resubscribe { tab, .. } => {
+                    self.persist.request(app, *tab, "SubscribeToTask", None)
+                }
+                Effect::Cancel { tab, .. } => self.persist.request(app, *tab, "CancelTask", None),
+                Effect::Approve { tab, .. } => {
+                    self.persist
+                        .request(app, *tab, "SendMessage (approval)", None)
+                }
+                Effect::RefreshTask { tab, .. } => self.persist.request(app, *tab, "GetTask", None),
+                _ => {}
+            }
+            if !matches!(e, Effect::Audit { .. }) {
+                self.run_effect(e);
+            }
+        }
+        self.persist.after_update(app);
     }
 }
 

@@ -25,6 +25,11 @@ struct Console {
 
 impl Console {
     async fn start(agents: &[(&str, &str)]) -> Console {
+        Self::start_with_db(agents, None).await
+    }
+
+    /// Like `start`, with the local store at `db` (tabs restored from it, everything written to it).
+    async fn start_with_db(agents: &[(&str, &str)], db: Option<&std::path::Path>) -> Console {
         let mut app = App::new(Keymap::defaults(), Theme::builtin("dark").unwrap());
         app.size = (120, 40);
         for (label, url) in agents {
@@ -33,6 +38,13 @@ impl Console {
             app.add_agent(t, AgentOrigin::Config);
         }
         let (mut rt, rx) = Runtime::new(None, "dark").unwrap();
+        if let Some(db) = db {
+            let store = a2a_console::store::Store::open(db).unwrap();
+            a2a_console::persist::restore(&store, &mut app).unwrap();
+            let mut p = a2a_console::persist::Persister::start(store);
+            p.adopt(&app);
+            rt.persist = p;
+        }
         let (stx, srx) = watch::channel(String::new());
         rt.screen = Some(stx);
         let (ktx, krx) = mpsc::unbounded_channel();
@@ -336,6 +348,43 @@ async fn import_existing_tasks_onto_the_board() {
     assert!(board.contains("✓ completed"), "{board}");
     c.key(KeyCode::Enter);
     c.wait_for("echo: started elsewhere").await;
+    c.quit().await;
+    demo.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_running_task_survives_a_restart_and_is_reattached() {
+    let demo = a2a_console::demo::spawn(0).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("console.db");
+    let mut c = Console::start_with_db(&[("demo", &demo.base_url())], Some(&db)).await;
+    c.wait_for("card 0.1.0").await;
+    c.key(KeyCode::Char('n'));
+    c.wait_for("Message → demo").await;
+    send(&c, "slow 30");
+    let before = c.wait_for("Working… 2/").await;
+    assert!(before.contains("slow 30"), "{before}");
+    c.quit().await;
+
+    // A new console on the same store: the tab is back with its transcript, and follows the task again.
+    let mut c = Console::start_with_db(&[("demo", &demo.base_url())], Some(&db)).await;
+    c.key(KeyCode::Char('1'));
+    c.keys
+        .send(Ok(Event::Key(KeyEvent::new(
+            KeyCode::Char('1'),
+            KeyModifiers::ALT,
+        ))))
+        .unwrap();
+    let restored = c.wait_for("restored from the local store").await;
+    assert!(
+        restored.contains("slow 30") || restored.contains("Working…"),
+        "{restored}"
+    );
+    c.wait_for("re-attaching to the restored task").await;
+    c.wait_until("new ticks after the restart", |s| {
+        s.contains("Working… 5/") || s.contains("Working… 6/") || s.contains("Working… 7/")
+    })
+    .await;
     c.quit().await;
     demo.shutdown().await;
 }

@@ -102,10 +102,10 @@ pub fn mask(frame: &mut Buffer, app: &App, port: u16) {
             }
         }
         for (x, (old, new)) in row.iter().zip(&out).enumerate() {
-            if old != new {
-                if let Some(cell) = frame.cell_mut((area.left() + x as u16, y)) {
-                    cell.set_char(*new);
-                }
+            if old != new
+                && let Some(cell) = frame.cell_mut((area.left() + x as u16, y))
+            {
+                cell.set_char(*new);
             }
         }
     }

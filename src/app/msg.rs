@@ -133,7 +133,7 @@ pub enum Effect {
         delay_ms: u64,
     },
     /// Write a line to the audit log (credentials never included).
-    Audit { line: String },
+    Audit { tab: TabId, line: String },
     /// Ring the terminal bell.
     Bell,
     /// Leave the console.

@@ -216,6 +216,8 @@ pub struct TaskTab {
     pub last_update: DateTime<Local>,
     /// Automatic re-attach attempts since the last event (back-off).
     pub reattach_attempts: u32,
+    /// Restored from the store while still running: re-attach once the agent is connected.
+    pub pending_reattach: bool,
 }
 
 impl TaskTab {
@@ -244,6 +246,7 @@ impl TaskTab {
             state_since: Local::now(),
             last_update: Local::now(),
             reattach_attempts: 0,
+            pending_reattach: false,
         }
     }
 
@@ -343,10 +346,11 @@ impl TaskTab {
             return;
         }
         self.state_changed(&before);
-        if task.status.message.is_some() && task.status.message != had_message {
-            if let Some(m) = task.status.message.clone() {
-                self.message(&m, "status message");
-            }
+        if task.status.message.is_some()
+            && task.status.message != had_message
+            && let Some(m) = task.status.message.clone()
+        {
+            self.message(&m, "status message");
         }
         self.sync_artifacts_from_tracker();
     }
@@ -360,10 +364,10 @@ impl TaskTab {
             Change::Rejected(why) => self.note(format!("ignored: {}", sanitize_line(&why).0), true),
             Change::Snapshot => {
                 self.state_changed(&before);
-                if let StreamResponse::Task(t) = event {
-                    if let Some(m) = &t.status.message {
-                        self.message(m, "status message");
-                    }
+                if let StreamResponse::Task(t) = event
+                    && let Some(m) = &t.status.message
+                {
+                    self.message(m, "status message");
                 }
                 self.sync_artifacts_from_tracker();
             }
@@ -379,10 +383,10 @@ impl TaskTab {
             }
             Change::Status(_) => {
                 self.state_changed(&before);
-                if let StreamResponse::StatusUpdate(u) = event {
-                    if let Some(m) = &u.status.message {
-                        self.message(m, "status message");
-                    }
+                if let StreamResponse::StatusUpdate(u) = event
+                    && let Some(m) = &u.status.message
+                {
+                    self.message(m, "status message");
                 }
             }
             Change::Artifact {

@@ -28,7 +28,9 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
         }
         Msg::Input(_) => vec![],
         Msg::AgentLoaded { agent, result } => {
+            let mut fx = Vec::new();
             if let Some(entry) = app.agents.get_mut(agent) {
+                let online = result.is_ok();
                 entry.state = match result {
                     Ok(info) => Reachability::Online(info),
                     Err(e) => Reachability::Error(e),
@@ -36,9 +38,25 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
                 let name = entry.name();
                 for t in app.tabs.iter_mut().filter(|t| t.agent == agent) {
                     t.agent_name = name.clone();
+                    // Tasks restored from the store that were still running: follow them again.
+                    if online
+                        && t.pending_reattach
+                        && let Some(task_id) = t.tracker.task_id.clone()
+                    {
+                        t.pending_reattach = false;
+                        t.generation += 1;
+                        t.link = Link::Connecting;
+                        t.note("re-attaching to the restored task…", false);
+                        fx.push(Effect::Subscribe {
+                            tab: t.id,
+                            generation: t.generation,
+                            agent,
+                            task_id,
+                        });
+                    }
                 }
             }
-            vec![]
+            fx
         }
         Msg::Stream {
             tab,
@@ -240,28 +258,26 @@ fn stream_item(app: &mut App, tab: TabId, generation: u64, item: StreamItem) -> 
             // A stream that broke while the task runs: re-attach by itself, backing off.
             if matches!(t.link, Link::Disconnected(_))
                 && t.reattach_attempts < MAX_REATTACH_ATTEMPTS
+                && let Some(task_id) = t.tracker.task_id.clone()
             {
-                if let Some(task_id) = t.tracker.task_id.clone() {
-                    let delay_ms =
-                        (1000u64 << t.reattach_attempts.min(5)).min(MAX_REATTACH_DELAY_MS);
-                    t.reattach_attempts += 1;
-                    t.generation += 1;
-                    t.note(
-                        format!(
-                            "re-attaching in {} s (attempt {})",
-                            delay_ms / 1000,
-                            t.reattach_attempts
-                        ),
-                        false,
-                    );
-                    fx.push(Effect::Resubscribe {
-                        tab,
-                        generation: t.generation,
-                        agent: t.agent,
-                        task_id,
-                        delay_ms,
-                    });
-                }
+                let delay_ms = (1000u64 << t.reattach_attempts.min(5)).min(MAX_REATTACH_DELAY_MS);
+                t.reattach_attempts += 1;
+                t.generation += 1;
+                t.note(
+                    format!(
+                        "re-attaching in {} s (attempt {})",
+                        delay_ms / 1000,
+                        t.reattach_attempts
+                    ),
+                    false,
+                );
+                fx.push(Effect::Resubscribe {
+                    tab,
+                    generation: t.generation,
+                    agent: t.agent,
+                    task_id,
+                    delay_ms,
+                });
             }
             if !on_screen && (t.waiting() || t.is_terminal()) {
                 t.attention = true;
@@ -1196,6 +1212,7 @@ fn approval_key(app: &mut App, tab: TabId, k: KeyEvent) -> Vec<Effect> {
             }
             vec![
                 Effect::Audit {
+                    tab,
                     line: format!("decision=deny {ids}"),
                 },
                 Effect::Cancel {
@@ -1213,6 +1230,7 @@ fn approval_key(app: &mut App, tab: TabId, k: KeyEvent) -> Vec<Effect> {
                 );
             }
             vec![Effect::Audit {
+                tab,
                 line: format!("decision=later {ids}"),
             }]
         }
@@ -1254,6 +1272,7 @@ fn approve(app: &mut App, tab: TabId, credential: ApprovalCredential, source: &s
     t.record_user(&format!("(approved with the {source})"), vec![]);
     vec![
         Effect::Audit {
+            tab,
             line: format!("decision=approve credential={source:?} {ids}"),
         },
         Effect::Approve {
@@ -1294,10 +1313,10 @@ fn paste(app: &mut App, text: &str) {
         input.insert_str(text.replace(['\n', '\r'], ""));
         return;
     }
-    if app.focus == Focus::Compose {
-        if let Some(t) = app.active_tab_mut() {
-            t.compose.insert_str(text);
-        }
+    if app.focus == Focus::Compose
+        && let Some(t) = app.active_tab_mut()
+    {
+        t.compose.insert_str(text);
     }
 }
 

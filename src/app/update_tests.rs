@@ -395,7 +395,7 @@ fn auth_required_opens_the_approval_and_nothing_is_sent_without_a_choice() {
     keys(&mut app, "s3cret");
     let fx = key(&mut app, KeyCode::Enter);
     assert!(
-        matches!(fx.first(), Some(Effect::Audit { line }) if line.contains("decision=approve") && line.contains("t7") && !line.contains("s3cret")),
+        matches!(fx.first(), Some(Effect::Audit { line, .. }) if line.contains("decision=approve") && line.contains("t7") && !line.contains("s3cret")),
         "{fx:?}"
     );
     assert!(
@@ -420,14 +420,16 @@ fn approval_deny_cancels_and_later_keeps_waiting() {
         },
     );
     let fx = key(&mut app, KeyCode::Char('l'));
-    assert!(matches!(fx.as_slice(), [Effect::Audit { line }] if line.contains("decision=later")));
+    assert!(
+        matches!(fx.as_slice(), [Effect::Audit { line, .. }] if line.contains("decision=later"))
+    );
     assert!(app.overlay.is_none());
     key(&mut app, KeyCode::Esc);
     key(&mut app, KeyCode::Char('A'));
     assert!(matches!(app.overlay, Some(Overlay::Approval { .. })));
     let fx = key(&mut app, KeyCode::Char('d'));
     assert!(
-        matches!(fx.as_slice(), [Effect::Audit { line }, Effect::Cancel { task_id, .. }] if line.contains("decision=deny") && task_id == "t8"),
+        matches!(fx.as_slice(), [Effect::Audit { line, .. }, Effect::Cancel { task_id, .. }] if line.contains("decision=deny") && task_id == "t8"),
         "{fx:?}"
     );
 }

@@ -119,25 +119,23 @@ pub(crate) async fn guard_jsonrpc(request: Request, next: Next) -> Response {
     };
     // Only parse bodies that could be the call in question, so ordinary traffic is not decoded
     // twice.
-    if contains(&bytes, b"GetExtendedAgentCard") {
-        if let Ok(value) = serde_json::from_slice::<Value>(&bytes) {
-            if value.get("method").and_then(Value::as_str)
-                == Some(a2a::jsonrpc::methods::GET_EXTENDED_AGENT_CARD)
-            {
-                let id = value
-                    .get("id")
-                    .cloned()
-                    .and_then(|id| serde_json::from_value::<JsonRpcId>(id).ok())
-                    .unwrap_or(JsonRpcId::Null);
-                let error = JsonRpcError {
-                    code: UNAUTHENTICATED_CODE,
-                    message: NEED_TOKEN.into(),
-                    data: Some(json!([unauthenticated_info()])),
-                };
-                let body = Json(JsonRpcResponse::error(id, error)).into_response();
-                return with_challenge(body, had_token);
-            }
-        }
+    if contains(&bytes, b"GetExtendedAgentCard")
+        && let Ok(value) = serde_json::from_slice::<Value>(&bytes)
+        && value.get("method").and_then(Value::as_str)
+            == Some(a2a::jsonrpc::methods::GET_EXTENDED_AGENT_CARD)
+    {
+        let id = value
+            .get("id")
+            .cloned()
+            .and_then(|id| serde_json::from_value::<JsonRpcId>(id).ok())
+            .unwrap_or(JsonRpcId::Null);
+        let error = JsonRpcError {
+            code: UNAUTHENTICATED_CODE,
+            message: NEED_TOKEN.into(),
+            data: Some(json!([unauthenticated_info()])),
+        };
+        let body = Json(JsonRpcResponse::error(id, error)).into_response();
+        return with_challenge(body, had_token);
     }
     next.run(Request::from_parts(parts, Body::from(bytes)))
         .await

@@ -33,7 +33,7 @@ pub(crate) fn story_chunk(index: u32, total: u32) -> String {
             "# The Keeper of the Light\n\n*A story in {total} chunks.*\n\n"
         ));
     }
-    if index % 12 == 0 {
+    if index.is_multiple_of(12) {
         out.push_str(&format!("## Chapter {}\n\n", index / 12 + 1));
     }
     out.push_str(sentence);

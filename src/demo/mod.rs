@@ -187,10 +187,10 @@ pub async fn spawn(port: u16) -> anyhow::Result<DemoAgent> {
 /// The gRPC listener: next to a fixed HTTP port when possible, so a fixed-port demo has a
 /// predictable gRPC address too.
 async fn bind_grpc(http_port: u16) -> anyhow::Result<TcpListener> {
-    if let Some(next) = http_port.checked_add(1).filter(|_| http_port != 0) {
-        if let Ok(listener) = TcpListener::bind((Ipv4Addr::LOCALHOST, next)).await {
-            return Ok(listener);
-        }
+    if let Some(next) = http_port.checked_add(1).filter(|_| http_port != 0)
+        && let Ok(listener) = TcpListener::bind((Ipv4Addr::LOCALHOST, next)).await
+    {
+        return Ok(listener);
     }
     TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
         .await

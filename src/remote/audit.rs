@@ -117,31 +117,32 @@ pub fn redact_text(s: &str) -> String {
         }
     }
     // Only short strings that look like a URL: a 5 MB artifact must not be parsed on its way to the log.
-    if s.len() <= 8192 && s.contains("://") {
-        if let Ok(mut url) = Url::parse(s) {
-            let query_secret = url.query_pairs().any(|(k, _)| is_sensitive_name(&k));
-            let userinfo = url.password().is_some();
-            if query_secret {
-                let pairs: Vec<(String, String)> = url
-                    .query_pairs()
-                    .map(|(k, v)| {
-                        let v = if is_sensitive_name(&k) {
-                            REDACTED.to_string()
-                        } else {
-                            v.into_owned()
-                        };
-                        (k.into_owned(), v)
-                    })
-                    .collect();
-                url.query_pairs_mut().clear().extend_pairs(pairs);
-            }
-            if userinfo {
-                // Only fails for URLs that cannot carry a password, and those have none to hide.
-                let _ = url.set_password(Some(REDACTED));
-            }
-            if query_secret || userinfo {
-                return url.to_string();
-            }
+    if s.len() <= 8192
+        && s.contains("://")
+        && let Ok(mut url) = Url::parse(s)
+    {
+        let query_secret = url.query_pairs().any(|(k, _)| is_sensitive_name(&k));
+        let userinfo = url.password().is_some();
+        if query_secret {
+            let pairs: Vec<(String, String)> = url
+                .query_pairs()
+                .map(|(k, v)| {
+                    let v = if is_sensitive_name(&k) {
+                        REDACTED.to_string()
+                    } else {
+                        v.into_owned()
+                    };
+                    (k.into_owned(), v)
+                })
+                .collect();
+            url.query_pairs_mut().clear().extend_pairs(pairs);
+        }
+        if userinfo {
+            // Only fails for URLs that cannot carry a password, and those have none to hide.
+            let _ = url.set_password(Some(REDACTED));
+        }
+        if query_secret || userinfo {
+            return url.to_string();
         }
     }
     s.to_string()

@@ -158,14 +158,14 @@ impl CardFetcher {
         let final_url = resp.url().clone();
         let resp_headers = resp.headers().clone();
 
-        if status == StatusCode::NOT_MODIFIED {
-            if let Some(entry) = cached {
-                let mut card = entry.card;
-                card.revalidated = true;
-                card.max_age = max_age(&resp_headers).or(card.max_age);
-                self.store(url, card.clone());
-                return Ok(card);
-            }
+        if status == StatusCode::NOT_MODIFIED
+            && let Some(entry) = cached
+        {
+            let mut card = entry.card;
+            card.revalidated = true;
+            card.max_age = max_age(&resp_headers).or(card.max_age);
+            self.store(url, card.clone());
+            return Ok(card);
         }
         if !status.is_success() {
             let err = RemoteError::transport(format!(
@@ -319,13 +319,13 @@ pub fn max_age(headers: &HeaderMap) -> Option<Duration> {
 
 /// Read at most `limit` bytes of a body; more is an error that says how much.
 pub async fn read_limited(resp: reqwest::Response, limit: usize) -> Result<Vec<u8>, RemoteError> {
-    if let Some(len) = resp.content_length() {
-        if len as usize > limit {
-            return Err(RemoteError::transport(format!(
-                "the card is {} bytes, more than the {} byte limit",
-                len, limit
-            )));
-        }
+    if let Some(len) = resp.content_length()
+        && len as usize > limit
+    {
+        return Err(RemoteError::transport(format!(
+            "the card is {} bytes, more than the {} byte limit",
+            len, limit
+        )));
     }
     let url = resp.url().clone();
     let mut body = Vec::new();

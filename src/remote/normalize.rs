@@ -87,10 +87,10 @@ pub fn normalize(raw: &Value, card_url: Option<&Url>) -> Result<Normalized, Stri
             out.insert(key.into(), Value::String(v.into()));
         }
     }
-    if let Some(provider) = src.get("provider") {
-        if let Some(p) = normalize_provider(&mut cx, provider) {
-            out.insert("provider".into(), p);
-        }
+    if let Some(provider) = src.get("provider")
+        && let Some(p) = normalize_provider(&mut cx, provider)
+    {
+        out.insert("provider".into(), p);
     }
 
     let (interfaces, shape) = normalize_interfaces(&mut cx, src, card_url);
@@ -408,17 +408,17 @@ fn check_interface(cx: &mut Ctx, i: usize, iface: &mut Value, card_url: Option<&
             return;
         }
     };
-    if let Some(card) = card_url {
-        if parsed.origin() != card.origin() {
-            cx.warn(
-                format!("{field}.url"),
-                format!(
-                    "is on another origin ({}) than the card ({}); requests go there",
-                    parsed.origin().ascii_serialization(),
-                    card.origin().ascii_serialization()
-                ),
-            );
-        }
+    if let Some(card) = card_url
+        && parsed.origin() != card.origin()
+    {
+        cx.warn(
+            format!("{field}.url"),
+            format!(
+                "is on another origin ({}) than the card ({}); requests go there",
+                parsed.origin().ascii_serialization(),
+                card.origin().ascii_serialization()
+            ),
+        );
     }
     if parsed.scheme() == "http" && !is_loopback_host(&parsed) {
         cx.warn(
@@ -595,10 +595,10 @@ fn normalize_scheme(cx: &mut Ctx, field: &str, scheme: &Value) -> Option<Value> 
     // v1.0 shape (a hybrid card may carry v0.3 `type`/`in` keys alongside; the wrapper wins).
     if let Some(key) = SCHEME_KEYS.iter().find(|k| o.contains_key(**k)) {
         let mut inner = o.get(*key).cloned().unwrap_or(Value::Null);
-        if *key == "oauth2SecurityScheme" {
-            if let Some(flows) = inner.get("flows").cloned() {
-                inner["flows"] = one_flow(cx, field, &flows)?;
-            }
+        if *key == "oauth2SecurityScheme"
+            && let Some(flows) = inner.get("flows").cloned()
+        {
+            inner["flows"] = one_flow(cx, field, &flows)?;
         }
         return Some(json!({ *key: inner }));
     }

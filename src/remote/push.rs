@@ -284,10 +284,10 @@ impl Seen {
             return false;
         }
         self.order.push_back(digest);
-        if self.order.len() > SEEN_PER_TASK {
-            if let Some(old) = self.order.pop_front() {
-                self.set.remove(&old);
-            }
+        if self.order.len() > SEEN_PER_TASK
+            && let Some(old) = self.order.pop_front()
+        {
+            self.set.remove(&old);
         }
         true
     }

@@ -353,15 +353,15 @@ impl Words {
         let mut start = 0;
         let mut it = text.chars();
         while let Some(c) = it.next() {
-            if c == '\u{27E8}' {
-                if let Some((len, joins)) = marker_len(it.as_str()) {
-                    it = it.as_str().get(len..).unwrap_or("").chars();
-                    w.saw_marker = true;
-                    if !(joins && join_markers) {
-                        w.end(&mut start);
-                    }
-                    continue;
+            if c == '\u{27E8}'
+                && let Some((len, joins)) = marker_len(it.as_str())
+            {
+                it = it.as_str().get(len..).unwrap_or("").chars();
+                w.saw_marker = true;
+                if !(joins && join_markers) {
+                    w.end(&mut start);
                 }
+                continue;
             }
             match c {
                 ESCAPE_MARKER => {
@@ -542,12 +542,11 @@ fn match_slots(slots: &[Slot], words: &Words, i: usize) -> Option<usize> {
     let Some((slot, rest)) = slots.split_first() else {
         return Some(i);
     };
-    if let Some(word) = words.get(i) {
-        if slot.alts.contains(&word) {
-            if let Some(end) = match_slots(rest, words, i + 1) {
-                return Some(end);
-            }
-        }
+    if let Some(word) = words.get(i)
+        && slot.alts.contains(&word)
+        && let Some(end) = match_slots(rest, words, i + 1)
+    {
+        return Some(end);
     }
     if slot.optional {
         match_slots(rest, words, i)
@@ -659,7 +658,7 @@ fn counted(n: usize, one: &str, many: &str) -> String {
     let digits = n.to_string();
     let mut grouped = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, d) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             grouped.push(',');
         }
         grouped.push(d);

@@ -177,15 +177,15 @@ pub fn artifact_starts(theme: &Theme, t: &TaskTab) -> Vec<usize> {
     let mut starts = Vec::new();
     let mut line = 0;
     for s in segments(theme, t) {
-        if let Segment::Lines(l) = &s {
-            if l.first().is_some_and(|first| {
+        if let Segment::Lines(l) = &s
+            && l.first().is_some_and(|first| {
                 first
                     .spans
                     .iter()
                     .any(|sp| sp.content.contains(" · artifact"))
-            }) {
-                starts.push(line);
-            }
+            })
+        {
+            starts.push(line);
         }
         line += seg_len(&s);
     }

@@ -109,15 +109,13 @@ pub fn spawn_server(mut cmd: Command, what: &str) -> Server {
     std::thread::spawn(move || {
         let mut sent = false;
         for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-            if !sent {
-                if let Some(i) = line.find("http://127.0.0.1:") {
-                    let url: String = line[i..]
-                        .chars()
-                        .take_while(|c| !c.is_whitespace())
-                        .collect();
-                    let _ = tx.send(url.trim_end_matches(['/', ')', ',']).to_string());
-                    sent = true;
-                }
+            if !sent && let Some(i) = line.find("http://127.0.0.1:") {
+                let url: String = line[i..]
+                    .chars()
+                    .take_while(|c| !c.is_whitespace())
+                    .collect();
+                let _ = tx.send(url.trim_end_matches(['/', ')', ',']).to_string());
+                sent = true;
             }
         }
     });
@@ -125,10 +123,10 @@ pub fn spawn_server(mut cmd: Command, what: &str) -> Server {
     let sink = err_lines.clone();
     std::thread::spawn(move || {
         for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-            if let Ok(mut v) = sink.lock() {
-                if v.len() < 200 {
-                    v.push(line);
-                }
+            if let Ok(mut v) = sink.lock()
+                && v.len() < 200
+            {
+                v.push(line);
             }
         }
     });

@@ -1,0 +1,138 @@
+//! "A `kill -9` of the console loses nothing it had received": the real binary in tmux, on a store in a temp
+//! dir, follows a flood of status updates from the demo agent (its own process); the moment the screen shows
+//! the task completed, the console is killed with SIGKILL; then the store must hold every update, the final
+//! state, and the user's message, and a new console restores the tab.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use a2a_console::store::{Store, kind};
+
+fn tmux(args: &[&str]) -> String {
+    let out = Command::new("tmux")
+        .args(args)
+        .output()
+        .expect("tmux is installed (the test script installs it)");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn wait_pane(session: &str, what: &str, cond: impl Fn(&str) -> bool) -> String {
+    let deadline = Instant::now() + Duration::from_secs(90);
+    loop {
+        let pane = tmux(&["capture-pane", "-p", "-t", session]);
+        if cond(&pane) {
+            return pane;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "timed out waiting for {what}; pane:\n{pane}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn kill_9_after_a_flood_loses_no_event() {
+    const N: usize = 3000;
+    let demo = common::demo_agent();
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("console.db");
+    let config = dir.path().join("config.toml");
+    std::fs::write(
+        &config,
+        format!("[[agents]]\nname = \"demo\"\nurl = \"{}\"\n", demo.url),
+    )
+    .unwrap();
+    let session = format!("a2a-kill-{}", std::process::id());
+    let script = format!(
+        "exec env A2A_CONSOLE_DB={} XDG_STATE_HOME={} {} --config {}",
+        db.display(),
+        dir.path().display(),
+        common::bin(),
+        config.display()
+    );
+    tmux(&[
+        "new-session",
+        "-d",
+        "-s",
+        &session,
+        "-x",
+        "120",
+        "-y",
+        "36",
+        &script,
+    ]);
+    let pid: u32 = tmux(&["list-panes", "-t", &session, "-F", "#{pane_pid}"])
+        .trim()
+        .parse()
+        .unwrap();
+    wait_pane(&session, "the agent online", |p| p.contains("card 0.1.0"));
+    tmux(&["send-keys", "-t", &session, "n"]);
+    wait_pane(&session, "a new tab", |p| p.contains("Message → demo"));
+    tmux(&["send-keys", "-t", &session, "-l", &format!("flood {N}")]);
+    tmux(&["send-keys", "-t", &session, "Enter"]);
+    wait_pane(&session, "the flood to complete", |p| {
+        p.contains("✓ completed")
+    });
+    // SIGKILL: no chance to flush anything.
+    Command::new("kill")
+        .args(["-9", &pid.to_string()])
+        .status()
+        .unwrap();
+    let _ = tmux(&["kill-session", "-t", &session]);
+
+    let store = Store::open(&db).unwrap();
+    let tasks = store.tasks().unwrap();
+    assert_eq!(tasks.len(), 1, "{tasks:?}");
+    let events = store
+        .events(&tasks[0].agent_url, &tasks[0].task_id)
+        .unwrap();
+    let updates = events.iter().filter(|e| e.kind == kind::STATUS).count();
+    assert!(
+        updates >= N,
+        "only {updates} of {N} status updates were stored"
+    );
+    let last = events
+        .iter()
+        .rev()
+        .find(|e| e.kind == kind::STATUS || e.kind == kind::TASK)
+        .unwrap();
+    assert!(
+        last.json.contains("TASK_STATE_COMPLETED"),
+        "the final state is stored: {}",
+        last.json
+    );
+    assert!(
+        events
+            .iter()
+            .any(|e| e.kind == kind::USER && e.json.contains(&format!("flood {N}"))),
+        "the user's message is stored"
+    );
+    println!(
+        "measured: {} events stored for the task ({updates} status updates for a flood of {N}), final state completed",
+        events.len()
+    );
+
+    // And a new console shows it again.
+    let session2 = format!("{session}-2");
+    tmux(&[
+        "new-session",
+        "-d",
+        "-s",
+        &session2,
+        "-x",
+        "120",
+        "-y",
+        "36",
+        &script,
+    ]);
+    tmux(&["send-keys", "-t", &session2, "M-1"]);
+    let pane = wait_pane(&session2, "the restored tab", |p| {
+        p.contains("restored from the local store")
+    });
+    let _ = tmux(&["kill-session", "-t", &session2]);
+    assert!(pane.contains("✓ completed"), "{pane}");
+}
