@@ -140,6 +140,24 @@ pub enum Command {
         #[command(subcommand)]
         action: PushAction,
     },
+    /// List the tasks kept in the local store (what the console saw), newest first.
+    History {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Export a stored task's transcript: Markdown (default) or JSON.
+    Export {
+        task_id: String,
+        /// Output format: md or json.
+        #[arg(long, default_value = "md")]
+        format: String,
+    },
+    /// Print the audit log (requests, events and your decisions; credentials redacted) as JSON lines.
+    Audit {
+        /// Only the last N entries (default: all).
+        #[arg(long, value_name = "N")]
+        last: Option<usize>,
+    },
     /// Serve the embedded demo agent on 127.0.0.1 in the foreground.
     DemoAgent {
         /// Port to listen on (0 = any free port).
@@ -272,6 +290,18 @@ pub async fn run(global: GlobalOpts, command: Command) -> Exit {
             }
         };
     }
+    if matches!(
+        command,
+        Command::History { .. } | Command::Export { .. } | Command::Audit { .. }
+    ) {
+        return match stored(command) {
+            Ok(()) => Exit::Done,
+            Err(e) => {
+                eprintln!("a2a-console: {e}");
+                Exit::Usage
+            }
+        };
+    }
     let (config, _) = match config::load(global.config.as_deref()) {
         Ok(c) => c,
         Err(e) => {
@@ -299,7 +329,10 @@ fn agent_of(command: &Command) -> &str {
             | PushAction::List { agent, .. }
             | PushAction::Delete { agent, .. } => agent,
         },
-        Command::DemoAgent { .. } => "",
+        Command::DemoAgent { .. }
+        | Command::History { .. }
+        | Command::Export { .. }
+        | Command::Audit { .. } => "",
     }
 }
 
@@ -566,7 +599,10 @@ async fn run_remote(
             .await
         }
         Command::Push { action } => push(&conn, action).await,
-        Command::DemoAgent { .. } => Ok(Exit::Done),
+        Command::DemoAgent { .. }
+        | Command::History { .. }
+        | Command::Export { .. }
+        | Command::Audit { .. } => Ok(Exit::Done),
     }
 }
 
@@ -671,6 +707,94 @@ fn print_push(configs: &[TaskPushNotificationConfig], json: bool) {
             }
         );
     }
+}
+
+/// The store commands: they read the local database and never touch the network.
+fn stored(command: Command) -> Result<(), String> {
+    let path = crate::persist::db_path().ok_or("no data directory for the local store")?;
+    if !path.exists() {
+        return Err(format!(
+            "no local store at {} yet: the console creates it when it runs",
+            path.display()
+        ));
+    }
+    let store = crate::store::Store::open(&path).map_err(|e| e.to_string())?;
+    match command {
+        Command::History { json } => {
+            let tasks = store.tasks().map_err(|e| e.to_string())?;
+            if json {
+                let v: Vec<serde_json::Value> = tasks
+                    .iter()
+                    .map(|t| {
+                        serde_json::json!({"agent": t.agent_url, "agentName": t.agent_name, "taskId": t.task_id,
+                            "contextId": t.context_id, "state": t.state, "updatedAt": t.updated_at.to_rfc3339()})
+                    })
+                    .collect();
+                println!("{}", safe_json(&v, true));
+            } else {
+                println!("{:<38} {:<15} {:<20} AGENT", "TASK", "STATE", "UPDATED");
+                for t in &tasks {
+                    println!(
+                        "{:<38} {:<15} {:<20} {}",
+                        one_line(&t.task_id),
+                        one_line(&t.state),
+                        t.updated_at.format("%Y-%m-%d %H:%M:%S"),
+                        one_line(&t.agent_name)
+                    );
+                }
+                println!("{} task(s) in {}", tasks.len(), path.display());
+            }
+        }
+        Command::Export { task_id, format } => {
+            let rec = store
+                .tasks()
+                .map_err(|e| e.to_string())?
+                .into_iter()
+                .find(|t| t.task_id == task_id)
+                .ok_or_else(|| {
+                    format!(
+                        "task {task_id:?} is not in the local store (see `a2a-console history`)"
+                    )
+                })?;
+            let events = store
+                .events(&rec.agent_url, &rec.task_id)
+                .map_err(|e| e.to_string())?;
+            match format.as_str() {
+                "md" | "markdown" => {
+                    print!("{}", crate::store::export_task_markdown(&rec, &events))
+                }
+                "json" => println!(
+                    "{}",
+                    safe_json(&crate::store::export_task_json(&rec, &events), true)
+                ),
+                other => return Err(format!("--format {other:?}: expected md or json")),
+            }
+        }
+        Command::Audit { last } => {
+            let mut buf = Vec::new();
+            match last {
+                Some(n) => {
+                    for e in store.audit_entries(n).map_err(|e| e.to_string())? {
+                        println!("{}", safe_json(&e, false));
+                    }
+                }
+                None => {
+                    store
+                        .export_audit_jsonl(&mut buf)
+                        .map_err(|e| e.to_string())?;
+                    // The JSON lines are re-checked for terminal safety line by line.
+                    for line in String::from_utf8_lossy(&buf).lines() {
+                        match serde_json::from_str::<serde_json::Value>(line) {
+                            Ok(v) => println!("{}", safe_json(&v, false)),
+                            Err(_) => println!("{}", one_line(line)),
+                        }
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
+    Ok(())
 }
 
 /// Accept `working`, `input-required`, `TASK_STATE_WORKING`.

@@ -160,8 +160,10 @@ pub async fn run(global: GlobalOpts, demo: bool) -> Result<(), String> {
     };
     // The local store: tabs come back from it, and everything received goes into it. If it cannot be opened
     // (locked by another console, full, corrupt) the console says so and works in memory.
+    let mut cached_cards = Vec::new();
     let persister = match crate::persist::db_path().map(|p| crate::store::Store::open(&p)) {
         Some(Ok(store)) => {
+            cached_cards = crate::persist::cached_cards(&store, &app);
             match crate::persist::restore(&store, &mut app) {
                 Ok(0) => {}
                 Ok(n) => {
@@ -189,6 +191,7 @@ pub async fn run(global: GlobalOpts, demo: bool) -> Result<(), String> {
     let (mut runtime, rx) = Runtime::new(app.config_path.clone(), syntax)?;
     runtime.bell_enabled = app.bell;
     runtime.persist = persister;
+    runtime.prime_cards(cached_cards);
     let effects = initial_effects(&app);
 
     // Chain a panic hook that restores the terminal first, so a panic message is readable.

@@ -14,7 +14,7 @@ use crate::app::task::TabId;
 use crate::remote::tracker::state_name;
 use crate::store::{AuditEntry, Direction, Store, TaskRecord, kind};
 
-/// One write for the writer thread.
+/// One write to the store.
 enum Write {
     Event {
         agent_url: String,
@@ -37,10 +37,16 @@ enum Write {
         key: String,
         text: String,
     },
+    Card {
+        agent_url: String,
+        card_url: String,
+        raw: String,
+        etag: Option<String>,
+    },
     Audit(AuditEntry),
 }
 
-/// The store's front: queues writes for the writer thread and remembers what it already saved.
+/// The store's front: writes what happens and remembers what it already saved.
 pub struct Persister {
     store: Option<Store>,
     /// Whether a write error was already reported (once is enough; the console carries on in memory).
@@ -245,6 +251,19 @@ impl Persister {
         }));
     }
 
+    /// Keep an agent's card (raw JSON and ETag) so the next start can show it and revalidate it.
+    pub fn card(&mut self, agent_url: &str, card: &crate::remote::card::FetchedCard) {
+        if card.revalidated {
+            return;
+        }
+        self.send(Write::Card {
+            agent_url: agent_url.to_string(),
+            card_url: card.url.to_string(),
+            raw: card.raw.clone(),
+            etag: card.etag.clone(),
+        });
+    }
+
     /// Save every tab's unsent compose text (on quit).
     pub fn drafts(&mut self, app: &App) {
         for t in &app.tabs {
@@ -300,6 +319,12 @@ fn write(store: &Store, w: Write) -> Result<(), crate::store::StoreError> {
             .map(|_| ()),
         Write::Task(rec) => store.upsert_task(&rec),
         Write::Draft { key, text } => store.save_draft(&key, &text),
+        Write::Card {
+            agent_url,
+            card_url,
+            raw,
+            etag,
+        } => store.save_card(&agent_url, &card_url, &raw, etag.as_deref()),
         Write::Audit(e) => store.audit(&e),
     }
 }
@@ -376,4 +401,35 @@ pub fn restore(store: &Store, app: &mut App) -> Result<usize, String> {
         restored += 1;
     }
     Ok(restored)
+}
+
+/// Cards kept from earlier runs, ready to prime the fetcher's cache (so the first fetch is a conditional one).
+pub fn cached_cards(store: &Store, app: &App) -> Vec<crate::remote::card::FetchedCard> {
+    let mut out = Vec::new();
+    for a in &app.agents {
+        let Ok(Some(c)) = store.load_card(&a.target.url) else {
+            continue;
+        };
+        let Ok(url) = url::Url::parse(&c.card_url) else {
+            continue;
+        };
+        let mut headers = reqwest::header::HeaderMap::new();
+        if let Some(etag) = c
+            .etag
+            .as_deref()
+            .and_then(|e| reqwest::header::HeaderValue::from_str(e).ok())
+        {
+            headers.insert(reqwest::header::ETAG, etag);
+        }
+        if let Ok(card) = crate::remote::card::parse_card(
+            &url,
+            &url,
+            "application/json",
+            c.raw_json.into_bytes(),
+            &headers,
+        ) {
+            out.push(card);
+        }
+    }
+    out
 }

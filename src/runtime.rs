@@ -92,6 +92,13 @@ impl Runtime {
         self.tx.clone()
     }
 
+    /// Seed the card cache with cards from the store, so the first fetch revalidates (`If-None-Match`).
+    pub fn prime_cards(&self, cards: Vec<crate::remote::card::FetchedCard>) {
+        for c in cards {
+            self.fetcher.prime(c);
+        }
+    }
+
     fn client(&self, agent: usize) -> Option<Arc<Connected>> {
         self.clients
             .lock()
@@ -156,7 +163,10 @@ impl Runtime {
                         m.context_id,
                         &m.files,
                     ) {
-                        Ok(msg) => msg,
+                        Ok(mut msg) => {
+                            msg.message_id = m.message_id;
+                            msg
+                        }
                         Err(e) => {
                             let _ = tx.send(Msg::Reply {
                                 tab,
@@ -512,18 +522,33 @@ impl Runtime {
                 self.persist
                     .event(app, *tab, &a2a::StreamResponse::Task(task.clone()));
             }
+            Msg::AgentLoaded {
+                agent,
+                result: Ok(info),
+            } => {
+                if let Some(a) = app.agents.get(*agent) {
+                    let url = a.target.url.clone();
+                    self.persist.card(&url, &info.card);
+                }
+            }
             _ => {}
         }
         for e in update(app, msg) {
             match &e {
                 Effect::Audit { tab, line } => self.persist.audit(app, *tab, line),
-                Effect::Send { tab, stream, .. } => {
+                Effect::Send {
+                    tab,
+                    stream,
+                    message,
+                    ..
+                } => {
                     let method = if *stream {
                         "SendStreamingMessage"
                     } else {
                         "SendMessage"
                     };
-                    self.persist.request(app, *tab, method, None);
+                    self.persist
+                        .request(app, *tab, method, Some(&message.message_id));
                 }
                 Effect::Subscribe { tab, .. } | Effect::Resubscribe { tab, .. } => {
                     self.persist.request(app, *tab, "SubscribeToTask", None)

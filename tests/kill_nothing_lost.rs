@@ -116,6 +116,34 @@ fn kill_9_after_a_flood_loses_no_event() {
         events.len()
     );
 
+    // The CLI reads the same store: history, a Markdown export, the audit log.
+    let dbs = db.display().to_string();
+    let env = [("A2A_CONSOLE_DB", dbs.as_str())];
+    let r = common::cli_env(&["history"], &env);
+    assert_eq!(r.code, 0, "{}", r.all());
+    assert!(
+        r.stdout.contains(&tasks[0].task_id) && r.stdout.contains("completed"),
+        "{}",
+        r.stdout
+    );
+    let r = common::cli_env(&["export", &tasks[0].task_id], &env);
+    assert_eq!(r.code, 0, "{}", r.all());
+    assert!(r.stdout.contains(&format!("flood {N}")), "{}", r.stdout);
+    common::assert_terminal_safe(&r.stdout);
+    let r = common::cli_env(&["export", &tasks[0].task_id, "--format", "json"], &env);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert!(v["events"].as_array().unwrap().len() >= N);
+    let r = common::cli_env(&["audit"], &env);
+    assert_eq!(r.code, 0, "{}", r.all());
+    // The request that started the task carries the message id (the task id did not exist yet).
+    assert!(
+        r.stdout
+            .lines()
+            .any(|l| l.contains("\"SendStreamingMessage\"") && !l.contains("\"messageId\":null")),
+        "{}",
+        r.stdout
+    );
+
     // And a new console shows it again.
     let session2 = format!("{session}-2");
     tmux(&[

@@ -11,6 +11,8 @@ use std::path::PathBuf;
 /// The message the user is sending: text, files to attach (read by the runtime), and which task/context.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Outgoing {
+    /// Minted here so the audit log can name the message before the agent has answered.
+    pub message_id: String,
     pub text: String,
     pub files: Vec<PathBuf>,
     pub task_id: Option<String>,
@@ -24,6 +26,7 @@ pub fn outgoing(
     context_id: Option<String>,
 ) -> Outgoing {
     Outgoing {
+        message_id: a2a::new_message_id(),
         text,
         files,
         task_id,
