@@ -19,9 +19,24 @@ pub struct Config {
     pub agents: Vec<AgentConfig>,
     #[serde(default)]
     pub ui: UiConfig,
+    #[serde(default)]
+    pub push: PushConfig,
     /// Key remapping: action name → keys, e.g. `cancel_task = ["ctrl-k"]` (see the help screen for names).
     #[serde(default)]
     pub keys: BTreeMap<String, Vec<String>>,
+}
+
+/// The optional local webhook receiver for push notifications.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PushConfig {
+    /// Off by default: the console listens only when asked to.
+    #[serde(default)]
+    pub enabled: bool,
+    /// Where to listen; default 127.0.0.1 on a free port. A non-loopback address exposes the receiver to the
+    /// network (tokens still guard it) and must be chosen on purpose.
+    #[serde(default)]
+    pub bind: Option<String>,
 }
 
 /// How the console looks and behaves.

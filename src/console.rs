@@ -191,6 +191,19 @@ pub async fn run(global: GlobalOpts, demo: bool) -> Result<(), String> {
     let (mut runtime, rx) = Runtime::new(app.config_path.clone(), syntax)?;
     runtime.bell_enabled = app.bell;
     runtime.persist = persister;
+    if config.push.enabled {
+        let bind = config.push.bind.as_deref().unwrap_or("127.0.0.1:0");
+        let addr: std::net::SocketAddr = bind
+            .parse()
+            .map_err(|e| format!("[push] bind {bind:?}: {e}"))?;
+        match runtime.start_push(addr).await {
+            Ok(at) => {
+                app.push_enabled = true;
+                tracing::info!("push receiver listening on {at}");
+            }
+            Err(e) => app.set_status(format!("push receiver: {e}"), true),
+        }
+    }
     runtime.prime_cards(cached_cards);
     let effects = initial_effects(&app);
 

@@ -251,6 +251,8 @@ actions! {
     Reattach => "reattach", TaskTab, "Re-subscribe to this task's updates", [ch('R')];
     RefreshTask => "refresh_task", TaskTab, "Fetch this task's current state (GetTask)", [ch('r')];
     Approve => "approve", TaskTab, "Review this task's auth-required request: approve, deny or later", [ch('A')];
+    PushList => "push_list", TaskTab, "List this task's push-notification configs", [ch('P')];
+    PushDelete => "push_delete", TaskTab, "Delete the push-notification config the console registered for this task", [ch('X')];
     // Compose box
     Send => "send", Compose, "Send the message", [key(KeyCode::Enter)];
     Newline => "newline", Compose, "Insert a line break", [

@@ -42,6 +42,8 @@ pub struct Runtime {
     pub persist: crate::persist::Persister,
     /// Each agent's target (headers, auth), for requests that need a credential of their own (approvals).
     targets: HashMap<usize, crate::remote::agent::AgentTarget>,
+    /// The local webhook receiver for push notifications, when enabled.
+    pub push: Option<crate::remote::push::PushReceiver>,
     /// Ring the real terminal's bell (off for headless runs).
     pub bell_enabled: bool,
     /// When set, the text of every drawn frame is published here (headless tests wait on it).
@@ -82,6 +84,7 @@ impl Runtime {
                 targets: HashMap::new(),
                 persist: crate::persist::Persister::disabled(),
                 bell_enabled: false,
+                push: None,
                 highlighter,
             },
             rx,
@@ -90,6 +93,32 @@ impl Runtime {
 
     pub fn sender(&self) -> UnboundedSender<Msg> {
         self.tx.clone()
+    }
+
+    /// Start the push receiver; accepted notifications come back as `Msg::Push`.
+    pub async fn start_push(
+        &mut self,
+        bind: std::net::SocketAddr,
+    ) -> Result<std::net::SocketAddr, String> {
+        let (ptx, mut prx) = unbounded_channel::<crate::remote::push::PushEvent>();
+        let receiver = crate::remote::push::PushReceiver::start(bind, ptx).await?;
+        let addr = receiver.local_addr();
+        let tx = self.tx.clone();
+        tokio::spawn(async move {
+            while let Some(p) = prx.recv().await {
+                if tx
+                    .send(Msg::Push {
+                        task_id: p.task_id,
+                        event: Box::new(p.event),
+                    })
+                    .is_err()
+                {
+                    break;
+                }
+            }
+        });
+        self.push = Some(receiver);
+        Ok(addr)
     }
 
     /// Seed the card cache with cards from the store, so the first fetch revalidates (`If-None-Match`).
@@ -306,6 +335,89 @@ impl Runtime {
                 // Without the app at hand (start-up effects): the log still gets it.
                 tracing::info!(target: "a2a_console::audit", "{line}");
             }
+            Effect::RegisterPush {
+                tab,
+                agent,
+                task_id,
+            } => {
+                let (Some(conn), Some(receiver)) = (self.client(agent), self.push.as_ref()) else {
+                    return;
+                };
+                let cfg = receiver.config_for(&task_id);
+                tokio::spawn(async move {
+                    let result = conn
+                        .client
+                        .create_push_config(&cfg)
+                        .await
+                        .map(|c| vec![c])
+                        .map_err(|e| classify(&e).message);
+                    let _ = tx.send(Msg::PushConfigs {
+                        tab,
+                        result,
+                        what: "registered",
+                    });
+                });
+            }
+            Effect::ListPush {
+                tab,
+                agent,
+                task_id,
+            } => {
+                let Some(conn) = self.client(agent) else {
+                    return;
+                };
+                tokio::spawn(async move {
+                    let req = a2a::ListTaskPushNotificationConfigsRequest {
+                        task_id,
+                        page_size: None,
+                        page_token: None,
+                        tenant: None,
+                    };
+                    let result = conn
+                        .client
+                        .list_push_configs(&req)
+                        .await
+                        .map(|r| r.configs)
+                        .map_err(|e| classify(&e).message);
+                    let _ = tx.send(Msg::PushConfigs {
+                        tab,
+                        result,
+                        what: "listed",
+                    });
+                });
+            }
+            Effect::DeletePush {
+                tab,
+                agent,
+                task_id,
+                ids,
+            } => {
+                let Some(conn) = self.client(agent) else {
+                    return;
+                };
+                if let Some(r) = self.push.as_ref() {
+                    r.unregister(&task_id);
+                }
+                tokio::spawn(async move {
+                    let mut result = Ok(Vec::new());
+                    for id in ids {
+                        let req = a2a::DeleteTaskPushNotificationConfigRequest {
+                            task_id: task_id.clone(),
+                            id,
+                            tenant: None,
+                        };
+                        if let Err(e) = conn.client.delete_push_config(&req).await {
+                            result = Err(classify(&e).message);
+                            break;
+                        }
+                    }
+                    let _ = tx.send(Msg::PushConfigs {
+                        tab,
+                        result,
+                        what: "deleted",
+                    });
+                });
+            }
             Effect::Bell => {
                 if self.bell_enabled {
                     use std::io::Write;
@@ -521,6 +633,18 @@ impl Runtime {
             } => {
                 self.persist
                     .event(app, *tab, &a2a::StreamResponse::Task(task.clone()));
+            }
+            Msg::Push { task_id, event } => {
+                if let Some(t) = app
+                    .tabs
+                    .iter()
+                    .find(|t| t.tracker.task_id.as_deref() == Some(task_id.as_str()))
+                {
+                    if t.link != crate::app::task::Link::Live {
+                        let id = t.id;
+                        self.persist.event(app, id, event);
+                    }
+                }
             }
             Msg::AgentLoaded {
                 agent,

@@ -30,6 +30,14 @@ impl Console {
 
     /// Like `start`, with the local store at `db` (tabs restored from it, everything written to it).
     async fn start_with_db(agents: &[(&str, &str)], db: Option<&std::path::Path>) -> Console {
+        Self::start_full(agents, db, false).await
+    }
+
+    async fn start_full(
+        agents: &[(&str, &str)],
+        db: Option<&std::path::Path>,
+        push: bool,
+    ) -> Console {
         let mut app = App::new(Keymap::defaults(), Theme::builtin("dark").unwrap());
         app.size = (120, 40);
         for (label, url) in agents {
@@ -47,6 +55,10 @@ impl Console {
         }
         let (stx, srx) = watch::channel(String::new());
         rt.screen = Some(stx);
+        if push {
+            rt.start_push("127.0.0.1:0".parse().unwrap()).await.unwrap();
+            app.push_enabled = true;
+        }
         let (ktx, krx) = mpsc::unbounded_channel();
         let events = tokio_stream::wrappers::UnboundedReceiverStream::new(krx);
         let effects = a2a_console::console::initial_effects(&app);
@@ -385,6 +397,31 @@ async fn a_running_task_survives_a_restart_and_is_reattached() {
         s.contains("Working… 5/") || s.contains("Working… 6/") || s.contains("Working… 7/")
     })
     .await;
+    c.quit().await;
+    demo.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn push_notifications_are_registered_received_listed_and_deleted() {
+    let demo = a2a_console::demo::spawn(0).await.unwrap();
+    let mut c = Console::start_full(&[("demo", &demo.base_url())], None, true).await;
+    c.wait_for("card 0.1.0").await;
+    c.key(KeyCode::Char('n'));
+    c.wait_for("Message → demo").await;
+    send(&c, "slow 4");
+    let screen = c.wait_for("push configs registered").await;
+    assert!(
+        screen.contains("127.0.0.1:") && screen.contains("/a2a/push/"),
+        "the webhook is on loopback:\n{screen}"
+    );
+    c.wait_for("receiving push notifications for this task")
+        .await;
+    c.key(KeyCode::Esc);
+    c.key(KeyCode::Char('P'));
+    c.wait_for("push configs listed").await;
+    c.key(KeyCode::Char('X'));
+    c.wait_for("push configs deleted").await;
+    c.wait_for("✓ completed").await;
     c.quit().await;
     demo.shutdown().await;
 }

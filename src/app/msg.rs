@@ -51,6 +51,17 @@ pub enum Msg {
         tab: TabId,
         result: Result<Task, String>,
     },
+    /// A push notification the local receiver accepted (token checked, task ours, not a duplicate).
+    Push {
+        task_id: String,
+        event: Box<StreamResponse>,
+    },
+    /// The answer to registering (or listing, or deleting) a tab's push configs.
+    PushConfigs {
+        tab: TabId,
+        result: Result<Vec<a2a::TaskPushNotificationConfig>, String>,
+        what: &'static str,
+    },
     /// Animation tick; only scheduled while something is live.
     Tick,
 }
@@ -134,6 +145,25 @@ pub enum Effect {
     },
     /// Write a line to the audit log (credentials never included).
     Audit { tab: TabId, line: String },
+    /// Register the local push receiver for a task (CreateTaskPushNotificationConfig).
+    RegisterPush {
+        tab: TabId,
+        agent: usize,
+        task_id: String,
+    },
+    /// List a task's push configs.
+    ListPush {
+        tab: TabId,
+        agent: usize,
+        task_id: String,
+    },
+    /// Delete a task's push configs by id.
+    DeletePush {
+        tab: TabId,
+        agent: usize,
+        task_id: String,
+        ids: Vec<String>,
+    },
     /// Ring the terminal bell.
     Bell,
     /// Leave the console.

@@ -235,6 +235,8 @@ pub struct App {
     pub board: BoardState,
     /// Ring the terminal bell when a task off screen needs the user or finishes.
     pub bell: bool,
+    /// The local push receiver is running: register it for tasks whose agent supports push.
+    pub push_enabled: bool,
     next_tab: TabId,
 }
 
@@ -260,6 +262,7 @@ impl App {
             size: (80, 24),
             board: BoardState::default(),
             bell: false,
+            push_enabled: false,
             next_tab: 1,
         }
     }

@@ -218,6 +218,10 @@ pub struct TaskTab {
     pub reattach_attempts: u32,
     /// Restored from the store while still running: re-attach once the agent is connected.
     pub pending_reattach: bool,
+    /// Push notifications: registration asked for, the config ids known, and how many arrived.
+    pub push_requested: bool,
+    pub push_ids: Vec<String>,
+    pub push_received: usize,
 }
 
 impl TaskTab {
@@ -247,6 +251,9 @@ impl TaskTab {
             last_update: Local::now(),
             reattach_attempts: 0,
             pending_reattach: false,
+            push_requested: false,
+            push_ids: Vec::new(),
+            push_received: 0,
         }
     }
 

@@ -65,7 +65,67 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
         } => {
             let mut fx = stream_item(app, tab, generation, item);
             fx.extend(lay_out_artifacts(app, tab));
+            fx.extend(register_push(app, tab));
             fx
+        }
+        Msg::Push { task_id, event } => {
+            let Some(t) = app
+                .tabs
+                .iter_mut()
+                .find(|t| t.tracker.task_id.as_deref() == Some(task_id.as_str()))
+            else {
+                return vec![];
+            };
+            let id = t.id;
+            t.push_received += 1;
+            if t.push_received == 1 {
+                t.note("receiving push notifications for this task", false);
+            }
+            // While a stream is live it already delivers the same events; applying both would append artifact
+            // chunks twice. Pushes take over when there is no stream (closed, broken, or never opened).
+            if t.link != Link::Live {
+                t.apply_event(&event);
+            }
+            lay_out_artifacts(app, id)
+        }
+        Msg::PushConfigs { tab, result, what } => {
+            if let Some(t) = app.tab_mut(tab) {
+                match result {
+                    Ok(configs) => {
+                        if what == "registered" {
+                            t.push_ids
+                                .extend(configs.iter().filter_map(|c| c.id.clone()));
+                        }
+                        if what == "deleted" {
+                            t.push_ids.clear();
+                        }
+                        let list: Vec<String> = configs
+                            .iter()
+                            .map(|c| {
+                                let (url, _) = crate::trust::sanitize::sanitize_line(&c.url);
+                                let id =
+                                    c.id.as_deref()
+                                        .map(|i| crate::trust::sanitize::sanitize_line(i).0)
+                                        .unwrap_or_else(|| "(no id)".into());
+                                format!("{id} → {url}")
+                            })
+                            .collect();
+                        t.note(
+                            format!(
+                                "push configs {what}: {}",
+                                if list.is_empty() {
+                                    "none".into()
+                                } else {
+                                    list.join("; ")
+                                }
+                            ),
+                            false,
+                        );
+                    }
+                    Err(e) => t.note(format!("push configs: {e}"), true),
+                }
+            }
+            vec![]
         }
         Msg::Imported { agent, result } => import_tasks(app, agent, result),
         Msg::Refreshed { tab, result } => {
@@ -99,6 +159,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
             }
             let mut fx = lay_out_artifacts(app, tab);
             fx.extend(follow_if_running(app, tab));
+            fx.extend(register_push(app, tab));
             fx
         }
         Msg::Canceled { tab, result } => {
@@ -192,6 +253,35 @@ pub fn lay_out_artifacts(app: &mut App, tab: TabId) -> Vec<Effect> {
         a.rendered = Some(blocks);
     }
     effects
+}
+
+/// Once a tab's task id is known and its agent supports push, register the local receiver for it (once).
+fn register_push(app: &mut App, tab: TabId) -> Vec<Effect> {
+    if !app.push_enabled {
+        return vec![];
+    }
+    let Some(t) = app.tabs.iter().find(|t| t.id == tab) else {
+        return vec![];
+    };
+    let supports = app
+        .agents
+        .get(t.agent)
+        .and_then(|a| a.info())
+        .is_some_and(|i| i.card.card.capabilities.push_notifications == Some(true));
+    if !supports || t.push_requested || t.is_terminal() {
+        return vec![];
+    }
+    let (Some(task_id), agent) = (t.tracker.task_id.clone(), t.agent) else {
+        return vec![];
+    };
+    if let Some(t) = app.tab_mut(tab) {
+        t.push_requested = true;
+    }
+    vec![Effect::RegisterPush {
+        tab,
+        agent,
+        task_id,
+    }]
 }
 
 /// After a blocking reply that left the task running, follow it (SubscribeToTask, or polling).
@@ -440,6 +530,29 @@ pub fn run_action(app: &mut App, a: Action) -> Vec<Effect> {
                 agent: t.agent,
                 task_id: t.tracker.task_id.clone().unwrap_or_default(),
             }],
+            _ => vec![],
+        },
+        Action::PushList | Action::PushDelete => match app.active_tab() {
+            Some(t) if t.tracker.task_id.is_some() => {
+                let task_id = t.tracker.task_id.clone().unwrap_or_default();
+                if a == Action::PushList {
+                    vec![Effect::ListPush {
+                        tab: t.id,
+                        agent: t.agent,
+                        task_id,
+                    }]
+                } else if t.push_ids.is_empty() {
+                    app.set_status("the console registered no push config for this task", true);
+                    vec![]
+                } else {
+                    vec![Effect::DeletePush {
+                        tab: t.id,
+                        agent: t.agent,
+                        task_id,
+                        ids: t.push_ids.clone(),
+                    }]
+                }
+            }
             _ => vec![],
         },
         Action::Approve => {

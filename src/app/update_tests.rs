@@ -596,3 +596,56 @@ fn imported_tasks_open_tabs_and_running_ones_are_reattached() {
     );
     assert_eq!(app.tabs.len(), 2);
 }
+
+#[test]
+fn push_events_apply_when_no_stream_is_live_and_foreign_tasks_are_ignored() {
+    let mut app = app();
+    key(&mut app, KeyCode::Char('n'));
+    keys(&mut app, "slow");
+    key(&mut app, KeyCode::Enter);
+    let id = app.active_tab().unwrap().id;
+    update(
+        &mut app,
+        Msg::Stream {
+            tab: id,
+            generation: 1,
+            item: StreamItem::Event(Box::new(ev(TaskState::Working, "t1"))),
+        },
+    );
+    // Live stream: the push is counted but not applied twice.
+    update(
+        &mut app,
+        Msg::Push {
+            task_id: "t1".into(),
+            event: Box::new(ev(TaskState::Completed, "t1")),
+        },
+    );
+    assert_eq!(app.tab(id).unwrap().tracker.state, TaskState::Working);
+    // The stream breaks (re-attach pending): pushes now carry the task.
+    update(
+        &mut app,
+        Msg::Stream {
+            tab: id,
+            generation: 1,
+            item: StreamItem::End,
+        },
+    );
+    update(
+        &mut app,
+        Msg::Push {
+            task_id: "t1".into(),
+            event: Box::new(ev(TaskState::Completed, "t1")),
+        },
+    );
+    assert_eq!(app.tab(id).unwrap().tracker.state, TaskState::Completed);
+    // A push for a task no tab knows changes nothing.
+    let fx = update(
+        &mut app,
+        Msg::Push {
+            task_id: "someone-else".into(),
+            event: Box::new(ev(TaskState::Failed, "someone-else")),
+        },
+    );
+    assert!(fx.is_empty());
+    assert_eq!(app.tab(id).unwrap().tracker.state, TaskState::Completed);
+}
