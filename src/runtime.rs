@@ -639,11 +639,10 @@ impl Runtime {
                     .tabs
                     .iter()
                     .find(|t| t.tracker.task_id.as_deref() == Some(task_id.as_str()))
+                    && t.link != crate::app::task::Link::Live
                 {
-                    if t.link != crate::app::task::Link::Live {
-                        let id = t.id;
-                        self.persist.event(app, id, event);
-                    }
+                    let id = t.id;
+                    self.persist.event(app, id, event);
                 }
             }
             Msg::AgentLoaded {
