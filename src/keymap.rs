@@ -220,6 +220,7 @@ actions! {
     JumpTab8 => "jump_tab_8", Global, "Switch to task tab 8", [alt('8')];
     JumpTab9 => "jump_tab_9", Global, "Switch to task tab 9", [alt('9')];
     Board => "board", Global, "Show every task across agents, the ones needing you first", [ch('b')];
+    AuditLog => "audit_log", Global, "Show the audit log: requests and your decisions (credentials redacted)", [ch('L')];
     Split => "split", Global, "Show up to four live tasks side by side", [ch('v')];
     // Agent list, card and skills
     Up => "up", AgentList, "Select the previous agent or skill", [key(KeyCode::Up), ch('k')];
@@ -251,6 +252,7 @@ actions! {
     Reattach => "reattach", TaskTab, "Re-subscribe to this task's updates", [ch('R')];
     RefreshTask => "refresh_task", TaskTab, "Fetch this task's current state (GetTask)", [ch('r')];
     Approve => "approve", TaskTab, "Review this task's auth-required request: approve, deny or later", [ch('A')];
+    ExportTask => "export_task", TaskTab, "Export this task's transcript to a file (.md, or .json)", [ch('E')];
     PushList => "push_list", TaskTab, "List this task's push-notification configs", [ch('P')];
     PushDelete => "push_delete", TaskTab, "Delete the push-notification config the console registered for this task", [ch('X')];
     // Compose box

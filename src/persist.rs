@@ -279,6 +279,64 @@ impl Persister {
         }
     }
 
+    /// The audit log's last `n` entries as lines for the viewer (remote strings sanitised).
+    pub fn audit_lines(&self, n: usize) -> Result<Vec<String>, String> {
+        let store = self
+            .store
+            .as_ref()
+            .ok_or("no local store: the audit log is kept only with one")?;
+        let entries = store.audit_entries(n).map_err(|e| e.to_string())?;
+        Ok(entries
+            .iter()
+            .map(|e| {
+                let line = format!(
+                    "{} {:<8} {:<28} task {} · context {} · message {} · {} {}",
+                    e.at.format("%Y-%m-%d %H:%M:%S"),
+                    e.direction.as_str(),
+                    e.method,
+                    e.task_id.as_deref().unwrap_or("—"),
+                    e.context_id.as_deref().unwrap_or("—"),
+                    e.message_id.as_deref().unwrap_or("—"),
+                    e.agent,
+                    if e.detail_json.is_null() {
+                        String::new()
+                    } else {
+                        e.detail_json.to_string()
+                    }
+                );
+                crate::trust::sanitize::sanitize_line(&line).0
+            })
+            .collect())
+    }
+
+    /// Write a tab's stored transcript to `path`: JSON for a `.json` path, Markdown otherwise.
+    pub fn export(&self, app: &App, tab: TabId, path: &std::path::Path) -> Result<String, String> {
+        let store = self
+            .store
+            .as_ref()
+            .ok_or("no local store: nothing to export from")?;
+        let agent_url = Self::agent_url(app, tab).ok_or("the tab's agent is gone")?;
+        let task_id = app
+            .tab(tab)
+            .and_then(|t| t.tracker.task_id.clone())
+            .ok_or("no task in this tab")?;
+        let rec = store
+            .task(&agent_url, &task_id)
+            .map_err(|e| e.to_string())?
+            .ok_or("the task is not in the local store yet")?;
+        let events = store
+            .events(&agent_url, &task_id)
+            .map_err(|e| e.to_string())?;
+        let text = if path.extension().is_some_and(|e| e == "json") {
+            serde_json::to_string_pretty(&crate::store::export_task_json(&rec, &events))
+                .map_err(|e| e.to_string())?
+        } else {
+            crate::store::export_task_markdown(&rec, &events)
+        };
+        std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        Ok(format!("exported to {}", path.display()))
+    }
+
     /// Close the store (everything is already committed).
     pub fn flush_and_stop(&mut self) {
         self.store = None;

@@ -418,6 +418,8 @@ impl Runtime {
                     });
                 });
             }
+            // Handled in `apply`, where the app is at hand.
+            Effect::ExportTask { .. } | Effect::LoadAudit => {}
             Effect::Bell => {
                 if self.bell_enabled {
                     use std::io::Write;
@@ -659,6 +661,15 @@ impl Runtime {
         for e in update(app, msg) {
             match &e {
                 Effect::Audit { tab, line } => self.persist.audit(app, *tab, line),
+                Effect::ExportTask { tab, path } => {
+                    let r = self.persist.export(app, *tab, path);
+                    let _ = self.tx.send(Msg::Saved(r));
+                }
+                Effect::LoadAudit => {
+                    let _ = self
+                        .tx
+                        .send(Msg::AuditLoaded(self.persist.audit_lines(500)));
+                }
                 Effect::Send {
                     tab,
                     stream,
@@ -684,7 +695,10 @@ impl Runtime {
                 Effect::RefreshTask { tab, .. } => self.persist.request(app, *tab, "GetTask", None),
                 _ => {}
             }
-            if !matches!(e, Effect::Audit { .. }) {
+            if !matches!(
+                e,
+                Effect::Audit { .. } | Effect::ExportTask { .. } | Effect::LoadAudit
+            ) {
                 self.run_effect(e);
             }
         }

@@ -397,6 +397,27 @@ async fn a_running_task_survives_a_restart_and_is_reattached() {
         s.contains("Working… 5/") || s.contains("Working… 6/") || s.contains("Working… 7/")
     })
     .await;
+    // The audit log viewer shows the requests made before the restart.
+    c.key(KeyCode::Esc);
+    c.key(KeyCode::Char('L'));
+    let audit = c.wait_for("Audit log ·").await;
+    assert!(
+        audit.contains("SendStreamingMessage") && audit.contains("SubscribeToTask"),
+        "{audit}"
+    );
+    c.key(KeyCode::Esc);
+    // Export the transcript to Markdown.
+    c.key(KeyCode::Char('E'));
+    c.wait_for("Export the transcript").await;
+    for _ in 0..40 {
+        c.key(KeyCode::Backspace);
+    }
+    let out = dir.path().join("task.md");
+    c.type_text(&out.display().to_string());
+    c.key(KeyCode::Enter);
+    c.wait_for("exported to").await;
+    let md = std::fs::read_to_string(&out).unwrap();
+    assert!(md.contains("slow 30"), "{md}");
     c.quit().await;
     demo.shutdown().await;
 }

@@ -62,6 +62,8 @@ pub enum Msg {
         result: Result<Vec<a2a::TaskPushNotificationConfig>, String>,
         what: &'static str,
     },
+    /// The audit log's latest entries, for the viewer.
+    AuditLoaded(Result<Vec<String>, String>),
     /// Animation tick; only scheduled while something is live.
     Tick,
 }
@@ -164,6 +166,10 @@ pub enum Effect {
         task_id: String,
         ids: Vec<String>,
     },
+    /// Read the audit log for the viewer.
+    LoadAudit,
+    /// Write a task's transcript from the store to a file.
+    ExportTask { tab: TabId, path: PathBuf },
     /// Ring the terminal bell.
     Bell,
     /// Leave the console.

@@ -158,6 +158,7 @@ pub enum PromptKind {
     SaveArtifact,
     /// A token pasted to approve a tab's auth-required request.
     ApprovalToken(TabId),
+    ExportTask(TabId),
     BoardSearch,
 }
 
@@ -169,6 +170,9 @@ impl PromptKind {
             PromptKind::SaveArtifact => "Save artifact — path",
             PromptKind::ApprovalToken(_) => {
                 "Approve with a token — paste it (it is not shown or logged)"
+            }
+            PromptKind::ExportTask(_) => {
+                "Export the transcript — path (.md for Markdown, .json for JSON)"
             }
             PromptKind::BoardSearch => {
                 "Search tasks — text in agent, task id, context or last message"
@@ -195,6 +199,11 @@ pub enum Overlay {
     /// The auth-required approval: never answered automatically.
     Approval {
         tab: TabId,
+    },
+    /// The audit log, newest last.
+    Audit {
+        lines: Vec<String>,
+        scroll: usize,
     },
     Prompt {
         kind: PromptKind,

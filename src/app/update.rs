@@ -128,6 +128,16 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
             vec![]
         }
         Msg::Imported { agent, result } => import_tasks(app, agent, result),
+        Msg::AuditLoaded(result) => {
+            match result {
+                Ok(lines) => {
+                    let scroll = lines.len().saturating_sub(1);
+                    app.overlay = Some(Overlay::Audit { lines, scroll });
+                }
+                Err(e) => app.set_status(e, true),
+            }
+            vec![]
+        }
         Msg::Refreshed { tab, result } => {
             if let Some(t) = app.tab_mut(tab) {
                 match result {
@@ -339,6 +349,14 @@ fn stream_item(app: &mut App, tab: TabId, generation: u64, item: StreamItem) -> 
                     app.overlay = Some(Overlay::Approval { tab });
                 }
             }
+            // The agent asked a question: put the cursor where the answer goes.
+            if before != after
+                && after == super::task::Badge::InputRequired
+                && on_screen
+                && overlay_free
+            {
+                app.focus = Focus::Compose;
+            }
         }
         StreamItem::Error(e) => t.note(e, true),
         StreamItem::End => {
@@ -532,6 +550,22 @@ pub fn run_action(app: &mut App, a: Action) -> Vec<Effect> {
             }],
             _ => vec![],
         },
+        Action::AuditLog => vec![Effect::LoadAudit],
+        Action::ExportTask => {
+            match app.active_tab() {
+                Some(t) if t.tracker.task_id.is_some() => {
+                    let name = format!("task-{}.md", t.short_task().unwrap_or_default());
+                    let mut input = TextArea::from(vec![name]);
+                    input.move_cursor(ratatui_textarea::CursorMove::End);
+                    app.overlay = Some(Overlay::Prompt {
+                        kind: PromptKind::ExportTask(t.id),
+                        input: Box::new(input),
+                    });
+                }
+                _ => app.set_status("no task in this tab to export", true),
+            }
+            vec![]
+        }
         Action::PushList | Action::PushDelete => match app.active_tab() {
             Some(t) if t.tracker.task_id.is_some() => {
                 let task_id = t.tracker.task_id.clone().unwrap_or_default();
@@ -1172,6 +1206,22 @@ fn overlay_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
             _ => vec![],
         },
         Overlay::Approval { tab } => approval_key(app, tab, k),
+        Overlay::Audit { lines, scroll } => {
+            let scroll = match k.code {
+                KeyCode::Up | KeyCode::Char('k') => scroll.saturating_sub(1),
+                KeyCode::Down | KeyCode::Char('j') => {
+                    (scroll + 1).min(lines.len().saturating_sub(1))
+                }
+                KeyCode::PageUp => scroll.saturating_sub(10),
+                KeyCode::PageDown => (scroll + 10).min(lines.len().saturating_sub(1)),
+                KeyCode::Esc | KeyCode::Char('q') | KeyCode::Enter | KeyCode::Char('L') => {
+                    return vec![];
+                }
+                _ => scroll,
+            };
+            app.overlay = Some(Overlay::Audit { lines, scroll });
+            vec![]
+        }
         Overlay::ConfirmRemoveAgent { agent } => match k.code {
             KeyCode::Char('y') | KeyCode::Char('Y') | KeyCode::Enter => remove_agent(app, agent),
             _ => vec![],
@@ -1239,6 +1289,10 @@ fn prompt_done(app: &mut App, kind: PromptKind, value: String) -> Vec<Effect> {
             ApprovalCredential::Pasted(crate::remote::auth::Secret::new(value)),
             "pasted token",
         ),
+        PromptKind::ExportTask(tab) => vec![Effect::ExportTask {
+            tab,
+            path: value.into(),
+        }],
         PromptKind::BoardSearch => {
             app.board.query = value;
             app.board.selected = 0;

@@ -120,6 +120,36 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
             );
         }
         Overlay::Approval { tab } => approval(f, app, *tab, area),
+        Overlay::Audit { lines, scroll } => {
+            let r = centered(
+                area,
+                area.width.saturating_sub(4),
+                area.height.saturating_sub(4),
+            );
+            let visible = r.height.saturating_sub(2) as usize;
+            let start = scroll.saturating_sub(visible.saturating_sub(1));
+            let shown: Vec<Line> = if lines.is_empty() {
+                vec![Line::styled("The audit log is empty.", t.dim)]
+            } else {
+                lines
+                    .iter()
+                    .skip(start)
+                    .take(visible)
+                    .map(|l| Line::styled(l.clone(), t.text))
+                    .collect()
+            };
+            f.render_widget(Clear, r);
+            f.render_widget(
+                Paragraph::new(shown).block(boxed(
+                    app,
+                    &format!(
+                        "Audit log · {} entries · Esc closes · also `a2a-console audit`",
+                        lines.len()
+                    ),
+                )),
+                r,
+            );
+        }
         Overlay::ConfirmRemoveAgent { agent } => {
             let r = centered(area, 64, 5);
             let name = app.agents.get(*agent).map(|a| a.name()).unwrap_or_default();
