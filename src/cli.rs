@@ -274,6 +274,7 @@ pub fn resolve_target(
             name: None,
             username: None,
             scheme: None,
+            client_id: None,
         });
     }
     Ok(target)

@@ -98,6 +98,9 @@ pub struct AuthConfig {
     /// api_key: the header / query / cookie name; default: what the card declares, else `X-API-Key`.
     #[serde(default)]
     pub name: Option<String>,
+    /// oauth2: the client id registered with the agent's authorization server (default "a2a-console").
+    #[serde(default)]
+    pub client_id: Option<String>,
     /// basic: the user name (the secret is the password).
     #[serde(default)]
     pub username: Option<String>,

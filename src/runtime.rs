@@ -42,6 +42,8 @@ pub struct Runtime {
     pub persist: crate::persist::Persister,
     /// Each agent's target (headers, auth), for requests that need a credential of their own (approvals).
     targets: HashMap<usize, crate::remote::agent::AgentTarget>,
+    /// Device-flow sign-ins in progress, by tab (setting one cancels its polling).
+    oauth_cancels: HashMap<TabId, tokio::sync::watch::Sender<bool>>,
     /// The local webhook receiver for push notifications, when enabled.
     pub push: Option<crate::remote::push::PushReceiver>,
     /// Ring the real terminal's bell (off for headless runs).
@@ -85,6 +87,7 @@ impl Runtime {
                 persist: crate::persist::Persister::disabled(),
                 bell_enabled: false,
                 push: None,
+                oauth_cancels: HashMap::new(),
                 highlighter,
             },
             rx,
@@ -417,6 +420,69 @@ impl Runtime {
                         what: "deleted",
                     });
                 });
+            }
+            Effect::DeviceFlow {
+                tab,
+                device_url,
+                token_url,
+                client_id,
+                scopes,
+            } => {
+                let (cancel_tx, cancel_rx) = tokio::sync::watch::channel(false);
+                self.oauth_cancels.insert(tab, cancel_tx);
+                tokio::spawn(async move {
+                    let http = match crate::remote::oauth::http_client() {
+                        Ok(h) => h,
+                        Err(e) => {
+                            let _ = tx.send(Msg::DeviceCode {
+                                tab,
+                                result: Err(e.to_string()),
+                            });
+                            return;
+                        }
+                    };
+                    let auth = match crate::remote::oauth::start_device_flow(
+                        &http,
+                        &device_url,
+                        &client_id,
+                        &scopes,
+                    )
+                    .await
+                    {
+                        Ok(a) => a,
+                        Err(e) => {
+                            let _ = tx.send(Msg::DeviceCode {
+                                tab,
+                                result: Err(e.to_string()),
+                            });
+                            return;
+                        }
+                    };
+                    let shown = auth
+                        .verification_uri_complete
+                        .clone()
+                        .unwrap_or_else(|| auth.verification_uri.clone());
+                    let _ = tx.send(Msg::DeviceCode {
+                        tab,
+                        result: Ok((auth.user_code.clone(), shown)),
+                    });
+                    let result = crate::remote::oauth::poll_device_token(
+                        &http, &token_url, &client_id, &auth, cancel_rx,
+                    )
+                    .await
+                    .map_err(|e| e.to_string())
+                    .and_then(|t| match t.bearer() {
+                        Ok(crate::remote::auth::Credential::Bearer(s)) => Ok(s),
+                        Ok(_) => Err("the token is not a bearer token".to_string()),
+                        Err(e) => Err(e.to_string()),
+                    });
+                    let _ = tx.send(Msg::OAuthDone { tab, result });
+                });
+            }
+            Effect::CancelOAuth { tab } => {
+                if let Some(c) = self.oauth_cancels.remove(&tab) {
+                    let _ = c.send(true);
+                }
             }
             // Handled in `apply`, where the app is at hand.
             Effect::ExportTask { .. } | Effect::LoadAudit => {}

@@ -446,3 +446,32 @@ async fn push_notifications_are_registered_received_listed_and_deleted() {
     c.quit().await;
     demo.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn auth_required_approved_by_signing_in_with_the_device_flow() {
+    let demo = a2a_console::demo::spawn(0).await.unwrap();
+    let mut c = Console::start(&[("demo", &demo.base_url())]).await;
+    c.wait_for("card 0.1.0").await;
+    c.key(KeyCode::Char('n'));
+    c.wait_for("Message → demo").await;
+    send(&c, "auth");
+    let modal = c.wait_for("Authorization requested").await;
+    assert!(
+        modal.contains("o sign in with the OAuth 2.0 device flow"),
+        "{modal}"
+    );
+    c.key(KeyCode::Char('l'));
+    c.wait_until("the auth stream to close", |s| {
+        s.contains("⚿ auth-required") && !s.contains("auth-required live")
+    })
+    .await;
+    c.key(KeyCode::Esc);
+    c.key(KeyCode::Char('A'));
+    c.wait_for("Authorization requested").await;
+    c.key(KeyCode::Char('o'));
+    let sign_in = c.wait_for("DEMO-4242").await;
+    assert!(sign_in.contains("/oauth/verify"), "{sign_in}");
+    c.wait_for("✓ completed").await;
+    c.quit().await;
+    demo.shutdown().await;
+}

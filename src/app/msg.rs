@@ -62,6 +62,16 @@ pub enum Msg {
         result: Result<Vec<a2a::TaskPushNotificationConfig>, String>,
         what: &'static str,
     },
+    /// The device flow started: what the user must do.
+    DeviceCode {
+        tab: TabId,
+        result: Result<(String, String), String>,
+    },
+    /// The OAuth flow ended: a token to approve with, or why not.
+    OAuthDone {
+        tab: TabId,
+        result: Result<crate::remote::auth::Secret, String>,
+    },
     /// The audit log's latest entries, for the viewer.
     AuditLoaded(Result<Vec<String>, String>),
     /// Animation tick; only scheduled while something is live.
@@ -166,6 +176,16 @@ pub enum Effect {
         task_id: String,
         ids: Vec<String>,
     },
+    /// Sign in with the OAuth 2.0 device flow the card declares, then approve with the token.
+    DeviceFlow {
+        tab: TabId,
+        device_url: String,
+        token_url: String,
+        client_id: String,
+        scopes: Vec<String>,
+    },
+    /// Stop waiting for a device-flow sign-in.
+    CancelOAuth { tab: TabId },
     /// Read the audit log for the viewer.
     LoadAudit,
     /// Write a task's transcript from the store to a file.

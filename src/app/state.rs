@@ -200,6 +200,12 @@ pub enum Overlay {
     Approval {
         tab: TabId,
     },
+    /// A device-flow sign-in in progress: the code to enter, and where.
+    DeviceCode {
+        tab: TabId,
+        user_code: String,
+        verification_uri: String,
+    },
     /// The audit log, newest last.
     Audit {
         lines: Vec<String>,

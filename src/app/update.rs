@@ -128,6 +128,45 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
             vec![]
         }
         Msg::Imported { agent, result } => import_tasks(app, agent, result),
+        Msg::DeviceCode { tab, result } => {
+            match result {
+                Ok((user_code, verification_uri)) => {
+                    if matches!(app.overlay, Some(Overlay::DeviceCode { tab: t, .. }) if t == tab) {
+                        app.overlay = Some(Overlay::DeviceCode {
+                            tab,
+                            user_code,
+                            verification_uri,
+                        });
+                    }
+                }
+                Err(e) => {
+                    app.overlay = None;
+                    if let Some(t) = app.tab_mut(tab) {
+                        t.note(format!("sign-in failed: {e}"), true);
+                    }
+                }
+            }
+            vec![]
+        }
+        Msg::OAuthDone { tab, result } => {
+            if matches!(app.overlay, Some(Overlay::DeviceCode { tab: t, .. }) if t == tab) {
+                app.overlay = None;
+            }
+            match result {
+                Ok(token) => approve(
+                    app,
+                    tab,
+                    ApprovalCredential::Pasted(token),
+                    "OAuth device-flow token",
+                ),
+                Err(e) => {
+                    if let Some(t) = app.tab_mut(tab) {
+                        t.note(format!("sign-in failed: {e}"), true);
+                    }
+                    vec![]
+                }
+            }
+        }
         Msg::AuditLoaded(result) => {
             match result {
                 Ok(lines) => {
@@ -1206,6 +1245,35 @@ fn overlay_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
             _ => vec![],
         },
         Overlay::Approval { tab } => approval_key(app, tab, k),
+        Overlay::DeviceCode {
+            tab,
+            user_code,
+            verification_uri,
+        } => match k.code {
+            KeyCode::Esc => {
+                if let Some(t) = app.tab_mut(tab) {
+                    t.note(
+                        "sign-in abandoned; the task keeps waiting (A to review)",
+                        false,
+                    );
+                }
+                vec![
+                    Effect::CancelOAuth { tab },
+                    Effect::Audit {
+                        tab,
+                        line: "decision=later (device-flow sign-in abandoned)".into(),
+                    },
+                ]
+            }
+            _ => {
+                app.overlay = Some(Overlay::DeviceCode {
+                    tab,
+                    user_code,
+                    verification_uri,
+                });
+                vec![]
+            }
+        },
         Overlay::Audit { lines, scroll } => {
             let scroll = match k.code {
                 KeyCode::Up | KeyCode::Char('k') => scroll.saturating_sub(1),
@@ -1363,6 +1431,51 @@ fn approval_key(app: &mut App, tab: TabId, k: KeyEvent) -> Vec<Effect> {
                 true,
             );
             vec![]
+        }
+        KeyCode::Char('o') => {
+            let card = app
+                .agents
+                .get(t.agent)
+                .and_then(|a| a.info())
+                .map(|i| i.card.card.clone());
+            let flow = card.as_ref().and_then(|c| {
+                crate::remote::oauth::flows_in_card(c)
+                    .into_iter()
+                    .find_map(|(_, kind, scopes)| match kind {
+                        crate::remote::oauth::FlowKind::DeviceCode {
+                            device_authorization_url,
+                            token_url,
+                        } => Some((device_authorization_url, token_url, scopes)),
+                        _ => None,
+                    })
+            });
+            let client_id = app
+                .agents
+                .get(t.agent)
+                .and_then(|a| a.target.auth.as_ref())
+                .and_then(|a| a.client_id.clone())
+                .unwrap_or_else(|| "a2a-console".into());
+            match flow {
+                Some((device_url, token_url, scopes)) => {
+                    app.overlay = Some(Overlay::DeviceCode {
+                        tab,
+                        user_code: "…".into(),
+                        verification_uri: "asking the authorization server…".into(),
+                    });
+                    vec![Effect::DeviceFlow {
+                        tab,
+                        device_url,
+                        token_url,
+                        client_id,
+                        scopes,
+                    }]
+                }
+                None => {
+                    app.overlay = Some(Overlay::Approval { tab });
+                    app.set_status("the card declares no OAuth 2.0 device-code flow", true);
+                    vec![]
+                }
+            }
         }
         KeyCode::Char('p') => {
             app.overlay = Some(Overlay::Prompt {

@@ -181,6 +181,18 @@ pub(crate) fn public_card(endpoints: &Endpoints) -> AgentCard {
         )),
         bearer_format: None,
     });
+    // The same operator token, obtainable by signing in with the OAuth 2.0 device flow (RFC 8628) against the
+    // demo's own tiny authorization server (`demo/oauth.rs`).
+    let oauth = SecurityScheme::OAuth2(a2a::OAuth2SecurityScheme {
+        flows: a2a::OAuthFlows::DeviceCode(a2a::DeviceCodeOAuthFlow {
+            device_authorization_url: format!("{}/oauth/device", endpoints.base_url),
+            token_url: format!("{}/oauth/token", endpoints.base_url),
+            refresh_url: None,
+            scopes: HashMap::from([("operator".to_owned(), "Run the protected step of the 'auth' skill".to_owned())]),
+        }),
+        description: Some("Sign in with the device flow to get the operator token (approved automatically in this demo).".into()),
+        oauth2_metadata_url: None,
+    });
     AgentCard {
         name: "a2a-console demo agent".into(),
         description: "A built-in agent for trying out a2a-console: each skill below is a scenario that exercises \
@@ -209,13 +221,17 @@ pub(crate) fn public_card(endpoints: &Endpoints) -> AgentCard {
         }),
         documentation_url: None,
         icon_url: None,
-        security_schemes: Some(HashMap::from([(BEARER_SCHEME.to_owned(), bearer)])),
+        security_schemes: Some(HashMap::from([
+            (BEARER_SCHEME.to_owned(), bearer),
+            ("operator-oauth".to_owned(), oauth),
+        ])),
         // Two alternatives (OpenAPI semantics: any one suffices): no credentials at all, or the
         // bearer token. Listing the empty one first keeps ordinary calls anonymous while still
         // naming the scheme.
         security_requirements: Some(vec![
             HashMap::new(),
             HashMap::from([(BEARER_SCHEME.to_owned(), Vec::new())]),
+            HashMap::from([("operator-oauth".to_owned(), vec!["operator".to_owned()])]),
         ]),
         signatures: None,
     }

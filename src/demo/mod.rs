@@ -11,6 +11,7 @@ mod content;
 mod executor;
 mod flow;
 mod handler;
+mod oauth;
 mod push;
 mod scenarios;
 
@@ -120,6 +121,7 @@ pub async fn spawn(port: u16) -> anyhow::Result<DemoAgent> {
         .with_capabilities(public.capabilities.clone());
     let handler = Arc::new(handler::DemoHandler::new(sdk_handler, flows));
 
+    let device_codes = oauth::DeviceCodes::default();
     let app = Router::new()
         .route(
             a2a_server::WELL_KNOWN_AGENT_CARD_PATH,
@@ -130,6 +132,17 @@ pub async fn spawn(port: u16) -> anyhow::Result<DemoAgent> {
             get(card::serve_card).with_state(document),
         )
         .route(REPORT_PATH, get(report_csv))
+        .route(
+            oauth::DEVICE_PATH,
+            axum::routing::post(oauth::device)
+                .with_state((device_codes.clone(), endpoints.base_url.clone())),
+        )
+        .route(
+            oauth::TOKEN_PATH,
+            axum::routing::post(oauth::token)
+                .with_state((device_codes.clone(), endpoints.base_url.clone())),
+        )
+        .route(oauth::VERIFY_PATH, get(oauth::verify))
         .route("/", get(index))
         .nest(
             "/jsonrpc",

@@ -291,6 +291,7 @@ mod tests {
             name: None,
             username: None,
             scheme: None,
+            client_id: None,
         }
     }
 

@@ -120,6 +120,50 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
             );
         }
         Overlay::Approval { tab } => approval(f, app, *tab, area),
+        Overlay::DeviceCode {
+            tab,
+            user_code,
+            verification_uri,
+        } => {
+            let r = centered(area, 80, 10);
+            let agent = app
+                .tab(*tab)
+                .map(|x| x.agent_name.clone())
+                .unwrap_or_default();
+            let lines = vec![
+                Line::styled(
+                    format!(
+                        "Signing in to approve the request of {agent} (OAuth 2.0 device flow)."
+                    ),
+                    t.text,
+                ),
+                Line::default(),
+                Line::from(vec![
+                    Span::styled("  open   ", t.dim),
+                    Span::styled(verification_uri.clone(), t.accent),
+                ]),
+                Line::from(vec![
+                    Span::styled("  enter  ", t.dim),
+                    Span::styled(user_code.clone(), t.title),
+                ]),
+                Line::default(),
+                Line::styled(
+                    "Waiting for the authorization server… the token is used for this one request only.",
+                    t.dim,
+                ),
+                Line::styled(
+                    "Esc stops waiting (the task keeps waiting for authorization).",
+                    t.dim,
+                ),
+            ];
+            f.render_widget(Clear, r);
+            f.render_widget(
+                Paragraph::new(lines)
+                    .block(boxed(app, "Sign in"))
+                    .wrap(Wrap { trim: false }),
+                r,
+            );
+        }
         Overlay::Audit { lines, scroll } => {
             let r = centered(
                 area,
@@ -282,6 +326,17 @@ fn approval(f: &mut Frame, app: &App, tab: crate::app::task::TabId, area: Rect) 
             "  a  (no credential configured for this agent)",
             t.dim,
         )),
+    }
+    let device_flow = card.is_some_and(|c| {
+        crate::remote::oauth::flows_in_card(c)
+            .iter()
+            .any(|(_, k, _)| matches!(k, crate::remote::oauth::FlowKind::DeviceCode { .. }))
+    });
+    if device_flow {
+        lines.push(Line::from(vec![
+            Span::styled("  o ", t.accent),
+            Span::styled("sign in with the OAuth 2.0 device flow the card declares, then approve with that token", t.text),
+        ]));
     }
     lines.push(Line::from(vec![
         Span::styled("  p ", t.accent),
