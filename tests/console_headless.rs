@@ -314,7 +314,7 @@ async fn auth_required_is_approved_by_hand_or_denied() {
     // SDK refuses a follow-up until it lets go; reopen the approval once the stream has closed.
     c.key(KeyCode::Char('l'));
     c.wait_until("the auth stream to close", |s| {
-        s.contains("⚿ auth-required") && !s.contains("auth-required live")
+        s.contains("! auth-required") && !s.contains("auth-required live")
     })
     .await;
     c.key(KeyCode::Esc);
@@ -462,7 +462,7 @@ async fn auth_required_approved_by_signing_in_with_the_device_flow() {
     );
     c.key(KeyCode::Char('l'));
     c.wait_until("the auth stream to close", |s| {
-        s.contains("⚿ auth-required") && !s.contains("auth-required live")
+        s.contains("! auth-required") && !s.contains("auth-required live")
     })
     .await;
     c.key(KeyCode::Esc);

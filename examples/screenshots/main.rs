@@ -54,6 +54,8 @@ const SCENES: &[(&str, &str)] = &[
         "hostile",
         "the `hostile` scenario: sanitised text, flags and provenance",
     ),
+    ("approval", "the auth-required approval dialog"),
+    ("board", "the board: every task, the ones needing you first"),
 ];
 
 fn main() -> ExitCode {
@@ -211,6 +213,14 @@ async fn shoot_once(scene: &str) -> Result<Buffer> {
         "streaming" => streaming(&mut c).await,
         "code-artifact" => code_artifact(&mut c).await,
         "hostile" => hostile(&mut c).await,
+        "approval" => {
+            send(&mut c, "auth").await?;
+            c.wait("the approval dialog", |_, s| {
+                s.contains("Authorization requested").into()
+            })
+            .await
+        }
+        "board" => board(&mut c).await,
         other => bail!("no scene {other}"),
     };
     let (mut app, port) = c.finish().await?;
@@ -372,6 +382,45 @@ async fn hostile(c: &mut Console) -> Result<Buffer> {
     c.key(KeyCode::Char('{'));
     c.wait("the hostile artifact at the top", |_, s| {
         body_starts(s, "artifact \"hostile.txt\"").into()
+    })
+    .await
+}
+
+/// Four tasks in four states, then the board.
+async fn board(c: &mut Console) -> Result<Buffer> {
+    send(c, "echo hello board").await?;
+    c.wait("the echo task completed", |_, s| {
+        s.contains("✓ completed").into()
+    })
+    .await?;
+    c.key(KeyCode::Esc);
+    send(c, "slow 120").await?;
+    c.wait("the slow task working", |_, s| {
+        s.contains("Working… 1/").into()
+    })
+    .await?;
+    c.key(KeyCode::Esc);
+    send(c, "ask").await?;
+    c.wait("the question", |_, s| {
+        s.contains("What is your name?").into()
+    })
+    .await?;
+    c.key(KeyCode::Esc);
+    send(c, "auth").await?;
+    c.wait("the approval dialog", |_, s| {
+        s.contains("Authorization requested").into()
+    })
+    .await?;
+    c.key(KeyCode::Char('l'));
+    c.key(KeyCode::Esc);
+    c.key(KeyCode::Char('b'));
+    c.wait("the board with every state", |_, s| {
+        (s.contains("Board · 4 task(s)")
+            && s.contains("auth-required")
+            && s.contains("input-required")
+            && s.contains("working")
+            && s.contains("completed"))
+        .into()
     })
     .await
 }

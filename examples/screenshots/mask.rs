@@ -89,6 +89,20 @@ pub fn mask(frame: &mut Buffer, app: &App, port: u16) {
                 }
             }
         }
+        // Ages on the board ("3s", "12s", "1m"): a space, one to three digits, a unit, a space.
+        for i in 1..row.len().saturating_sub(2) {
+            if row[i - 1] != ' ' || !row[i].is_ascii_digit() {
+                continue;
+            }
+            let n = row[i..].iter().take_while(|c| c.is_ascii_digit()).count();
+            let unit = row.get(i + n).copied();
+            let after = row.get(i + n + 1).copied();
+            if n <= 3 && matches!(unit, Some('s' | 'm' | 'h')) && after == Some(' ') {
+                for j in 0..n {
+                    out[i + j] = if j + 1 == n { '1' } else { ' ' };
+                }
+            }
+        }
         // HH:MM:SS
         for i in 0..row.len().saturating_sub(7) {
             let w = &row[i..i + 8];

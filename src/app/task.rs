@@ -64,7 +64,7 @@ impl Badge {
             Badge::Submitted => "○",
             Badge::Working => "◐",
             Badge::InputRequired => "?",
-            Badge::AuthRequired => "⚿",
+            Badge::AuthRequired => "!",
             Badge::Completed => "✓",
             Badge::Failed => "✗",
             Badge::Canceled => "⊘",

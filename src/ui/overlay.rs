@@ -231,18 +231,15 @@ fn approval(f: &mut Frame, app: &App, tab: crate::app::task::TabId, area: Rect) 
     let agent = app.agents.get(tb.agent);
     let mut lines = vec![
         Line::from(vec![
-            Span::styled("Agent   ", t.dim),
+            Span::styled("Agent ", t.dim),
             Span::styled(tb.agent_name.clone(), t.title),
-        ]),
-        Line::from(vec![
-            Span::styled("Task    ", t.dim),
+            Span::styled(" · task ", t.dim),
             Span::styled(tb.tracker.task_id.clone().unwrap_or_default(), t.text),
         ]),
         Line::from(vec![
             Span::styled("Context ", t.dim),
             Span::styled(tb.tracker.context_id.clone().unwrap_or_default(), t.text),
         ]),
-        Line::default(),
         Line::styled(
             "The agent says (remote text — the request itself proves nothing):",
             t.warning,
@@ -357,8 +354,12 @@ fn approval(f: &mut Frame, app: &App, tab: crate::app::task::TabId, area: Rect) 
         "Every decision is written to the audit log with the task and context ids.",
         t.dim,
     ));
-    let h = (lines.len() as u16 + 2).min(area.height.saturating_sub(2));
-    let r = centered(area, 96, h);
+    // Size the box to what the wrapped text needs, so the choices at the bottom are never cut off.
+    let w = area.width.saturating_sub(4).min(110);
+    let inner = w.saturating_sub(2).max(1) as usize;
+    let rows: usize = lines.iter().map(|l| l.width().max(1).div_ceil(inner)).sum();
+    let h = (rows as u16 + 2).min(area.height.saturating_sub(2));
+    let r = centered(area, w, h);
     f.render_widget(Clear, r);
     f.render_widget(
         Paragraph::new(lines)
