@@ -115,6 +115,9 @@ pub enum AuthKind {
     Bearer,
     ApiKey,
     Basic,
+    /// OAuth 2.0: client credentials with the secret from token_env / token_cmd (non-interactive), or the
+    /// device flow from the console's approval dialog; the endpoints come from the agent card.
+    Oauth2,
 }
 
 /// A config error with the file it came from.

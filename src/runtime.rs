@@ -772,6 +772,9 @@ impl Runtime {
     }
 }
 
+/// How many times an approval is re-sent while the agent says the task's execution is still in progress.
+const APPROVAL_RETRIES: u32 = 10;
+
 /// How often to poll GetTask for an agent that cannot stream, and for how long at most.
 const POLL_EVERY: Duration = Duration::from_secs(2);
 const POLL_FOR: Duration = Duration::from_secs(600);
@@ -887,10 +890,18 @@ async fn approve_request(
     // the old execution and silently dropped; a blocking one waits its turn. If the task is still running when
     // the reply comes, `update` re-attaches to it.
     let _ = stream;
-    let result = client
-        .send_message(&req)
-        .await
-        .map_err(|e| classify(&e).message);
+    // An agent that keeps its stream open while it waits may still be "executing" the task for a moment and
+    // refuse the follow-up as already in progress (the Rust SDK answers -32600); wait and try again, briefly.
+    let mut attempts = 0;
+    let result = loop {
+        match client.send_message(&req).await {
+            Err(e) if attempts < APPROVAL_RETRIES && e.message.contains("already in progress") => {
+                attempts += 1;
+                tokio::time::sleep(Duration::from_millis(500)).await;
+            }
+            other => break other.map_err(|e| classify(&e).message),
+        }
+    };
     let _ = tx.send(Msg::Reply {
         tab,
         generation,

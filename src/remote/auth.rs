@@ -86,6 +86,9 @@ pub fn check(auth: &AuthConfig) -> Result<(), String> {
             return Err("`location` only applies to type = \"api_key\"".into());
         }
     }
+    if auth.client_id.is_some() && auth.kind != AuthKind::Oauth2 {
+        return Err("`client_id` only applies to type = \"oauth2\"".into());
+    }
     if auth.kind == AuthKind::Basic && auth.username.is_none() {
         return Err("type = \"basic\" needs `username`".into());
     }
@@ -141,6 +144,7 @@ pub async fn resolve(
     check(auth).map_err(RemoteError::usage)?;
     let secret = read_secret(auth.token_env.as_deref(), auth.token_cmd.as_deref()).await?;
     Ok(match auth.kind {
+        AuthKind::Oauth2 => client_credentials_token(auth, &secret, schemes).await?,
         AuthKind::Bearer => Credential::Bearer(secret),
         AuthKind::Basic => Credential::Basic {
             username: auth.username.clone().unwrap_or_default(),
@@ -165,6 +169,45 @@ pub async fn resolve(
             }
         }
     })
+}
+
+/// OAuth 2.0 client credentials against the token endpoint the card declares (the scheme named in the config,
+/// else the first client-credentials flow), scopes as declared.
+async fn client_credentials_token(
+    auth: &AuthConfig,
+    client_secret: &Secret,
+    schemes: Option<&std::collections::HashMap<String, SecurityScheme>>,
+) -> Result<Credential, RemoteError> {
+    let mut flows: Vec<(&String, &a2a::ClientCredentialsOAuthFlow)> = schemes
+        .into_iter()
+        .flatten()
+        .filter_map(|(name, s)| match s {
+            SecurityScheme::OAuth2(o) => match &o.flows {
+                a2a::OAuthFlows::ClientCredentials(f) => Some((name, f)),
+                _ => None,
+            },
+            _ => None,
+        })
+        .filter(|(name, _)| auth.scheme.as_deref().is_none_or(|w| w == name.as_str()))
+        .collect();
+    flows.sort_by_key(|(name, _)| name.as_str());
+    let Some((_, flow)) = flows.first() else {
+        return Err(RemoteError::usage(
+            "type = \"oauth2\": the card declares no OAuth 2.0 client-credentials flow (a device-code flow is signed \
+             in from the console's approval dialog)",
+        ));
+    };
+    let client_id = auth.client_id.as_deref().unwrap_or("a2a-console");
+    let mut scopes: Vec<String> = flow.scopes.keys().cloned().collect();
+    scopes.sort();
+    let http = super::oauth::http_client().map_err(|e| RemoteError::transport(e.to_string()))?;
+    let token =
+        super::oauth::client_credentials(&http, &flow.token_url, client_id, client_secret, &scopes)
+            .await
+            .map_err(|e| RemoteError::transport(format!("OAuth 2.0 client credentials: {e}")))?;
+    token
+        .bearer()
+        .map_err(|e| RemoteError::transport(e.to_string()))
 }
 
 /// The card's API-key scheme: the one named, else the only one.
@@ -341,5 +384,71 @@ mod tests {
         assert!(check(&b).unwrap_err().contains("username"));
         b.username = Some("u".into());
         assert!(check(&b).is_ok());
+    }
+
+    #[tokio::test]
+    async fn oauth2_client_credentials_uses_the_cards_token_endpoint() {
+        use axum::routing::post;
+        let app = axum::Router::new().route(
+            "/token",
+            post(|headers: axum::http::HeaderMap, body: String| async move {
+                let basic = headers
+                    .get("authorization")
+                    .and_then(|v| v.to_str().ok())
+                    .unwrap_or("");
+                // client id "cid", secret "s3cret"
+                if basic == "Basic Y2lkOnMzY3JldA=="
+                    && body.contains("grant_type=client_credentials")
+                {
+                    axum::Json(serde_json::json!({"access_token": "tok-1", "token_type": "Bearer"}))
+                        .into_response()
+                } else {
+                    (
+                        axum::http::StatusCode::UNAUTHORIZED,
+                        axum::Json(serde_json::json!({"error": "invalid_client"})),
+                    )
+                        .into_response()
+                }
+            }),
+        );
+        use axum::response::IntoResponse;
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move { axum::serve(listener, app).await });
+        let mut schemes = std::collections::HashMap::new();
+        schemes.insert(
+            "cc".to_string(),
+            SecurityScheme::OAuth2(a2a::OAuth2SecurityScheme {
+                flows: a2a::OAuthFlows::ClientCredentials(a2a::ClientCredentialsOAuthFlow {
+                    token_url: format!("http://{addr}/token"),
+                    refresh_url: None,
+                    scopes: std::collections::HashMap::from([(
+                        "read".to_string(),
+                        "Read".to_string(),
+                    )]),
+                }),
+                description: None,
+                oauth2_metadata_url: None,
+            }),
+        );
+        let mut a = cfg(AuthKind::Oauth2);
+        a.client_id = Some("cid".into());
+        let c = resolve(&a, Some(&schemes)).await.unwrap();
+        assert_eq!(c.header().unwrap().1.expose(), "Bearer tok-1");
+        a.token_cmd = Some("echo sekrit-xyz".into());
+        let err = resolve(&a, Some(&schemes)).await.unwrap_err();
+        assert!(err.message.contains("invalid_client"), "{}", err.message);
+        assert!(
+            !err.message.contains("sekrit-xyz"),
+            "the secret never appears in errors"
+        );
+        // No client-credentials flow declared: a clear usage error.
+        assert!(
+            resolve(&a, None)
+                .await
+                .unwrap_err()
+                .message
+                .contains("client-credentials")
+        );
     }
 }
