@@ -176,7 +176,7 @@ pub async fn run(global: GlobalOpts, demo: bool) -> Result<(), String> {
             p
         }
         Some(Err(e)) => {
-            app.set_status(format!("{e} — working in memory only"), true);
+            app.set_status(format!("working in memory only: {e}"), true);
             crate::persist::Persister::disabled()
         }
         None => crate::persist::Persister::disabled(),

@@ -18,6 +18,8 @@ use ratatui::backend::TestBackend;
 use tokio::sync::{mpsc, watch};
 
 struct Console {
+    /// Where the local push receiver listens, when started.
+    push_addr: Option<std::net::SocketAddr>,
     keys: mpsc::UnboundedSender<std::io::Result<Event>>,
     screen: watch::Receiver<String>,
     done: tokio::task::JoinHandle<(App, u64)>,
@@ -55,8 +57,9 @@ impl Console {
         }
         let (stx, srx) = watch::channel(String::new());
         rt.screen = Some(stx);
+        let mut push_addr = None;
         if push {
-            rt.start_push("127.0.0.1:0".parse().unwrap()).await.unwrap();
+            push_addr = Some(rt.start_push("127.0.0.1:0".parse().unwrap()).await.unwrap());
             app.push_enabled = true;
         }
         let (ktx, krx) = mpsc::unbounded_channel();
@@ -70,6 +73,7 @@ impl Console {
             (app, rt.frames)
         });
         Console {
+            push_addr,
             keys: ktx,
             screen: srx,
             done,
@@ -429,12 +433,38 @@ async fn push_notifications_are_registered_received_listed_and_deleted() {
     );
     c.wait_for("receiving push notifications for this task")
         .await;
+    // A forged notification (wrong token) and one for a task the console never started are refused.
+    let listed = common::cli(&["list", &demo.base_url(), "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&listed.stdout).unwrap();
+    let task_id = v["tasks"][0]["id"].as_str().unwrap().to_string();
+    let addr = c.push_addr.unwrap();
+    let http = reqwest::Client::new();
+    let forged = serde_json::json!({"statusUpdate": {"taskId": task_id, "contextId": "x", "status": {"state": "TASK_STATE_FAILED"}}});
+    let r = http
+        .post(format!("http://{addr}/a2a/push/{task_id}"))
+        .header("Authorization", "Bearer not-the-token")
+        .json(&forged)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 401);
+    let r = http
+        .post(format!("http://{addr}/a2a/push/somebody-elses-task"))
+        .json(&forged)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 404);
     c.key(KeyCode::Esc);
     c.key(KeyCode::Char('P'));
     c.wait_for("push configs listed").await;
     c.key(KeyCode::Char('X'));
     c.wait_for("push configs deleted").await;
-    c.wait_for("✓ completed").await;
+    let done = c.wait_for("✓ completed").await;
+    assert!(
+        !done.contains("✗ failed"),
+        "the forged FAILED was never applied:\n{done}"
+    );
     c.quit().await;
     demo.shutdown().await;
 }
