@@ -497,3 +497,105 @@ async fn auth_required_approved_by_signing_in_with_the_device_flow() {
     c.quit().await;
     demo.shutdown().await;
 }
+
+/// A small agent whose first stream breaks after two updates while the task goes on; SubscribeToTask then
+/// delivers the rest. Our own fault injector (like tests/bad_input.rs): the real console talks to it over HTTP.
+async fn flaky_agent() -> String {
+    use axum::body::{Body, Bytes};
+    use axum::response::Response;
+    use axum::routing::{get, post};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let card = serde_json::json!({
+        "name": "Flaky agent", "description": "breaks its first stream", "version": "1",
+        "supportedInterfaces": [{"url": format!("{base}/rpc"), "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
+        "capabilities": {"streaming": true}, "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
+        "skills": []
+    })
+    .to_string();
+    fn frame(result: serde_json::Value) -> String {
+        format!(
+            "data: {}\n\n",
+            serde_json::json!({"jsonrpc": "2.0", "id": "1", "result": result})
+        )
+    }
+    fn status(state: &str, text: &str) -> serde_json::Value {
+        serde_json::json!({"statusUpdate": {"taskId": "t-flaky", "contextId": "c-flaky", "status": {"state": state,
+            "message": {"messageId": format!("m-{text}"), "role": "ROLE_AGENT", "parts": [{"text": text}]}}}})
+    }
+    let rpc = move |body: String| async move {
+        let v: serde_json::Value = serde_json::from_str(&body).unwrap_or_default();
+        let method = v["method"].as_str().unwrap_or("").to_string();
+        let task = serde_json::json!({"task": {"id": "t-flaky", "contextId": "c-flaky", "status": {"state": "TASK_STATE_WORKING"}}});
+        let frames: Vec<String> = match method.as_str() {
+            // The first stream: two updates, then the connection ends without a final state.
+            "SendStreamingMessage" => vec![
+                frame(task),
+                frame(status("TASK_STATE_WORKING", "step one")),
+                frame(status("TASK_STATE_WORKING", "step two")),
+            ],
+            "SubscribeToTask" => vec![
+                frame(task),
+                frame(status("TASK_STATE_WORKING", "step three")),
+                frame(status("TASK_STATE_COMPLETED", "all done")),
+            ],
+            _ => {
+                let body =
+                    serde_json::json!({"jsonrpc": "2.0", "id": v["id"], "result": task["task"]})
+                        .to_string();
+                return Response::builder()
+                    .header("content-type", "application/json")
+                    .body(Body::from(body))
+                    .unwrap();
+            }
+        };
+        let stream = futures::stream::iter(
+            frames
+                .into_iter()
+                .map(|f| Ok::<_, std::convert::Infallible>(Bytes::from(f))),
+        );
+        Response::builder()
+            .header("content-type", "text/event-stream")
+            .body(Body::from_stream(stream))
+            .unwrap()
+    };
+    let card_route = move || {
+        let card = card.clone();
+        async move {
+            Response::builder()
+                .header("content-type", "application/json")
+                .body(Body::from(card))
+                .unwrap()
+        }
+    };
+    let app = axum::Router::new()
+        .route("/.well-known/agent-card.json", get(card_route))
+        .route("/rpc", post(rpc));
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    base
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dropped_stream_is_reattached_and_nothing_received_is_lost() {
+    let base = flaky_agent().await;
+    let mut c = Console::start(&[("flaky", &base)]).await;
+    c.wait_for("Flaky agent").await;
+    c.key(KeyCode::Char('n'));
+    c.wait_for("Message → flaky").await;
+    send(&c, "go");
+    c.wait_for("re-attaching in 1 s").await;
+    let done = c.wait_for("✓ completed").await;
+    for kept in [
+        "step one",
+        "step two",
+        "step three",
+        "all done",
+        "disconnected",
+    ] {
+        assert!(
+            done.contains(kept),
+            "{kept:?} missing after the re-attach:\n{done}"
+        );
+    }
+    c.quit().await;
+}
