@@ -6,33 +6,11 @@
 
 mod common;
 
+use common::{tmux, wait_pane};
+
 use std::process::Command;
-use std::time::{Duration, Instant};
 
 use a2a_console::store::{Store, kind};
-
-fn tmux(args: &[&str]) -> String {
-    let out = Command::new("tmux")
-        .args(args)
-        .output()
-        .expect("tmux is installed (the test script installs it)");
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn wait_pane(session: &str, what: &str, cond: impl Fn(&str) -> bool) -> String {
-    let deadline = Instant::now() + Duration::from_secs(90);
-    loop {
-        let pane = tmux(&["capture-pane", "-p", "-t", session]);
-        if cond(&pane) {
-            return pane;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "timed out waiting for {what}; pane:\n{pane}"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
 
 #[test]
 fn kill_9_after_a_flood_loses_no_event() {

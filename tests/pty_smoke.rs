@@ -4,31 +4,7 @@
 
 mod common;
 
-use std::process::Command;
-use std::time::{Duration, Instant};
-
-fn tmux(args: &[&str]) -> String {
-    let out = Command::new("tmux")
-        .args(args)
-        .output()
-        .expect("tmux is installed (the test script installs it)");
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn wait_pane(session: &str, what: &str, cond: impl Fn(&str) -> bool) -> String {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        let pane = tmux(&["capture-pane", "-p", "-t", session]);
-        if cond(&pane) {
-            return pane;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "timed out waiting for {what}; pane:\n{pane}"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
-}
+use common::{tmux, wait_pane};
 
 #[test]
 fn first_frame_then_q_quits_and_the_terminal_is_restored() {

@@ -212,3 +212,28 @@ pub fn assert_terminal_safe(s: &str) {
         assert!(!bad, "output contains {:?}:\n{s}", c);
     }
 }
+
+/// Run tmux (the pseudo-terminal for the real binary's tests; the test script installs it).
+pub fn tmux(args: &[&str]) -> String {
+    let out = Command::new("tmux")
+        .args(args)
+        .output()
+        .expect("tmux is installed (the test script installs it)");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Wait until the tmux pane shows what `cond` wants; panics with the pane after 90 s.
+pub fn wait_pane(session: &str, what: &str, cond: impl Fn(&str) -> bool) -> String {
+    let deadline = Instant::now() + Duration::from_secs(90);
+    loop {
+        let pane = tmux(&["capture-pane", "-p", "-t", session]);
+        if cond(&pane) {
+            return pane;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "timed out waiting for {what}; pane:\n{pane}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
