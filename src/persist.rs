@@ -143,10 +143,68 @@ impl Persister {
             return;
         }
         self.send(Write::Event {
-            agent_url,
-            task_id,
+            agent_url: agent_url.clone(),
+            task_id: task_id.clone(),
             event: Box::new(event.clone()),
         });
+        // The audit trail names every event too (the full event is in the events table).
+        let (method, context_id, message_id) = match event {
+            a2a::StreamResponse::Task(t) => (
+                "task",
+                Some(t.context_id.clone()),
+                t.status.message.as_ref().map(|m| m.message_id.clone()),
+            ),
+            a2a::StreamResponse::Message(m) => {
+                ("message", m.context_id.clone(), Some(m.message_id.clone()))
+            }
+            a2a::StreamResponse::StatusUpdate(u) => (
+                "statusUpdate",
+                Some(u.context_id.clone()),
+                u.status.message.as_ref().map(|m| m.message_id.clone()),
+            ),
+            a2a::StreamResponse::ArtifactUpdate(u) => {
+                ("artifactUpdate", Some(u.context_id.clone()), None)
+            }
+        };
+        let state = match event {
+            a2a::StreamResponse::Task(t) => Some(state_name(&t.status.state)),
+            a2a::StreamResponse::StatusUpdate(u) => Some(state_name(&u.status.state)),
+            _ => None,
+        };
+        self.send(Write::Audit(AuditEntry {
+            at: Utc::now(),
+            agent: agent_url,
+            direction: Direction::Event,
+            method: method.to_string(),
+            task_id: Some(task_id),
+            context_id,
+            message_id,
+            detail_json: state
+                .map(|s| serde_json::json!({ "state": s }))
+                .unwrap_or(serde_json::Value::Null),
+        }));
+    }
+
+    /// A response to a request (its outcome), for the audit log.
+    pub fn response(&mut self, app: &App, tab: TabId, method: &str, outcome: Result<&str, &str>) {
+        let t = app.tab(tab);
+        let agent = Self::agent_url(app, tab).unwrap_or_default();
+        let detail = match outcome {
+            Ok(state) => serde_json::json!({ "ok": true, "state": state }),
+            Err(e) => {
+                serde_json::json!({ "ok": false, "error": crate::remote::error::one_line(e) })
+            }
+        };
+        self.send(Write::Audit(AuditEntry {
+            at: Utc::now(),
+            agent,
+            direction: Direction::Response,
+            method: method.to_string(),
+            task_id: t.and_then(|t| t.tracker.task_id.clone()),
+            context_id: t.and_then(|t| t.tracker.context_id.clone()),
+            message_id: None,
+            detail_json: detail,
+        }));
     }
 
     /// After `update`: save what changed — new user messages, notes, and each task's record.

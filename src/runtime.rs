@@ -702,6 +702,22 @@ impl Runtime {
                 self.persist
                     .event(app, *tab, &a2a::StreamResponse::Task(task.clone()));
             }
+            Msg::Reply { tab, result, .. } => {
+                let outcome = match result {
+                    Ok(a2a::SendMessageResponse::Task(t)) => {
+                        Ok(crate::remote::tracker::state_name(&t.status.state))
+                    }
+                    Ok(a2a::SendMessageResponse::Message(_)) => Ok("message"),
+                    Err(e) => Err(e.as_str()),
+                };
+                // (A reply with a task is recorded as an event by the arm above.)
+                self.persist
+                    .response(app, *tab, "SendMessage / GetTask", outcome);
+            }
+            Msg::Canceled {
+                tab,
+                result: Err(e),
+            } => self.persist.response(app, *tab, "CancelTask", Err(e)),
             Msg::Push { task_id, event } => {
                 if let Some(t) = app
                     .tabs

@@ -113,6 +113,16 @@ fn kill_9_after_a_flood_loses_no_event() {
     assert!(v["events"].as_array().unwrap().len() >= N);
     let r = common::cli_env(&["audit"], &env);
     assert_eq!(r.code, 0, "{}", r.all());
+    // Every event is in the audit trail with its task id and state.
+    let event_lines = r
+        .stdout
+        .lines()
+        .filter(|l| l.contains("\"direction\":\"event\"") && l.contains(&tasks[0].task_id))
+        .count();
+    assert!(
+        event_lines >= N,
+        "{event_lines} audited events for a flood of {N}"
+    );
     // The request that started the task carries the message id (the task id did not exist yet).
     assert!(
         r.stdout

@@ -364,6 +364,24 @@ impl TaskTab {
 
     /// Apply one stream event.
     pub fn apply_event(&mut self, event: &StreamResponse) {
+        let anomalies_before = self.tracker.anomalies.len();
+        self.apply_event_inner(event);
+        // Protocol oddities (events after a terminal state, chunks for unknown artifacts) are shown, flagged:
+        // they are how a misbehaving or smuggling agent shows itself.
+        let new: Vec<String> = self
+            .tracker
+            .anomalies
+            .iter()
+            .skip(anomalies_before)
+            .cloned()
+            .collect();
+        for a in new {
+            self.flag_count += 1;
+            self.note(format!("⚠ protocol anomaly: {}", sanitize_line(&a).0), true);
+        }
+    }
+
+    fn apply_event_inner(&mut self, event: &StreamResponse) {
         self.last_update = Local::now();
         self.reattach_attempts = 0;
         let before = self.tracker.state.clone();
@@ -724,6 +742,16 @@ mod tests {
         assert_eq!(remote.provenance.field, "status message");
         assert_eq!(remote.provenance.task.as_deref(), Some("t1"));
         assert!(t.flag_count >= 1);
+    }
+
+    #[test]
+    fn events_after_a_terminal_state_are_shown_and_flagged() {
+        let mut t = TaskTab::new(1, 0, "demo");
+        t.apply_event(&status(TaskState::Completed, None));
+        let flags = t.flag_count;
+        t.apply_event(&status(TaskState::Working, Some("one more thing…")));
+        assert_eq!(t.flag_count, flags + 1);
+        assert!(t.transcript.iter().any(|e| matches!(e, Entry::Console { text, error: true, .. } if text.contains("protocol anomaly"))));
     }
 
     #[test]
