@@ -255,14 +255,18 @@ impl Runtime {
                 task_id,
                 delay_ms,
             } => self.subscribe(tab, generation, agent, task_id, delay_ms),
-            Effect::ImportTasks { agent } => {
+            Effect::ImportTasks {
+                agent,
+                state,
+                context,
+            } => {
                 let Some(conn) = self.client(agent) else {
                     return;
                 };
                 tokio::spawn(async move {
                     let req = a2a::ListTasksRequest {
-                        context_id: None,
-                        status: None,
+                        context_id: context,
+                        status: state,
                         page_size: Some(50),
                         page_token: None,
                         history_length: Some(0),

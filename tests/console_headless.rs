@@ -351,6 +351,9 @@ async fn import_existing_tasks_onto_the_board() {
     let mut c = Console::start(&[("demo", &demo.base_url())]).await;
     c.wait_for("card 0.1.0").await;
     c.key(KeyCode::Char('I'));
+    c.wait_for("Import tasks").await;
+    c.type_text("state=completed");
+    c.key(KeyCode::Enter);
     let board = c.wait_for("imported").await;
     assert!(board.contains("Board"), "{board}");
     assert!(board.contains("✓ completed"), "{board}");

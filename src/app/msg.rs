@@ -130,7 +130,11 @@ pub enum Effect {
         code: String,
     },
     /// List the agent's tasks (ListTasks) to import them.
-    ImportTasks { agent: usize },
+    ImportTasks {
+        agent: usize,
+        state: Option<a2a::TaskState>,
+        context: Option<String>,
+    },
     /// Fetch a task's state (GetTask).
     RefreshTask {
         tab: TabId,

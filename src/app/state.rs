@@ -159,6 +159,8 @@ pub enum PromptKind {
     /// A token pasted to approve a tab's auth-required request.
     ApprovalToken(TabId),
     ExportTask(TabId),
+    /// Filters for importing an agent's tasks.
+    ImportFilter(usize),
     BoardSearch,
 }
 
@@ -173,6 +175,9 @@ impl PromptKind {
             }
             PromptKind::ExportTask(_) => {
                 "Export the transcript — path (.md for Markdown, .json for JSON)"
+            }
+            PromptKind::ImportFilter(_) => {
+                "Import tasks — Enter for all, or filter: state=working context=ID"
             }
             PromptKind::BoardSearch => {
                 "Search tasks — text in agent, task id, context or last message"

@@ -438,6 +438,19 @@ fn stream_item(app: &mut App, tab: TabId, generation: u64, item: StreamItem) -> 
     fx
 }
 
+/// `state=working context=abc` (either, both, or nothing for all tasks).
+pub fn parse_import_filter(s: &str) -> Result<(Option<a2a::TaskState>, Option<String>), String> {
+    let (mut state, mut context) = (None, None);
+    for word in s.split_whitespace() {
+        match word.split_once('=') {
+            Some(("state", v)) => state = Some(crate::cli::parse_state(v).map_err(|e| e.message)?),
+            Some(("context", v)) if !v.is_empty() => context = Some(v.to_string()),
+            _ => return Err(format!("{word:?}: filters are state=STATE and context=ID")),
+        }
+    }
+    Ok((state, context))
+}
+
 /// Tasks an agent listed: open a tab for each one not already open; re-attach to those still running.
 fn import_tasks(
     app: &mut App,
@@ -539,10 +552,11 @@ pub fn run_action(app: &mut App, a: Action) -> Vec<Effect> {
         }
         Action::ImportTasks => match app.selected() {
             Some(a) if a.info().is_some() => {
-                app.set_status(format!("listing the tasks of {}…", a.name()), false);
-                vec![Effect::ImportTasks {
-                    agent: app.selected_agent,
-                }]
+                app.overlay = Some(Overlay::Prompt {
+                    kind: PromptKind::ImportFilter(app.selected_agent),
+                    input: Box::default(),
+                });
+                vec![]
             }
             _ => {
                 app.set_status("the agent's card has not loaded", true);
@@ -1324,7 +1338,7 @@ pub fn palette_matches(keymap: &Keymap, query: &str) -> Vec<Action> {
 }
 
 fn prompt_done(app: &mut App, kind: PromptKind, value: String) -> Vec<Effect> {
-    if value.is_empty() {
+    if value.is_empty() && !matches!(kind, PromptKind::ImportFilter(_)) {
         return vec![];
     }
     match kind {
@@ -1361,6 +1375,20 @@ fn prompt_done(app: &mut App, kind: PromptKind, value: String) -> Vec<Effect> {
             tab,
             path: value.into(),
         }],
+        PromptKind::ImportFilter(agent) => match parse_import_filter(&value) {
+            Ok((state, context)) => {
+                app.set_status("listing tasks…", false);
+                vec![Effect::ImportTasks {
+                    agent,
+                    state,
+                    context,
+                }]
+            }
+            Err(e) => {
+                app.set_status(e, true);
+                vec![]
+            }
+        },
         PromptKind::BoardSearch => {
             app.board.query = value;
             app.board.selected = 0;

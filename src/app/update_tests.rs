@@ -649,3 +649,29 @@ fn push_events_apply_when_no_stream_is_live_and_foreign_tasks_are_ignored() {
     assert!(fx.is_empty());
     assert_eq!(app.tab(id).unwrap().tracker.state, TaskState::Completed);
 }
+
+#[test]
+fn import_filters_parse() {
+    assert_eq!(parse_import_filter("").unwrap(), (None, None));
+    assert_eq!(
+        parse_import_filter("state=working context=c1").unwrap(),
+        (Some(TaskState::Working), Some("c1".into()))
+    );
+    assert!(parse_import_filter("colour=blue").is_err());
+    assert!(parse_import_filter("state=sleeping").is_err());
+    // `I` asks for filters; Enter alone imports everything.
+    let mut app = app();
+    key(&mut app, KeyCode::Char('I'));
+    let fx = key(&mut app, KeyCode::Enter);
+    assert!(
+        matches!(
+            fx.as_slice(),
+            [Effect::ImportTasks {
+                state: None,
+                context: None,
+                ..
+            }]
+        ),
+        "{fx:?}"
+    );
+}
