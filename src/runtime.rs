@@ -124,6 +124,24 @@ impl Runtime {
         Ok(addr)
     }
 
+    /// Run one request for `agent` in the background; what `f` returns is sent to the app. Nothing happens
+    /// when the agent is not connected (its card never loaded).
+    fn call<F, Fut>(&self, agent: usize, f: F)
+    where
+        F: FnOnce(Arc<Connected>) -> Fut + Send + 'static,
+        Fut: std::future::Future<Output = Option<Msg>> + Send + 'static,
+    {
+        let Some(conn) = self.client(agent) else {
+            return;
+        };
+        let tx = self.tx.clone();
+        tokio::spawn(async move {
+            if let Some(msg) = f(conn).await {
+                let _ = tx.send(msg);
+            }
+        });
+    }
+
     /// Seed the card cache with cards from the store, so the first fetch revalidates (`If-None-Match`).
     pub fn prime_cards(&self, cards: Vec<crate::remote::card::FetchedCard>) {
         for c in cards {
@@ -260,10 +278,7 @@ impl Runtime {
                 state,
                 context,
             } => {
-                let Some(conn) = self.client(agent) else {
-                    return;
-                };
-                tokio::spawn(async move {
+                self.call(agent, move |conn| async move {
                     let req = a2a::ListTasksRequest {
                         context_id: context,
                         status: state,
@@ -280,7 +295,7 @@ impl Runtime {
                         .await
                         .map(|r| r.tasks)
                         .map_err(|e| classify(&e).message);
-                    let _ = tx.send(Msg::Imported { agent, result });
+                    Some(Msg::Imported { agent, result })
                 });
             }
             Effect::RefreshTask {
@@ -288,10 +303,7 @@ impl Runtime {
                 agent,
                 task_id,
             } => {
-                let Some(conn) = self.client(agent) else {
-                    return;
-                };
-                tokio::spawn(async move {
+                self.call(agent, move |conn| async move {
                     let req = a2a::GetTaskRequest {
                         id: task_id,
                         history_length: Some(0),
@@ -302,7 +314,7 @@ impl Runtime {
                         .get_task(&req)
                         .await
                         .map_err(|e| classify(&e).message);
-                    let _ = tx.send(Msg::Refreshed { tab, result });
+                    Some(Msg::Refreshed { tab, result })
                 });
             }
             Effect::Approve {
@@ -370,10 +382,7 @@ impl Runtime {
                 agent,
                 task_id,
             } => {
-                let Some(conn) = self.client(agent) else {
-                    return;
-                };
-                tokio::spawn(async move {
+                self.call(agent, move |conn| async move {
                     let req = a2a::ListTaskPushNotificationConfigsRequest {
                         task_id,
                         page_size: None,
@@ -386,11 +395,11 @@ impl Runtime {
                         .await
                         .map(|r| r.configs)
                         .map_err(|e| classify(&e).message);
-                    let _ = tx.send(Msg::PushConfigs {
+                    Some(Msg::PushConfigs {
                         tab,
                         result,
                         what: "listed",
-                    });
+                    })
                 });
             }
             Effect::DeletePush {
@@ -503,10 +512,7 @@ impl Runtime {
                 agent,
                 task_id,
             } => {
-                let Some(conn) = self.client(agent) else {
-                    return;
-                };
-                tokio::spawn(async move {
+                self.call(agent, move |conn| async move {
                     let req = a2a::CancelTaskRequest {
                         id: task_id,
                         metadata: None,
@@ -517,7 +523,7 @@ impl Runtime {
                         .cancel_task(&req)
                         .await
                         .map_err(|e| classify(&e).message);
-                    let _ = tx.send(Msg::Canceled { tab, result });
+                    Some(Msg::Canceled { tab, result })
                 });
             }
             Effect::AddAgentToConfig { url } => {
