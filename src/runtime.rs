@@ -324,7 +324,6 @@ impl Runtime {
                 task_id,
                 context_id,
                 credential,
-                stream,
             } => {
                 let (Some(conn), Some(target)) =
                     (self.client(agent), self.targets.get(&agent).cloned())
@@ -333,18 +332,14 @@ impl Runtime {
                 };
                 let http = self.http.clone();
                 let handle = tokio::spawn(async move {
-                    let result = approve_request(
-                        &conn, &target, http, credential, task_id, context_id, stream, &tx, tab,
+                    let result =
+                        approve_request(&conn, &target, http, credential, task_id, context_id)
+                            .await;
+                    let _ = tx.send(Msg::Reply {
+                        tab,
                         generation,
-                    )
-                    .await;
-                    if let Err(e) = result {
-                        let _ = tx.send(Msg::Reply {
-                            tab,
-                            generation,
-                            result: Err(e),
-                        });
-                    }
+                        result,
+                    });
                 });
                 if let Some(old) = self.streams.insert(tab, handle) {
                     old.abort();
@@ -623,7 +618,10 @@ impl Runtime {
             self.run_effect(e);
         }
         let mut dirty = true;
-        let mut last_draw = Instant::now() - FRAME;
+        // So the first frame is drawn at once (checked: `Instant` cannot go below the clock's start).
+        let mut last_draw = Instant::now()
+            .checked_sub(FRAME)
+            .unwrap_or_else(Instant::now);
         let mut tick = tokio::time::interval(TICK);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         let mut input_open = true;
@@ -859,7 +857,6 @@ async fn poll(
 }
 
 /// Send the follow-up that answers an auth-required task, with the approved credential on this request only.
-#[allow(clippy::too_many_arguments)]
 async fn approve_request(
     conn: &Connected,
     target: &crate::remote::agent::AgentTarget,
@@ -867,11 +864,7 @@ async fn approve_request(
     credential: crate::app::msg::ApprovalCredential,
     task_id: String,
     context_id: Option<String>,
-    stream: bool,
-    tx: &UnboundedSender<Msg>,
-    tab: TabId,
-    generation: u64,
-) -> Result<(), String> {
+) -> Result<a2a::SendMessageResponse, String> {
     use crate::app::msg::ApprovalCredential;
     use crate::remote::auth::{Credential, HeaderInterceptor};
     let credential = match credential {
@@ -915,25 +908,18 @@ async fn approve_request(
     // execution for a moment after entering auth-required, and a streaming follow-up sent then is attached to
     // the old execution and silently dropped; a blocking one waits its turn. If the task is still running when
     // the reply comes, `update` re-attaches to it.
-    let _ = stream;
     // An agent that keeps its stream open while it waits may still be "executing" the task for a moment and
     // refuse the follow-up as already in progress (the Rust SDK answers -32600); wait and try again, briefly.
     let mut attempts = 0;
-    let result = loop {
+    loop {
         match client.send_message(&req).await {
             Err(e) if attempts < APPROVAL_RETRIES && e.message.contains("already in progress") => {
                 attempts += 1;
                 tokio::time::sleep(Duration::from_millis(500)).await;
             }
-            other => break other.map_err(|e| classify(&e).message),
+            other => return other.map_err(|e| classify(&e).message),
         }
-    };
-    let _ = tx.send(Msg::Reply {
-        tab,
-        generation,
-        result,
-    });
-    Ok(())
+    }
 }
 
 /// A buffer's characters, row by row (for tests and screenshots).

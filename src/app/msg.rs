@@ -149,7 +149,6 @@ pub enum Effect {
         task_id: String,
         context_id: Option<String>,
         credential: ApprovalCredential,
-        stream: bool,
     },
     /// Re-attach to a task after a pause (back-off after a broken stream).
     Resubscribe {

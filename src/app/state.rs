@@ -26,6 +26,10 @@ pub struct AgentInfo {
     pub selected: Selected,
     /// The card's name (sanitised, one line).
     pub name: String,
+    /// The card's version (sanitised, one line).
+    pub version: String,
+    /// The raw card, pretty-printed and sanitised once, for the raw-JSON view (never re-parsed per frame).
+    pub raw_pretty: String,
     pub description: Untrusted,
     pub skills: Vec<SkillView>,
 }
@@ -78,8 +82,13 @@ impl AgentInfo {
                     .collect(),
             })
             .collect();
+        let pretty = serde_json::from_str::<serde_json::Value>(&card.raw)
+            .and_then(|v| serde_json::to_string_pretty(&v))
+            .unwrap_or_else(|_| card.raw.clone());
         Self {
             name: line(&c.name),
+            version: line(&c.version),
+            raw_pretty: crate::trust::sanitize::sanitize_text(&pretty).0,
             description: Untrusted::new(&c.description, prov("card description".into())),
             skills,
             card,

@@ -265,6 +265,19 @@ impl TaskTab {
         }
     }
 
+    /// The task id as it may be drawn (the agent chose it: sanitised).
+    pub fn task_id_shown(&self) -> Option<String> {
+        self.tracker.task_id.as_deref().map(|t| sanitize_line(t).0)
+    }
+
+    /// The context id as it may be drawn (sanitised).
+    pub fn context_id_shown(&self) -> Option<String> {
+        self.tracker
+            .context_id
+            .as_deref()
+            .map(|c| sanitize_line(c).0)
+    }
+
     /// First 8 characters of the task id, for titles.
     pub fn short_task(&self) -> Option<String> {
         self.tracker
@@ -433,7 +446,7 @@ impl TaskTab {
     fn sync_artifacts_from_tracker(&mut self) {
         let artifacts = self.tracker.artifacts.clone();
         for (i, a) in artifacts.iter().enumerate() {
-            let mut view = view_of(a, &self.provenance("artifact"));
+            let mut view = view_of(a);
             view.complete = self
                 .tracker
                 .finished_artifacts
@@ -452,7 +465,7 @@ impl TaskTab {
 
     fn artifact_chunk(&mut self, index: usize, chunk: &Artifact, appended: bool, last: bool) {
         if index >= self.artifacts.len() {
-            let view = view_of(chunk, &self.provenance("artifact"));
+            let view = view_of(chunk);
             self.artifacts.push(view);
             self.transcript.push(Entry::Artifact { index });
         } else if let Some(view) = self.artifacts.get_mut(index) {
@@ -462,14 +475,7 @@ impl TaskTab {
                 view.rendered = None;
                 view.json = None;
             } else {
-                *view = view_of(
-                    chunk,
-                    &Provenance {
-                        agent: self.agent_name.clone(),
-                        task: self.tracker.task_id.clone(),
-                        field: "artifact".into(),
-                    },
-                );
+                *view = view_of(chunk);
             }
         }
         if let Some(view) = self.artifacts.get_mut(index) {
@@ -564,7 +570,7 @@ fn file_info(p: &a2a::Part) -> Option<FileInfo> {
     }
 }
 
-fn view_of(a: &Artifact, _provenance: &Provenance) -> ArtifactView {
+fn view_of(a: &Artifact) -> ArtifactView {
     let mut view = ArtifactView {
         id: sanitize_line(&a.artifact_id).0,
         name: a

@@ -1217,7 +1217,7 @@ fn overlay_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
             mut query,
             mut selected,
         } => {
-            let matches = palette_matches(&app.keymap, &query);
+            let matches = palette_matches(&query);
             match k.code {
                 KeyCode::Esc => return vec![],
                 KeyCode::Enter => {
@@ -1324,8 +1324,7 @@ fn overlay_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
 }
 
 /// Actions whose name or description contains every word of the query, in table order.
-pub fn palette_matches(keymap: &Keymap, query: &str) -> Vec<Action> {
-    let _ = keymap;
+pub fn palette_matches(query: &str) -> Vec<Action> {
     let words: Vec<String> = query.split_whitespace().map(str::to_lowercase).collect();
     Keymap::all_actions()
         .iter()
@@ -1557,11 +1556,6 @@ fn masked_input() -> TextArea<'static> {
 
 /// Send the approval: a follow-up message on the task, carrying the chosen credential for that request.
 fn approve(app: &mut App, tab: TabId, credential: ApprovalCredential, source: &str) -> Vec<Effect> {
-    let streaming = app
-        .tab(tab)
-        .and_then(|t| app.agents.get(t.agent))
-        .and_then(|a| a.info())
-        .is_some_and(|i| i.card.card.capabilities.streaming == Some(true));
     let Some(t) = app.tab_mut(tab) else {
         return vec![];
     };
@@ -1590,7 +1584,6 @@ fn approve(app: &mut App, tab: TabId, credential: ApprovalCredential, source: &s
             task_id,
             context_id: t.tracker.context_id.clone(),
             credential,
-            stream: streaming,
         },
     ]
 }

@@ -33,7 +33,7 @@ impl RemoteError {
     pub fn usage(message: impl Into<String>) -> Self {
         Self {
             kind: ErrorKind::Usage,
-            message: message.into(),
+            message: safe(message.into()),
             code: None,
         }
     }
@@ -41,7 +41,7 @@ impl RemoteError {
     pub fn transport(message: impl Into<String>) -> Self {
         Self {
             kind: ErrorKind::Transport,
-            message: message.into(),
+            message: safe(message.into()),
             code: None,
         }
     }
@@ -49,16 +49,22 @@ impl RemoteError {
     pub fn agent(code: i32, message: impl Into<String>) -> Self {
         Self {
             kind: ErrorKind::Agent,
-            message: message.into(),
+            message: safe(message.into()),
             code: Some(code),
         }
     }
 
     /// Prefix the message with what we were doing ("fetching the card of 'x'").
     pub fn context(mut self, what: impl std::fmt::Display) -> Self {
-        self.message = format!("{what}: {}", self.message);
+        self.message = format!("{}: {}", safe(what.to_string()), self.message);
         self
     }
+}
+
+/// Error messages quote remote text (a serde error can quote a card's field, a URL is the user's or the
+/// agent's), and they are printed on the terminal and drawn in the console: sanitise them where they are made.
+fn safe(message: String) -> String {
+    crate::trust::sanitize::sanitize_line(&message).0
 }
 
 /// Message prefixes the SDK uses for failures that happened on our side of the wire or in transit.
@@ -175,6 +181,21 @@ mod tests {
         // An agent's own internal error is still the agent's.
         let e = classify(&A2AError::internal("database is down"));
         assert_eq!(e.kind, ErrorKind::Agent);
+    }
+
+    #[test]
+    fn every_constructor_sanitises() {
+        for e in [
+            RemoteError::usage("a\u{1b}[2Jb"),
+            RemoteError::transport("a\u{9b}31mb"),
+            RemoteError::agent(1, "a\u{7}b").context("x\u{1b}]0;t\u{7}"),
+        ] {
+            assert!(
+                !e.message.chars().any(|c| c.is_control()),
+                "{:?}",
+                e.message
+            );
+        }
     }
 
     #[test]

@@ -32,7 +32,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
                     "{} {} · card {}",
                     info.selected.binding.wire_name(),
                     info.selected.protocol.label(),
-                    info.card.card.version
+                    info.version
                 ),
                 // The signature verdict goes here once cards are verified.
                 match &info.card.card.signatures {

@@ -69,7 +69,7 @@ pub fn draw_board(f: &mut Frame, app: &App, area: Rect) {
         };
         let b = tab.badge();
         let sel = i == app.board.selected;
-        let short = |s: Option<&str>| {
+        let short = |s: Option<String>| {
             s.map(|x| x.chars().take(8).collect::<String>())
                 .unwrap_or_else(|| "—".into())
         };
@@ -89,8 +89,8 @@ pub fn draw_board(f: &mut Frame, app: &App, area: Rect) {
             Span::styled(
                 format!(
                     "{name:<18} {:<10} {:<10} ",
-                    short(tab.tracker.task_id.as_deref()),
-                    short(tab.tracker.context_id.as_deref())
+                    short(tab.task_id_shown()),
+                    short(tab.context_id_shown())
                 ),
                 row_style,
             ),

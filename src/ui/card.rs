@@ -66,12 +66,8 @@ pub fn card_lines(app: &App) -> Vec<Line<'static>> {
             format!("raw card JSON from {} (J for the readable page)", fc.url),
             t.dim,
         )];
-        let pretty = serde_json::from_str::<serde_json::Value>(&fc.raw)
-            .and_then(|v| serde_json::to_string_pretty(&v))
-            .unwrap_or_else(|_| fc.raw.clone());
-        let (clean, _) = crate::trust::sanitize::sanitize_text(&pretty);
         lines.extend(
-            clean
+            info.raw_pretty
                 .lines()
                 .map(|l| Line::styled(l.to_string(), t.remote_text)),
         );

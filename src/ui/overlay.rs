@@ -72,7 +72,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
         }
         Overlay::Palette { query, selected } => {
             let r = centered(area, 70, 16);
-            let matches = palette_matches(&app.keymap, query);
+            let matches = palette_matches(query);
             let mut lines = vec![Line::from(vec![
                 Span::styled("> ", t.accent),
                 Span::styled(query.clone(), t.text),
@@ -234,11 +234,11 @@ fn approval(f: &mut Frame, app: &App, tab: crate::app::task::TabId, area: Rect) 
             Span::styled("Agent ", t.dim),
             Span::styled(tb.agent_name.clone(), t.title),
             Span::styled(" · task ", t.dim),
-            Span::styled(tb.tracker.task_id.clone().unwrap_or_default(), t.text),
+            Span::styled(tb.task_id_shown().unwrap_or_default(), t.text),
         ]),
         Line::from(vec![
             Span::styled("Context ", t.dim),
-            Span::styled(tb.tracker.context_id.clone().unwrap_or_default(), t.text),
+            Span::styled(tb.context_id_shown().unwrap_or_default(), t.text),
         ]),
         Line::styled(
             "The agent says (remote text — the request itself proves nothing):",

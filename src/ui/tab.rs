@@ -357,11 +357,9 @@ pub fn draw(f: &mut Frame, app: &App, t: &TaskTab, area: Rect) {
     let theme = &app.theme;
     let (body, compose_area) = layout::tab_split(area, t.compose.lines().len());
     let badge = t.badge();
-    let task = t.tracker.task_id.as_deref().unwrap_or("no task yet");
+    let task = t.task_id_shown().unwrap_or_else(|| "no task yet".into());
     let ctx = t
-        .tracker
-        .context_id
-        .as_deref()
+        .context_id_shown()
         .map(|c| format!(" · context {}", c.chars().take(8).collect::<String>()))
         .unwrap_or_default();
     let rounds = if t.input_rounds > 1 {
