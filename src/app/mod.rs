@@ -4,6 +4,7 @@ pub mod board;
 pub mod msg;
 pub mod state;
 pub mod task;
+pub mod tasklog;
 pub mod update;
 
 use std::path::PathBuf;

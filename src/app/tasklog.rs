@@ -1,0 +1,606 @@
+//! The one gate per task. Every piece of task data — a stream event, the snapshot that opens a SubscribeToTask,
+//! a GetTask poll or refresh, a blocking reply, a push notification, a ListTasks import — enters through
+//! [`TaskLog::judge`], which decides what it means *before* anything is applied:
+//!
+//! - **duplicate**: already known (the same status seen from another source, a chunk already placed, a poll
+//!   that changed nothing) — dropped silently;
+//! - **stale**: older than what is shown (a push that arrives after the task finished, a status older than the
+//!   one applied, the old interrupted snapshot right after the user answered) — dropped silently;
+//! - **legal**: applied, and the caller is told exactly what changed so the view updates only that;
+//! - **illegal**: not applied, and flagged with a reason (a foreign task id, a changed context id, the *same*
+//!   stream still talking after it said the task was terminal): how a misbehaving or smuggling agent shows
+//!   itself.
+//!
+//! Artifact chunks (spec digest §9: `append`, `lastChunk`) are placed by position, never blindly appended: each
+//! source (a stream, identified by its generation; the push receiver; …) has its own count of the parts it
+//! delivered for each artifact, so the same chunk from two sources, or a chunk the snapshot already holds,
+//! is recognised and placed once. A snapshot is the new baseline for every artifact it carries. An artifact is
+//! complete only when its `lastChunk` arrived and no chunk was skipped.
+
+use std::collections::{HashMap, HashSet};
+use std::hash::{Hash, Hasher};
+
+use a2a::{Artifact, Message, Part, StreamResponse, Task, TaskState};
+use chrono::{DateTime, Utc};
+
+use crate::remote::tracker::{Phase, phase, state_name};
+
+/// Where a piece of task data came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Source {
+    /// An SSE stream (SendStreamingMessage or SubscribeToTask); its generation tells one stream from the next.
+    Stream(u64),
+    /// GetTask, polled for an agent that cannot stream.
+    Poll,
+    /// GetTask on the user's request.
+    Refresh,
+    /// The reply to a blocking SendMessage (or an approval).
+    Reply,
+    /// The reply to CancelTask.
+    Cancel,
+    /// A push notification the local receiver accepted.
+    Push,
+    /// ListTasks.
+    Import,
+}
+
+impl Source {
+    /// How the store names it (`stream#3`, `push`, …); [`Source::parse`] reads it back.
+    pub fn label(&self) -> String {
+        match self {
+            Source::Stream(g) => format!("stream#{g}"),
+            Source::Poll => "poll".into(),
+            Source::Refresh => "refresh".into(),
+            Source::Reply => "reply".into(),
+            Source::Cancel => "cancel".into(),
+            Source::Push => "push".into(),
+            Source::Import => "import".into(),
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Source> {
+        Some(match s {
+            "poll" => Source::Poll,
+            "refresh" => Source::Refresh,
+            "reply" => Source::Reply,
+            "cancel" => Source::Cancel,
+            "push" => Source::Push,
+            "import" => Source::Import,
+            other => Source::Stream(other.strip_prefix("stream#")?.parse().ok()?),
+        })
+    }
+
+    fn is_stream(&self) -> bool {
+        matches!(self, Source::Stream(_))
+    }
+}
+
+/// What the gate decided about one piece of task data.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Verdict {
+    /// Applied; `change` says what the view must update. `warning` is set when the data broke the protocol in a
+    /// way that was still safe to apply (an `append` to an artifact never started: losing it would be worse).
+    Applied {
+        change: Change,
+        warning: Option<String>,
+    },
+    /// Already known: nothing to do.
+    Duplicate,
+    /// Older than what is shown: dropped without a word (the reason is for logs and tests).
+    Stale(String),
+    /// Not applied, and worth a flag: the reason is shown to the user.
+    Illegal(String),
+}
+
+impl Verdict {
+    /// The store's name for it.
+    pub fn label(&self) -> &'static str {
+        match self {
+            Verdict::Applied { .. } => "applied",
+            Verdict::Duplicate => "duplicate",
+            Verdict::Stale(_) => "stale",
+            Verdict::Illegal(_) => "illegal",
+        }
+    }
+
+    fn applied(change: Change) -> Verdict {
+        Verdict::Applied {
+            change,
+            warning: None,
+        }
+    }
+}
+
+/// What an applied event changed.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Change {
+    /// A task snapshot: the state may have changed, its status message may be new to us, artifacts may have
+    /// been added or re-based.
+    Snapshot {
+        state_changed: bool,
+        new_message: bool,
+        artifacts: Vec<ArtifactChange>,
+    },
+    /// A status update.
+    Status {
+        state_changed: bool,
+        new_message: bool,
+    },
+    /// An artifact chunk.
+    Artifact(ArtifactChange),
+    /// A message: a direct reply (no task) or a message inside the task's stream.
+    Message { direct: bool },
+}
+
+/// How one artifact changed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ArtifactChange {
+    /// Index into [`TaskLog::artifacts`].
+    pub index: usize,
+    pub edit: ArtifactEdit,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum ArtifactEdit {
+    /// First seen.
+    New,
+    /// Parts from `from_part` on are new (the ones before are unchanged).
+    Appended { from_part: usize },
+    /// Its content was replaced (a chunk without `append`, or a snapshot that disagrees with what we had).
+    Replaced,
+    /// Nothing new but its completeness (`lastChunk` arrived, or a snapshot healed a gap).
+    Completed,
+}
+
+/// One artifact as reassembled.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ArtifactLog {
+    pub artifact: Artifact,
+    /// A chunk with `lastChunk` was placed (or a snapshot of a settled task carried it).
+    pub last_chunk: bool,
+    /// A chunk could not be placed after the parts before it (something was skipped); only a snapshot heals it.
+    pub gap: bool,
+}
+
+impl ArtifactLog {
+    /// Everything arrived: the last chunk, and nothing skipped.
+    pub fn complete(&self) -> bool {
+        self.last_chunk && !self.gap
+    }
+}
+
+/// A task as the console knows it, and the rules for changing it.
+#[derive(Clone, Debug, Default)]
+pub struct TaskLog {
+    pub task_id: Option<String>,
+    pub context_id: Option<String>,
+    pub state: TaskState,
+    /// The latest status message (often the agent's question or reason).
+    pub status_message: Option<Message>,
+    /// The applied status's own timestamp, when the agent sent one: anything older is stale.
+    status_at: Option<DateTime<Utc>>,
+    pub artifacts: Vec<ArtifactLog>,
+    by_id: HashMap<String, usize>,
+    /// Status updates already applied (state, message, timestamp), so the same one from another source is a
+    /// duplicate. Hashes, not copies: a 100 000-update flood costs 800 KB here, not the messages twice.
+    seen_status: HashSet<u64>,
+    /// Ids of messages already shown (status messages and stream messages).
+    seen_messages: HashSet<String>,
+    /// Per (source, artifact): how many of the artifact's parts that source has delivered.
+    offsets: HashMap<(Source, usize), usize>,
+    /// A direct `Message` reply (no task was created).
+    pub direct_reply: Option<Message>,
+    /// We just answered an interrupted task: a snapshot that still shows the old input-required /
+    /// auth-required state is stale (the JS SDK sends one first), so it must not end the wait.
+    pub resuming: bool,
+}
+
+/// How far back to look for a chunk from a source that joined in the middle of an artifact.
+const ALIGN_WINDOW: usize = 256;
+
+impl TaskLog {
+    /// Where the task stands; `None` before any state arrived.
+    pub fn phase(&self) -> Option<Phase> {
+        (self.task_id.is_some() && self.state != TaskState::Unspecified).then(|| phase(&self.state))
+    }
+
+    pub fn is_terminal(&self) -> bool {
+        self.phase() == Some(Phase::Terminal)
+    }
+
+    /// Done listening: a direct reply came, or the task is terminal or waits for the user.
+    pub fn settled(&self) -> bool {
+        match self.phase() {
+            _ if self.direct_reply.is_some() => true,
+            Some(Phase::Terminal) => true,
+            Some(Phase::Interrupted) => !self.resuming,
+            _ => false,
+        }
+    }
+
+    /// Start over for a new task in the same conversation (the context is kept).
+    pub fn new_task(&mut self) {
+        let context_id = self.context_id.take();
+        *self = TaskLog {
+            context_id,
+            ..TaskLog::default()
+        };
+    }
+
+    /// Judge one piece of task data from `source`, and apply it if it is legal.
+    pub fn judge(&mut self, source: Source, event: &StreamResponse) -> Verdict {
+        match event {
+            StreamResponse::Task(t) => self.snapshot(source, t),
+            StreamResponse::StatusUpdate(u) => {
+                if let Err(why) = self.claim(&u.task_id, &u.context_id) {
+                    return Verdict::Illegal(why);
+                }
+                self.status(source, &u.status)
+            }
+            StreamResponse::ArtifactUpdate(u) => {
+                if let Err(why) = self.claim(&u.task_id, &u.context_id) {
+                    return Verdict::Illegal(why);
+                }
+                self.chunk(
+                    source,
+                    &u.artifact,
+                    u.append.unwrap_or(false),
+                    u.last_chunk.unwrap_or(false),
+                )
+            }
+            StreamResponse::Message(m) => self.message(m),
+        }
+    }
+
+    /// Does this data belong to our task? Adopts the first task (and context) id seen; later mismatches are
+    /// refused. An empty context id never matches a known one by accident: it is simply not checked.
+    fn claim(&mut self, task_id: &str, context_id: &str) -> Result<(), String> {
+        match &self.task_id {
+            None => self.task_id = Some(task_id.to_string()),
+            Some(ours) if ours != task_id => {
+                return Err(format!(
+                    "data for task {task_id:?}, but this tab follows task {ours:?}; not merged"
+                ));
+            }
+            _ => {}
+        }
+        match &self.context_id {
+            None if !context_id.is_empty() => self.context_id = Some(context_id.to_string()),
+            Some(ours) if !context_id.is_empty() && ours != context_id => {
+                return Err(format!(
+                    "the agent changed the context id of task {task_id:?} from {ours:?} to {context_id:?}; not merged"
+                ));
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// After a terminal state nothing changes the task. The same terminal state again is a duplicate; a
+    /// stream that keeps talking is flagged (the agent broke the protocol on the very connection that said
+    /// "done"); anything from another source (a push that was late, a poll in flight) is merely stale.
+    fn after_terminal(&self, source: Source, what: &str) -> Verdict {
+        let why = format!(
+            "{what} arrived after the task was already {}",
+            state_name(&self.state)
+        );
+        if source.is_stream() {
+            Verdict::Illegal(why)
+        } else {
+            Verdict::Stale(why)
+        }
+    }
+
+    fn older(&self, at: Option<DateTime<Utc>>) -> bool {
+        matches!((at, self.status_at), (Some(new), Some(shown)) if new < shown)
+    }
+
+    fn status_key(status: &a2a::TaskStatus) -> u64 {
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        state_name(&status.state).hash(&mut h);
+        if let Some(m) = &status.message {
+            m.message_id.hash(&mut h);
+            if m.message_id.is_empty() {
+                format!("{:?}", m.parts).hash(&mut h);
+            }
+        }
+        status.timestamp.map(|t| t.timestamp_micros()).hash(&mut h);
+        h.finish()
+    }
+
+    /// Remember a message as shown; true when it is new.
+    fn first_sight(&mut self, m: &Message) -> bool {
+        if m.message_id.is_empty() {
+            // No id to know it by: compare with the status message shown.
+            return self.status_message.as_ref().map(|s| &s.parts) != Some(&m.parts);
+        }
+        self.seen_messages.insert(m.message_id.clone())
+    }
+
+    fn status(&mut self, source: Source, status: &a2a::TaskStatus) -> Verdict {
+        let key = Self::status_key(status);
+        if self.seen_status.contains(&key) {
+            return Verdict::Duplicate;
+        }
+        if self.is_terminal() {
+            if status.state == self.state {
+                return Verdict::Duplicate;
+            }
+            return self.after_terminal(source, "a status update");
+        }
+        if self.older(status.timestamp) {
+            return Verdict::Stale("a status update older than the one shown".into());
+        }
+        let state_changed = status.state != self.state;
+        let new_message = status
+            .message
+            .as_ref()
+            .is_some_and(|m| m.role != a2a::Role::User && self.first_sight(m));
+        if !state_changed && !new_message && status.message.is_none() && self.state_known() {
+            // Same state, nothing said: nothing to show (many agents repeat WORKING).
+            self.seen_status.insert(key);
+            return Verdict::Duplicate;
+        }
+        self.seen_status.insert(key);
+        self.resuming = false;
+        self.state = status.state.clone();
+        if status.message.is_some() {
+            self.status_message = status.message.clone();
+        }
+        if status.timestamp.is_some() {
+            self.status_at = status.timestamp;
+        }
+        Verdict::applied(Change::Status {
+            state_changed,
+            new_message,
+        })
+    }
+
+    fn state_known(&self) -> bool {
+        self.state != TaskState::Unspecified
+    }
+
+    fn snapshot(&mut self, source: Source, t: &Task) -> Verdict {
+        if let Err(why) = self.claim(&t.id, &t.context_id) {
+            return Verdict::Illegal(why);
+        }
+        let status_seen = self.seen_status.contains(&Self::status_key(&t.status));
+        if self.is_terminal() && t.status.state != self.state {
+            return self.after_terminal(source, "a task snapshot");
+        }
+        if self.older(t.status.timestamp) {
+            return Verdict::Stale("a task snapshot older than the status shown".into());
+        }
+        let interrupted = matches!(
+            t.status.state,
+            TaskState::InputRequired | TaskState::AuthRequired
+        );
+        if self.resuming && interrupted && t.status.state == self.state {
+            // The snapshot that opens the follow-up's stream still shows the question we just answered.
+            return Verdict::Stale("the interrupted state the user just answered".into());
+        }
+        let state_changed = t.status.state != self.state;
+        let new_message = t
+            .status
+            .message
+            .as_ref()
+            .is_some_and(|m| m.role != a2a::Role::User && self.first_sight(m));
+        self.seen_status.insert(Self::status_key(&t.status));
+        self.state = t.status.state.clone();
+        if t.status.message.is_some() || state_changed {
+            self.status_message = t.status.message.clone();
+        }
+        if t.status.timestamp.is_some() {
+            self.status_at = t.status.timestamp;
+        }
+        let settled = phase(&t.status.state) != Phase::Active;
+        let mut artifacts = Vec::new();
+        for a in t.artifacts.iter().flatten() {
+            if let Some(edit) = self.rebase(source, a, settled) {
+                let index = self.by_id.get(&a.artifact_id).copied().unwrap_or(0);
+                artifacts.push(ArtifactChange { index, edit });
+            }
+        }
+        if !state_changed && !new_message && artifacts.is_empty() && status_seen {
+            return Verdict::Duplicate;
+        }
+        Verdict::applied(Change::Snapshot {
+            state_changed,
+            new_message,
+            artifacts,
+        })
+    }
+
+    /// Take a snapshot's artifact as the new baseline; `None` when it matches what we have.
+    fn rebase(&mut self, source: Source, a: &Artifact, settled: bool) -> Option<ArtifactEdit> {
+        let Some(&index) = self.by_id.get(&a.artifact_id) else {
+            let index = self.push_artifact(a.clone(), settled);
+            self.offsets.insert((source, index), a.parts.len());
+            return Some(ArtifactEdit::New);
+        };
+        self.offsets.insert((source, index), a.parts.len());
+        let log = self.artifacts.get_mut(index)?;
+        let have = log.artifact.parts.len();
+        let edit = if a.parts.len() >= have
+            && a.parts.get(..have) == Some(log.artifact.parts.as_slice())
+        {
+            if a.parts.len() == have {
+                // Same content: only completeness can change (a settled task's artifacts are done; a snapshot
+                // heals a gap).
+                if (settled && !log.last_chunk) || log.gap {
+                    log.last_chunk |= settled;
+                    log.gap = false;
+                    return Some(ArtifactEdit::Completed);
+                }
+                return None;
+            }
+            log.artifact
+                .parts
+                .extend(a.parts.iter().skip(have).cloned());
+            ArtifactEdit::Appended { from_part: have }
+        } else {
+            log.artifact = a.clone();
+            ArtifactEdit::Replaced
+        };
+        log.artifact.name = a.name.clone().or(log.artifact.name.take());
+        log.last_chunk = settled;
+        log.gap = false;
+        Some(edit)
+    }
+
+    fn push_artifact(&mut self, artifact: Artifact, last_chunk: bool) -> usize {
+        let index = self.artifacts.len();
+        self.by_id.insert(artifact.artifact_id.clone(), index);
+        self.artifacts.push(ArtifactLog {
+            artifact,
+            last_chunk,
+            gap: false,
+        });
+        index
+    }
+
+    fn chunk(&mut self, source: Source, chunk: &Artifact, append: bool, last: bool) -> Verdict {
+        let k = chunk.parts.len();
+        let Some(&index) = self.by_id.get(&chunk.artifact_id) else {
+            if self.is_terminal() {
+                return self.after_terminal(source, "an artifact chunk");
+            }
+            let index = self.push_artifact(chunk.clone(), last);
+            self.offsets.insert((source, index), k);
+            let warning = append.then(|| {
+                format!(
+                    "append to unknown artifact {:?}; started it",
+                    chunk.artifact_id
+                )
+            });
+            return Verdict::Applied {
+                change: Change::Artifact(ArtifactChange {
+                    index,
+                    edit: ArtifactEdit::New,
+                }),
+                warning,
+            };
+        };
+        let Some(have) = self.artifacts.get(index).map(|l| l.artifact.parts.len()) else {
+            return Verdict::Duplicate;
+        };
+        // Where this chunk starts, counted in the artifact's parts.
+        let start = if append {
+            match self.offsets.get(&(source, index)) {
+                Some(&o) => Some(o),
+                None => self.align(index, &chunk.parts),
+            }
+        } else {
+            Some(0)
+        };
+        let terminal = self.is_terminal();
+        let Some(log) = self.artifacts.get_mut(index) else {
+            return Verdict::Duplicate;
+        };
+        match start {
+            // Without append, the same first parts again is the same first chunk from another source; different
+            // ones replace the artifact (what the SDKs do with a reused id).
+            Some(0) if !append && log.artifact.parts.get(..k) != Some(chunk.parts.as_slice()) => {
+                if terminal {
+                    return self.after_terminal(source, "an artifact chunk");
+                }
+                log.artifact = chunk.clone();
+                log.last_chunk = last;
+                log.gap = false;
+                self.offsets.retain(|(_, i), _| *i != index);
+                self.offsets.insert((source, index), k);
+                Verdict::applied(Change::Artifact(ArtifactChange {
+                    index,
+                    edit: ArtifactEdit::Replaced,
+                }))
+            }
+            Some(o) if o + k <= have => {
+                // Everything in it is placed already.
+                self.offsets.insert((source, index), o + k);
+                if last && o + k == have && !log.last_chunk {
+                    log.last_chunk = true;
+                    return Verdict::applied(Change::Artifact(ArtifactChange {
+                        index,
+                        edit: ArtifactEdit::Completed,
+                    }));
+                }
+                Verdict::Duplicate
+            }
+            Some(o) => {
+                if terminal {
+                    return self.after_terminal(source, "an artifact chunk");
+                }
+                if o > have {
+                    // Parts between `have` and `o` never reached us.
+                    log.gap = true;
+                }
+                let skip = have.saturating_sub(o);
+                log.artifact
+                    .parts
+                    .extend(chunk.parts.iter().skip(skip).cloned());
+                merge_metadata(&mut log.artifact, chunk);
+                log.last_chunk |= last;
+                self.offsets.insert((source, index), o + k);
+                Verdict::applied(Change::Artifact(ArtifactChange {
+                    index,
+                    edit: ArtifactEdit::Appended { from_part: have },
+                }))
+            }
+            None => {
+                if terminal {
+                    return self.after_terminal(source, "an artifact chunk");
+                }
+                // A source that joined in the middle, with parts we cannot find: new content, but we cannot tell
+                // what came between.
+                log.gap = true;
+                log.artifact.parts.extend(chunk.parts.iter().cloned());
+                merge_metadata(&mut log.artifact, chunk);
+                log.last_chunk |= last;
+                self.offsets.insert((source, index), have + k);
+                Verdict::applied(Change::Artifact(ArtifactChange {
+                    index,
+                    edit: ArtifactEdit::Appended { from_part: have },
+                }))
+            }
+        }
+    }
+
+    /// A source that joined an artifact in the middle (a push registered late, a stream re-opened without a
+    /// snapshot): find where its chunk already stands, searching back from the end.
+    fn align(&self, index: usize, parts: &[Part]) -> Option<usize> {
+        let have = &self.artifacts.get(index)?.artifact.parts;
+        let k = parts.len();
+        if k == 0 || k > have.len() {
+            return None;
+        }
+        let last_start = have.len() - k;
+        (last_start.saturating_sub(ALIGN_WINDOW)..=last_start)
+            .rev()
+            .find(|&p| have.get(p..p + k) == Some(parts))
+    }
+
+    fn message(&mut self, m: &Message) -> Verdict {
+        if !m.message_id.is_empty() && self.seen_messages.contains(&m.message_id) {
+            return Verdict::Duplicate;
+        }
+        if !m.message_id.is_empty() {
+            self.seen_messages.insert(m.message_id.clone());
+        }
+        let direct = self.task_id.is_none() && m.task_id.is_none();
+        if direct {
+            self.direct_reply = Some(m.clone());
+        }
+        Verdict::applied(Change::Message { direct })
+    }
+}
+
+fn merge_metadata(into: &mut Artifact, chunk: &Artifact) {
+    match (&mut into.metadata, &chunk.metadata) {
+        (Some(meta), Some(new)) => meta.extend(new.clone()),
+        (None, Some(new)) => into.metadata = Some(new.clone()),
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests;
