@@ -1,0 +1,734 @@
+//! The console's tabs in the store (schema 2): one header row per tab, every received event tagged with its tab,
+//! source and verdict, batches written in one transaction, and retention. The v1 tables stay (the CLI's
+//! `history` and `export` read `tasks`/`events`) and are kept in step from the same batch.
+
+use std::collections::HashMap;
+
+use chrono::{DateTime, Duration as Days, Utc};
+use rusqlite::{OptionalExtension, Transaction, params};
+
+use super::record::{Record, TabRow};
+use super::{Store, StoreError, kind, parse_ts, ts};
+
+/// Schema 2: tabs, and the tab/source/verdict of every event. v1 tasks become tabs keyed by agent URL and task.
+pub(super) const MIGRATION_2: &str = "
+    CREATE TABLE tabs (
+        tab_key     TEXT PRIMARY KEY,
+        agent_key   TEXT NOT NULL,
+        agent_url   TEXT NOT NULL,
+        agent_name  TEXT NOT NULL,
+        task_id     TEXT,
+        context_id  TEXT,
+        state       TEXT NOT NULL,
+        last_text   TEXT,
+        created_at  TEXT NOT NULL,
+        state_since TEXT NOT NULL,
+        updated_at  TEXT NOT NULL,
+        closed_at   TEXT,
+        gone        INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE INDEX tabs_by_time ON tabs (updated_at);
+    ALTER TABLE events ADD COLUMN tab_key TEXT;
+    ALTER TABLE events ADD COLUMN source TEXT;
+    ALTER TABLE events ADD COLUMN verdict TEXT;
+    CREATE INDEX events_by_tab ON events (tab_key, id);
+    INSERT INTO tabs (tab_key, agent_key, agent_url, agent_name, task_id, context_id, state, created_at,
+                      state_since, updated_at)
+        SELECT agent_url || ' ' || task_id, '|' || agent_url || '||', agent_url, agent_name, task_id, context_id,
+               state,
+               COALESCE((SELECT MIN(at) FROM events e WHERE e.agent_url = t.agent_url AND e.task_id = t.task_id),
+                        updated_at),
+               updated_at, updated_at
+        FROM tasks t;
+    UPDATE events SET tab_key = agent_url || ' ' || task_id;
+";
+
+/// A tab as stored: its header (the transcript is loaded when the tab is opened).
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredTab {
+    pub row: TabRow,
+    /// How many events the tab holds.
+    pub events: i64,
+}
+
+/// One row of a tab's transcript, in arrival order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TabEvent {
+    pub seq: i64,
+    pub kind: String,
+    pub json: String,
+    /// `stream#3`, `push`, … (`None` for v1 rows and for the user's own messages and notes).
+    pub source: Option<String>,
+    pub at: DateTime<Utc>,
+}
+
+/// What `prune` removed.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Pruned {
+    pub tabs: usize,
+    pub events: usize,
+    pub audit: usize,
+    /// Bytes in use before and after (pages in use × page size; the file itself shrinks only on vacuum).
+    pub bytes_before: u64,
+    pub bytes_after: u64,
+}
+
+/// How long and how much to keep (`[store]` in the config).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Retention {
+    /// Tabs not updated for this many days are forgotten (with their events).
+    pub keep_days: u32,
+    /// Past this many MiB in use, the least recently updated tabs are forgotten until it fits.
+    pub max_mb: u64,
+    /// Audit entries older than this many days are dropped (the audit log's own retention).
+    pub audit_keep_days: u32,
+}
+
+impl Default for Retention {
+    fn default() -> Self {
+        Self {
+            keep_days: 30,
+            max_mb: 512,
+            audit_keep_days: 180,
+        }
+    }
+}
+
+fn event_json(event: &a2a::StreamResponse) -> Result<(&'static str, String), StoreError> {
+    use a2a::StreamResponse as S;
+    let (k, json) = match event {
+        S::Task(t) => (kind::TASK, serde_json::to_string(t)),
+        S::Message(m) => (kind::MESSAGE, serde_json::to_string(m)),
+        S::StatusUpdate(u) => (kind::STATUS, serde_json::to_string(u)),
+        S::ArtifactUpdate(u) => (kind::ARTIFACT, serde_json::to_string(u)),
+    };
+    json.map(|j| (k, j))
+        .map_err(|e| StoreError::Other(format!("cannot encode a {k} event: {e}")))
+}
+
+fn tab_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<StoredTab> {
+    let closed: Option<String> = r.get(11)?;
+    Ok(StoredTab {
+        row: TabRow {
+            tab: r.get(0)?,
+            agent_key: r.get(1)?,
+            agent_url: r.get(2)?,
+            agent_name: r.get(3)?,
+            task_id: r.get(4)?,
+            context_id: r.get(5)?,
+            state: r.get(6)?,
+            last_text: r.get(7)?,
+            created_at: parse_ts(8, r.get(8)?)?,
+            state_since: parse_ts(9, r.get(9)?)?,
+            updated_at: parse_ts(10, r.get(10)?)?,
+            closed: closed.is_some(),
+            gone: r.get::<_, i64>(12)? != 0,
+        },
+        events: r.get(13)?,
+    })
+}
+
+const TAB_COLUMNS: &str =
+    "tab_key, agent_key, agent_url, agent_name, task_id, context_id, state, last_text,
+     created_at, state_since, updated_at, closed_at, gone,
+     (SELECT COUNT(*) FROM events e WHERE e.tab_key = tabs.tab_key)";
+
+impl Store {
+    /// Write a batch in one transaction (group commit): a crash keeps all of it or none of it. `urls` caches
+    /// each tab's agent URL for the v1 columns, across batches.
+    pub fn write_batch(
+        &self,
+        records: &[Record],
+        urls: &mut HashMap<String, String>,
+    ) -> Result<(), StoreError> {
+        // Only the last header of each tab in the batch matters (a flood updates it on every event).
+        let mut last_row: HashMap<&str, usize> = HashMap::new();
+        for (i, r) in records.iter().enumerate() {
+            if let Record::Tab(row) = r {
+                last_row.insert(&row.tab, i);
+            }
+        }
+        let tx = Transaction::new_unchecked(&self.conn, rusqlite::TransactionBehavior::Immediate)
+            .map_err(|e| self.err(e))?;
+        for (i, r) in records.iter().enumerate() {
+            match r {
+                Record::Tab(row) => {
+                    urls.insert(row.tab.clone(), row.agent_url.clone());
+                    if last_row.get(row.tab.as_str()) == Some(&i) {
+                        self.upsert_tab(&tx, row)?;
+                    }
+                }
+                Record::Event {
+                    tab,
+                    task_id,
+                    source,
+                    verdict,
+                    event,
+                    at,
+                } => {
+                    let (k, json) = event_json(event)?;
+                    let url = self.url_of(&tx, urls, tab)?;
+                    self.insert_event(
+                        &tx,
+                        tab,
+                        &url,
+                        task_id,
+                        k,
+                        &json,
+                        Some(source),
+                        Some(verdict),
+                        at,
+                    )?;
+                }
+                Record::User {
+                    tab,
+                    task_id,
+                    message,
+                    at,
+                } => {
+                    let json = serde_json::to_string(message).map_err(|e| {
+                        StoreError::Other(format!("cannot encode the message: {e}"))
+                    })?;
+                    let url = self.url_of(&tx, urls, tab)?;
+                    self.insert_event(&tx, tab, &url, task_id, kind::USER, &json, None, None, at)?;
+                }
+                Record::Note {
+                    tab,
+                    task_id,
+                    text,
+                    error,
+                    at,
+                } => {
+                    let json = serde_json::json!({ "text": text, "error": error }).to_string();
+                    let url = self.url_of(&tx, urls, tab)?;
+                    self.insert_event(&tx, tab, &url, task_id, kind::NOTE, &json, None, None, at)?;
+                }
+                Record::TaskAdopted { tab, task_id } => {
+                    tx.prepare_cached(
+                        "UPDATE events SET task_id = ?1 WHERE tab_key = ?2 AND task_id = ''",
+                    )
+                    .and_then(|mut s| s.execute(params![task_id, tab]))
+                    .map_err(|e| self.err(e))?;
+                }
+                Record::Draft { tab, text } => self.save_draft(tab, text)?,
+                Record::Card {
+                    agent_url,
+                    card_url,
+                    raw,
+                    etag,
+                } => self.save_card(agent_url, card_url, raw, etag.as_deref())?,
+                Record::Audit(entry) => self.audit(entry)?,
+                Record::DeleteTab { tab } => {
+                    self.delete_tab_in(&tx, tab)?;
+                }
+            }
+        }
+        tx.commit().map_err(|e| self.err(e))
+    }
+
+    fn url_of(
+        &self,
+        tx: &Transaction<'_>,
+        urls: &mut HashMap<String, String>,
+        tab: &str,
+    ) -> Result<String, StoreError> {
+        if let Some(u) = urls.get(tab) {
+            return Ok(u.clone());
+        }
+        let url: Option<String> = tx
+            .query_row(
+                "SELECT agent_url FROM tabs WHERE tab_key = ?1",
+                [tab],
+                |r| r.get(0),
+            )
+            .optional()
+            .map_err(|e| self.err(e))?;
+        let url = url.unwrap_or_default();
+        urls.insert(tab.to_string(), url.clone());
+        Ok(url)
+    }
+
+    #[allow(clippy::too_many_arguments)] // one row's columns
+    fn insert_event(
+        &self,
+        tx: &Transaction<'_>,
+        tab: &str,
+        agent_url: &str,
+        task_id: &Option<String>,
+        kind: &str,
+        json: &str,
+        source: Option<&String>,
+        verdict: Option<&&'static str>,
+        at: &DateTime<Utc>,
+    ) -> Result<(), StoreError> {
+        tx.prepare_cached(
+            "INSERT INTO events (agent_url, task_id, kind, json, at, tab_key, source, verdict)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+        )
+        .and_then(|mut s| {
+            s.execute(params![
+                agent_url,
+                task_id.as_deref().unwrap_or(""),
+                kind,
+                json,
+                ts(at),
+                tab,
+                source,
+                verdict.map(|v| *v)
+            ])
+        })
+        .map(drop)
+        .map_err(|e| self.err(e))
+    }
+
+    fn upsert_tab(&self, tx: &Transaction<'_>, row: &TabRow) -> Result<(), StoreError> {
+        let closed = row.closed.then(|| ts(&row.updated_at));
+        tx.prepare_cached(
+            "INSERT INTO tabs (tab_key, agent_key, agent_url, agent_name, task_id, context_id, state, last_text,
+                               created_at, state_since, updated_at, closed_at, gone)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
+             ON CONFLICT (tab_key) DO UPDATE SET
+               agent_key = excluded.agent_key, agent_url = excluded.agent_url, agent_name = excluded.agent_name,
+               task_id = excluded.task_id, context_id = excluded.context_id, state = excluded.state,
+               last_text = excluded.last_text, state_since = excluded.state_since,
+               updated_at = excluded.updated_at, closed_at = excluded.closed_at, gone = excluded.gone",
+        )
+        .and_then(|mut s| {
+            s.execute(params![
+                row.tab,
+                row.agent_key,
+                row.agent_url,
+                row.agent_name,
+                row.task_id,
+                row.context_id,
+                row.state,
+                row.last_text,
+                ts(&row.created_at),
+                ts(&row.state_since),
+                ts(&row.updated_at),
+                closed,
+                i64::from(row.gone)
+            ])
+        })
+        .map_err(|e| self.err(e))?;
+        // The v1 `tasks` row, for the CLI's history and export.
+        if let Some(task_id) = &row.task_id {
+            tx.prepare_cached(
+                "INSERT INTO tasks (agent_url, task_id, agent_name, context_id, state, tab_id, snapshot_json,
+                                    updated_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, 0, NULL, ?6)
+                 ON CONFLICT (agent_url, task_id) DO UPDATE SET
+                   agent_name = excluded.agent_name, context_id = excluded.context_id,
+                   state = excluded.state, updated_at = excluded.updated_at",
+            )
+            .and_then(|mut s| {
+                s.execute(params![
+                    row.agent_url,
+                    task_id,
+                    row.agent_name,
+                    row.context_id,
+                    row.state,
+                    ts(&row.updated_at)
+                ])
+            })
+            .map_err(|e| self.err(e))?;
+        }
+        Ok(())
+    }
+
+    fn delete_tab_in(&self, tx: &Transaction<'_>, tab: &str) -> Result<usize, StoreError> {
+        let task: Option<(String, Option<String>)> = tx
+            .query_row(
+                "SELECT agent_url, task_id FROM tabs WHERE tab_key = ?1",
+                [tab],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()
+            .map_err(|e| self.err(e))?;
+        let events = tx
+            .execute("DELETE FROM events WHERE tab_key = ?1", [tab])
+            .map_err(|e| self.err(e))?;
+        tx.execute("DELETE FROM tabs WHERE tab_key = ?1", [tab])
+            .map_err(|e| self.err(e))?;
+        tx.execute("DELETE FROM drafts WHERE tab_key = ?1", [tab])
+            .map_err(|e| self.err(e))?;
+        if let Some((url, Some(task_id))) = task {
+            tx.execute(
+                "DELETE FROM tasks WHERE agent_url = ?1 AND task_id = ?2",
+                [&url, &task_id],
+            )
+            .map_err(|e| self.err(e))?;
+        }
+        Ok(events)
+    }
+
+    /// Open tabs (not closed), oldest first, headers only: what the console shows at start.
+    pub fn open_tabs(&self) -> Result<Vec<StoredTab>, StoreError> {
+        self.tab_query(&format!(
+            "SELECT {TAB_COLUMNS} FROM tabs WHERE closed_at IS NULL ORDER BY created_at, rowid"
+        ))
+    }
+
+    /// Closed tabs, the most recently closed first, for reopening.
+    pub fn closed_tabs(&self, limit: usize) -> Result<Vec<StoredTab>, StoreError> {
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        self.tab_query(&format!(
+            "SELECT {TAB_COLUMNS} FROM tabs WHERE closed_at IS NOT NULL
+             ORDER BY closed_at DESC, rowid DESC LIMIT {limit}"
+        ))
+    }
+
+    fn tab_query(&self, sql: &str) -> Result<Vec<StoredTab>, StoreError> {
+        let mut stmt = self.conn.prepare(sql).map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map([], tab_row)
+            .map_err(|e| self.err(e))?
+            .collect::<rusqlite::Result<Vec<_>>>();
+        rows.map_err(|e| self.err(e))
+    }
+
+    /// A tab's transcript in arrival order.
+    pub fn tab_events(&self, tab: &str) -> Result<Vec<TabEvent>, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT id, kind, json, source, at FROM events WHERE tab_key = ?1 ORDER BY id",
+            )
+            .map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map([tab], |r| {
+                Ok(TabEvent {
+                    seq: r.get(0)?,
+                    kind: r.get(1)?,
+                    json: r.get(2)?,
+                    source: r.get(3)?,
+                    at: parse_ts(4, r.get(4)?)?,
+                })
+            })
+            .map_err(|e| self.err(e))?
+            .collect::<rusqlite::Result<Vec<_>>>();
+        rows.map_err(|e| self.err(e))
+    }
+
+    /// Forget a tab: its header, events and draft, in one transaction. Returns the events removed.
+    pub fn delete_tab(&self, tab: &str) -> Result<usize, StoreError> {
+        let tx = Transaction::new_unchecked(&self.conn, rusqlite::TransactionBehavior::Immediate)
+            .map_err(|e| self.err(e))?;
+        let n = self.delete_tab_in(&tx, tab)?;
+        tx.commit().map_err(|e| self.err(e))?;
+        Ok(n)
+    }
+
+    /// Bytes in use: pages holding data × page size.
+    pub fn bytes_in_use(&self) -> Result<u64, StoreError> {
+        let q = |p: &str| -> Result<i64, StoreError> {
+            self.conn
+                .pragma_query_value(None, p, |r| r.get(0))
+                .map_err(|e| self.err(e))
+        };
+        let used = q("page_count")? - q("freelist_count")?;
+        Ok(u64::try_from(used.max(0) * q("page_size")?).unwrap_or(0))
+    }
+
+    /// Apply the retention rules: tabs older than `keep_days`, then the least recently updated until the store
+    /// fits in `max_mb`, then audit entries older than `audit_keep_days`. `vacuum` also gives the freed space
+    /// back to the file system (slow on a big file: the `prune` command does it, the console's start does not).
+    pub fn prune(&self, keep: Retention, vacuum: bool) -> Result<Pruned, StoreError> {
+        let mut out = Pruned {
+            bytes_before: self.bytes_in_use()?,
+            ..Pruned::default()
+        };
+        let now = Utc::now();
+        let cutoff = ts(&(now - Days::days(i64::from(keep.keep_days))));
+        let tx = Transaction::new_unchecked(&self.conn, rusqlite::TransactionBehavior::Immediate)
+            .map_err(|e| self.err(e))?;
+        let old: Vec<String> = {
+            let mut s = tx
+                .prepare("SELECT tab_key FROM tabs WHERE updated_at < ?1")
+                .map_err(|e| self.err(e))?;
+            s.query_map([&cutoff], |r| r.get(0))
+                .map_err(|e| self.err(e))?
+                .collect::<rusqlite::Result<Vec<_>>>()
+                .map_err(|e| self.err(e))?
+        };
+        for tab in &old {
+            out.events += self.delete_tab_in(&tx, tab)?;
+            out.tabs += 1;
+        }
+        // Events written before tabs existed, or whose tab is gone.
+        out.events += tx
+            .execute(
+                "DELETE FROM events WHERE at < ?1 AND (tab_key IS NULL OR tab_key NOT IN (SELECT tab_key FROM tabs))",
+                [&cutoff],
+            )
+            .map_err(|e| self.err(e))?;
+        let audit_cutoff = ts(&(now - Days::days(i64::from(keep.audit_keep_days))));
+        out.audit = tx
+            .execute("DELETE FROM audit WHERE at < ?1", [&audit_cutoff])
+            .map_err(|e| self.err(e))?;
+        tx.commit().map_err(|e| self.err(e))?;
+        // Size: forget the least recently updated tabs, a few at a time, until what is in use fits.
+        let max = keep.max_mb.saturating_mul(1024 * 1024);
+        while self.bytes_in_use()? > max {
+            let victims: Vec<String> = {
+                let mut s = self
+                    .conn
+                    .prepare("SELECT tab_key FROM tabs ORDER BY updated_at, rowid LIMIT 8")
+                    .map_err(|e| self.err(e))?;
+                s.query_map([], |r| r.get(0))
+                    .map_err(|e| self.err(e))?
+                    .collect::<rusqlite::Result<Vec<_>>>()
+                    .map_err(|e| self.err(e))?
+            };
+            if victims.is_empty() {
+                break;
+            }
+            for tab in &victims {
+                out.events += self.delete_tab(tab)?;
+                out.tabs += 1;
+            }
+        }
+        if vacuum {
+            self.conn.execute_batch("VACUUM").map_err(|e| self.err(e))?;
+        }
+        out.bytes_after = self.bytes_in_use()?;
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::writer::StoreWriter;
+
+    fn row(tab: &str, agent_key: &str, state: &str, at: DateTime<Utc>) -> TabRow {
+        TabRow {
+            tab: tab.into(),
+            agent_key: agent_key.into(),
+            agent_url: "http://127.0.0.1:9".into(),
+            agent_name: "demo".into(),
+            task_id: None,
+            context_id: None,
+            state: state.into(),
+            last_text: None,
+            created_at: at,
+            state_since: at,
+            updated_at: at,
+            closed: false,
+            gone: false,
+        }
+    }
+
+    fn status_event(task: &str, state: a2a::TaskState) -> Box<a2a::StreamResponse> {
+        Box::new(a2a::StreamResponse::StatusUpdate(
+            a2a::TaskStatusUpdateEvent {
+                task_id: task.into(),
+                context_id: "c".into(),
+                status: a2a::TaskStatus {
+                    state,
+                    message: None,
+                    timestamp: None,
+                },
+                metadata: None,
+            },
+        ))
+    }
+
+    #[test]
+    fn a_batch_keeps_order_timestamps_and_the_user_message_before_the_task_is_named() {
+        let store = Store::open_in_memory().unwrap();
+        // Stored to the microsecond.
+        let t0 = DateTime::from_timestamp_micros(Utc::now().timestamp_micros()).unwrap()
+            - Days::hours(5);
+        let t1 = t0 + Days::seconds(1);
+        let mut urls = HashMap::new();
+        let user = a2a::Message::new(a2a::Role::User, vec![a2a::Part::text("ask")]);
+        let mut named = row("tab-1", "demo", "working", t1);
+        named.created_at = t0;
+        named.task_id = Some("t1".into());
+        store
+            .write_batch(
+                &[
+                    Record::Tab(Box::new(row("tab-1", "demo", "new", t0))),
+                    Record::User {
+                        tab: "tab-1".into(),
+                        task_id: None,
+                        message: Box::new(user),
+                        at: t0,
+                    },
+                    Record::Event {
+                        tab: "tab-1".into(),
+                        task_id: Some("t1".into()),
+                        source: "stream#1".into(),
+                        verdict: "applied",
+                        event: status_event("t1", a2a::TaskState::Working),
+                        at: t1,
+                    },
+                    Record::TaskAdopted {
+                        tab: "tab-1".into(),
+                        task_id: "t1".into(),
+                    },
+                    Record::Tab(Box::new(named)),
+                ],
+                &mut urls,
+            )
+            .unwrap();
+        let tabs = store.open_tabs().unwrap();
+        assert_eq!(tabs.len(), 1);
+        assert_eq!(tabs[0].row.state, "working");
+        assert_eq!(tabs[0].row.created_at, t0);
+        assert_eq!(tabs[0].events, 2);
+        let events = store.tab_events("tab-1").unwrap();
+        assert_eq!(events[0].kind, kind::USER);
+        assert_eq!(
+            events[0].at, t0,
+            "the receive time comes back, not the restore time"
+        );
+        assert_eq!(events[1].source.as_deref(), Some("stream#1"));
+        // The CLI's export sees the user's message under the task id too.
+        let v1 = store.events("http://127.0.0.1:9", "t1").unwrap();
+        assert_eq!(v1.len(), 2);
+        assert!(store.task("http://127.0.0.1:9", "t1").unwrap().is_some());
+    }
+
+    #[test]
+    fn closed_tabs_are_not_open_and_deleting_forgets_everything() {
+        let store = Store::open_in_memory().unwrap();
+        let now = Utc::now();
+        let mut urls = HashMap::new();
+        let mut closed = row("b", "demo", "completed", now);
+        closed.closed = true;
+        store
+            .write_batch(
+                &[
+                    Record::Tab(Box::new(row("a", "demo", "working", now))),
+                    Record::Tab(Box::new(closed)),
+                    Record::Note {
+                        tab: "b".into(),
+                        task_id: None,
+                        text: "hello".into(),
+                        error: false,
+                        at: now,
+                    },
+                ],
+                &mut urls,
+            )
+            .unwrap();
+        assert_eq!(store.open_tabs().unwrap().len(), 1);
+        assert_eq!(store.closed_tabs(10).unwrap()[0].row.tab, "b");
+        assert_eq!(store.delete_tab("b").unwrap(), 1);
+        assert!(store.closed_tabs(10).unwrap().is_empty());
+        assert!(store.tab_events("b").unwrap().is_empty());
+    }
+
+    #[test]
+    fn prune_forgets_old_tabs_then_the_oldest_until_it_fits_and_old_audit() {
+        let store = Store::open_in_memory().unwrap();
+        let mut urls = HashMap::new();
+        let old = Utc::now() - Days::days(40);
+        let recent = Utc::now() - Days::hours(1);
+        let mut records = vec![
+            Record::Tab(Box::new(row("old", "demo", "completed", old))),
+            Record::Tab(Box::new(row("new", "demo", "completed", recent))),
+            Record::Audit(Box::new(crate::store::AuditEntry {
+                at: old - Days::days(200),
+                agent: "x".into(),
+                direction: crate::store::Direction::Request,
+                method: "GetTask".into(),
+                task_id: None,
+                context_id: None,
+                message_id: None,
+                detail_json: serde_json::Value::Null,
+            })),
+        ];
+        for _ in 0..50 {
+            records.push(Record::Note {
+                tab: "old".into(),
+                task_id: None,
+                text: "x".repeat(1000),
+                error: false,
+                at: old,
+            });
+        }
+        store.write_batch(&records, &mut urls).unwrap();
+        let p = store.prune(Retention::default(), false).unwrap();
+        assert_eq!((p.tabs, p.events, p.audit), (1, 50, 1));
+        assert_eq!(store.open_tabs().unwrap()[0].row.tab, "new");
+        // A size limit of 0 MiB forgets everything that is left.
+        let p = store
+            .prune(
+                Retention {
+                    max_mb: 0,
+                    ..Retention::default()
+                },
+                true,
+            )
+            .unwrap();
+        assert_eq!(p.tabs, 1);
+        assert!(store.open_tabs().unwrap().is_empty());
+    }
+
+    #[test]
+    fn the_writer_commits_batches_in_order_and_reads_see_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("c.db")).unwrap();
+        let mut w = StoreWriter::spawn(store).unwrap();
+        let now = Utc::now();
+        w.write(vec![Record::Tab(Box::new(row(
+            "a", "demo", "working", now,
+        )))]);
+        let mut last = 0;
+        for i in 0..1000 {
+            last = w.write(vec![Record::Note {
+                tab: "a".into(),
+                task_id: None,
+                text: format!("note {i}"),
+                error: false,
+                at: now,
+            }]);
+        }
+        assert_eq!(last, 1001);
+        let n = w.read(|s| s.tab_events("a").map(|e| e.len()));
+        let n = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap()
+            .block_on(n)
+            .unwrap()
+            .unwrap();
+        assert_eq!(n, 1000, "a read sees every write queued before it");
+        let status = w.status();
+        assert!(w.caught_up());
+        assert_eq!(status.borrow().committed, 1001);
+        assert!(status.borrow().failure.is_none());
+        w.stop();
+    }
+
+    #[test]
+    fn a_v1_store_migrates_its_tasks_into_tabs() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("v1.db");
+        {
+            let conn = rusqlite::Connection::open(&path).unwrap();
+            conn.execute_batch(super::super::MIGRATIONS[0]).unwrap();
+            conn.execute_batch(
+                "PRAGMA user_version = 1;
+                 INSERT INTO tasks VALUES ('http://a', 't1', 'A', 'c1', 'completed', 3, NULL,
+                                           '2026-01-01T00:00:05.000000Z');
+                 INSERT INTO events (agent_url, task_id, kind, json, at)
+                   VALUES ('http://a', 't1', 'note', '{\"text\":\"hi\",\"error\":false}',
+                           '2026-01-01T00:00:01.000000Z');",
+            )
+            .unwrap();
+        }
+        let store = Store::open(&path).unwrap();
+        assert_eq!(store.schema_version().unwrap(), 2);
+        let tabs = store.open_tabs().unwrap();
+        assert_eq!(tabs.len(), 1);
+        assert_eq!(tabs[0].row.task_id.as_deref(), Some("t1"));
+        assert_eq!(
+            tabs[0].row.created_at.to_rfc3339(),
+            "2026-01-01T00:00:01+00:00"
+        );
+        assert_eq!(store.tab_events(&tabs[0].row.tab).unwrap().len(), 1);
+    }
+}

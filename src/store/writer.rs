@@ -1,0 +1,196 @@
+//! The store's own thread. The UI loop hands it batches of [`Record`]s and never waits on SQLite; the writer
+//! merges whatever is queued into one transaction (group commit, prepared statements) and publishes how far it
+//! has committed, so the loop can draw a frame only once everything that frame shows is on disk. Reads (a
+//! transcript to load, an export, the audit viewer, a prune) run on the same thread, in order with the writes,
+//! so they always see everything recorded before them.
+//!
+//! A failing store (disk full, read-only, locked past the busy timeout) does not stop the console: the batch is
+//! counted as lost, the failure is published (the UI shows it in the status bar and in the tabs that lost
+//! something), and the next batch is tried afresh — a disk that has room again recovers by itself.
+
+use std::collections::HashMap;
+use std::sync::mpsc;
+
+use super::Store;
+use super::record::Record;
+
+/// Most records merged into one transaction: big enough to amortise the commit, small enough that a frame
+/// never waits long for it.
+const MAX_BATCH: usize = 8192;
+
+/// How far the writer has got.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WriterStatus {
+    /// Every record up to this sequence number is committed (or counted as lost, see `lost`).
+    pub committed: u64,
+    /// The last failure, while the store keeps failing (`None` once a batch succeeds again).
+    pub failure: Option<String>,
+    /// Records that could not be written, since start.
+    pub lost: u64,
+    /// The tabs those records belonged to (most recent failure).
+    pub lost_tabs: Vec<String>,
+}
+
+type ReadJob = Box<dyn FnOnce(&Store) + Send>;
+
+enum Job {
+    Write { last_seq: u64, records: Vec<Record> },
+    Read(ReadJob),
+}
+
+/// The handle the runtime keeps. Dropping it (or calling [`StoreWriter::stop`]) lets the thread finish what is
+/// queued and exit.
+pub struct StoreWriter {
+    tx: Option<mpsc::Sender<Job>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+    /// Sequence number of the last record handed over.
+    sent: u64,
+    status: tokio::sync::watch::Receiver<WriterStatus>,
+}
+
+impl StoreWriter {
+    /// Start the thread that owns `store`.
+    pub fn spawn(store: Store) -> std::io::Result<StoreWriter> {
+        let (tx, rx) = mpsc::channel::<Job>();
+        let (status_tx, status) = tokio::sync::watch::channel(WriterStatus::default());
+        let thread = std::thread::Builder::new()
+            .name("a2a-console-store".into())
+            .spawn(move || run(store, rx, status_tx))?;
+        Ok(StoreWriter {
+            tx: Some(tx),
+            thread: Some(thread),
+            sent: 0,
+            status,
+        })
+    }
+
+    /// Hand records over; returns the sequence number the last of them will have once committed. Never blocks.
+    pub fn write(&mut self, records: Vec<Record>) -> u64 {
+        if records.is_empty() {
+            return self.sent;
+        }
+        self.sent += records.len() as u64;
+        let job = Job::Write {
+            last_seq: self.sent,
+            records,
+        };
+        if self.tx.as_ref().is_none_or(|tx| tx.send(job).is_err()) {
+            tracing::warn!("the store writer is gone; records are kept in memory only");
+        }
+        self.sent
+    }
+
+    /// The sequence number of the last record handed over.
+    pub fn sent(&self) -> u64 {
+        self.sent
+    }
+
+    /// Where the writer stands (changes are signalled on the watch channel).
+    pub fn status(&self) -> tokio::sync::watch::Receiver<WriterStatus> {
+        self.status.clone()
+    }
+
+    /// Is everything handed over committed?
+    pub fn caught_up(&self) -> bool {
+        self.status.borrow().committed >= self.sent
+    }
+
+    /// Run `f` on the store's thread after everything queued so far; the answer comes back on the receiver.
+    pub fn read<T, F>(&self, f: F) -> tokio::sync::oneshot::Receiver<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Store) -> T + Send + 'static,
+    {
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        let job = Job::Read(Box::new(move |store| {
+            let _ = tx.send(f(store));
+        }));
+        if let Some(sender) = &self.tx {
+            let _ = sender.send(job);
+        }
+        rx
+    }
+
+    /// Write what is queued, then stop the thread.
+    pub fn stop(mut self) {
+        self.shut_down();
+    }
+
+    fn shut_down(&mut self) {
+        self.tx = None;
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+impl Drop for StoreWriter {
+    fn drop(&mut self) {
+        self.shut_down();
+    }
+}
+
+fn run(store: Store, rx: mpsc::Receiver<Job>, status_tx: tokio::sync::watch::Sender<WriterStatus>) {
+    let mut urls: HashMap<String, String> = HashMap::new();
+    let mut status = WriterStatus::default();
+    // A read taken off the queue while merging writes waits for those writes to commit.
+    let mut pending_read: Option<ReadJob> = None;
+    loop {
+        let job = match pending_read.take() {
+            Some(read) => Job::Read(read),
+            None => match rx.recv() {
+                Ok(job) => job,
+                Err(_) => return,
+            },
+        };
+        let (mut last_seq, mut batch) = match job {
+            Job::Read(f) => {
+                f(&store);
+                continue;
+            }
+            Job::Write { last_seq, records } => (last_seq, records),
+        };
+        while batch.len() < MAX_BATCH {
+            match rx.try_recv() {
+                Ok(Job::Write {
+                    last_seq: seq,
+                    records,
+                }) => {
+                    last_seq = seq;
+                    batch.extend(records);
+                }
+                Ok(Job::Read(f)) => {
+                    pending_read = Some(f);
+                    break;
+                }
+                Err(_) => break,
+            }
+        }
+        match store.write_batch(&batch, &mut urls) {
+            Ok(()) => {
+                if status.failure.take().is_some() {
+                    tracing::info!("the store is writable again");
+                }
+            }
+            Err(e) => {
+                let message = e.to_string();
+                if status.failure.as_deref() != Some(message.as_str()) {
+                    tracing::warn!(
+                        "the store failed ({message}); the console keeps working in memory"
+                    );
+                }
+                status.lost += batch.len() as u64;
+                let mut tabs: Vec<String> = batch
+                    .iter()
+                    .filter_map(|r| r.tab().map(str::to_string))
+                    .collect();
+                tabs.sort();
+                tabs.dedup();
+                status.lost_tabs = tabs;
+                status.failure = Some(message);
+            }
+        }
+        status.committed = last_seq;
+        let _ = status_tx.send(status.clone());
+    }
+}
