@@ -97,9 +97,34 @@ impl AgentInfo {
     }
 }
 
+/// A configured agent's identity for this run: tabs, messages, effects and the runtime's maps hold this, never a
+/// position in the list (which shifts when an agent is removed). What survives restarts is [`AgentEntry::key`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct AgentId(pub u64);
+
+/// The stable key of an agent entry, from the entry itself (name, URL, binding, protocol), so editing or
+/// removing *other* entries never changes it and two entries on one URL with different bindings stay apart.
+/// The demo agent listens on a new port each run: it is simply `demo`.
+pub fn agent_key(target: &AgentTarget, origin: AgentOrigin) -> String {
+    if origin == AgentOrigin::Demo {
+        return "demo".into();
+    }
+    let opt = |v: Option<String>| v.unwrap_or_default();
+    format!(
+        "{}|{}|{}|{}",
+        target.label,
+        target.url,
+        opt(target.prefs.binding.map(|b| format!("{b:?}"))),
+        opt(target.prefs.protocol.map(|p| format!("{p:?}")))
+    )
+}
+
 /// One configured (or added) agent.
 #[derive(Debug)]
 pub struct AgentEntry {
+    pub id: AgentId,
+    /// Stable across restarts: what the store files this agent's tabs under.
+    pub key: String,
     pub target: AgentTarget,
     pub state: Reachability,
     /// Added from inside the console (vs. the config file / --demo).
@@ -154,7 +179,7 @@ pub enum View {
 #[derive(Debug, Clone, Default)]
 pub struct BoardState {
     pub selected: usize,
-    pub agent_filter: Option<usize>,
+    pub agent_filter: Option<AgentId>,
     pub state_filter: Option<crate::app::task::Badge>,
     pub query: String,
 }
@@ -169,7 +194,7 @@ pub enum PromptKind {
     ApprovalToken(TabId),
     ExportTask(TabId),
     /// Filters for importing an agent's tasks.
-    ImportFilter(usize),
+    ImportFilter(AgentId),
     BoardSearch,
 }
 
@@ -208,7 +233,7 @@ pub enum Overlay {
         tab: TabId,
     },
     ConfirmRemoveAgent {
-        agent: usize,
+        agent: AgentId,
     },
     /// The auth-required approval: never answered automatically.
     Approval {
@@ -267,6 +292,7 @@ pub struct App {
     /// The local push receiver is running: register it for tasks whose agent supports push.
     pub push_enabled: bool,
     next_tab: TabId,
+    next_agent: u64,
 }
 
 impl App {
@@ -293,28 +319,105 @@ impl App {
             bell: false,
             push_enabled: false,
             next_tab: 1,
+            next_agent: 1,
         }
     }
 
-    pub fn add_agent(&mut self, target: AgentTarget, origin: AgentOrigin) -> usize {
-        self.agents.push(AgentEntry {
-            target,
-            state: Reachability::Loading,
-            origin,
-        });
-        self.agents.len() - 1
+    /// Add an agent at the end of the list (the demo agent goes first: `at = Some(0)`).
+    pub fn add_agent(&mut self, target: AgentTarget, origin: AgentOrigin) -> AgentId {
+        self.insert_agent(self.agents.len(), target, origin)
     }
 
-    pub fn new_tab(&mut self, agent: usize) -> TabId {
+    pub fn insert_agent(&mut self, at: usize, target: AgentTarget, origin: AgentOrigin) -> AgentId {
+        let id = AgentId(self.next_agent);
+        self.next_agent += 1;
+        let base = agent_key(&target, origin);
+        // Two identical entries: the second is `…#2` (stable as long as the duplicates stay duplicates).
+        let mut key = base.clone();
+        let mut n = 1;
+        while self.agents.iter().any(|a| a.key == key) {
+            n += 1;
+            key = format!("{base}#{n}");
+        }
+        self.agents.insert(
+            at.min(self.agents.len()),
+            AgentEntry {
+                id,
+                key,
+                target,
+                state: Reachability::Loading,
+                origin,
+            },
+        );
+        id
+    }
+
+    pub fn agent(&self, id: AgentId) -> Option<&AgentEntry> {
+        self.agents.iter().find(|a| a.id == id)
+    }
+
+    pub fn agent_mut(&mut self, id: AgentId) -> Option<&mut AgentEntry> {
+        self.agents.iter_mut().find(|a| a.id == id)
+    }
+
+    /// Where an agent stands in the list (for the cursor).
+    pub fn agent_index(&self, id: AgentId) -> Option<usize> {
+        self.agents.iter().position(|a| a.id == id)
+    }
+
+    pub fn new_tab(&mut self, agent: AgentId) -> TabId {
         let id = self.next_tab;
         self.next_tab += 1;
-        let name = self
-            .agents
-            .get(agent)
-            .map(AgentEntry::name)
-            .unwrap_or_default();
+        let name = self.agent(agent).map(AgentEntry::name).unwrap_or_default();
         self.tabs.push(TaskTab::new(id, agent, &name));
         id
+    }
+
+    /// Everything the tabs asked to record since the last call, in order, with one header row per changed tab.
+    pub fn take_records(&mut self) -> Vec<crate::store::record::Record> {
+        let mut out = Vec::new();
+        for i in 0..self.tabs.len() {
+            if !self.tabs[i].has_records() {
+                continue;
+            }
+            if let Some(row) = self.tab_row(i) {
+                out.push(crate::store::record::Record::Tab(Box::new(row)));
+            }
+            out.extend(self.tabs[i].take_outbox());
+        }
+        out
+    }
+
+    /// The header row of tab `i`, when its header changed and it has anything in the store.
+    fn tab_row(&mut self, i: usize) -> Option<crate::store::record::TabRow> {
+        if !self.tabs.get_mut(i)?.take_header_dirty() {
+            return None;
+        }
+        self.row_of(self.tabs.get(i)?, false)
+    }
+
+    /// A tab's header as the store keeps it.
+    pub fn row_of(&self, t: &TaskTab, closed: bool) -> Option<crate::store::record::TabRow> {
+        let a = self.agent(t.agent)?;
+        Some(crate::store::record::TabRow {
+            tab: t.key.clone(),
+            agent_key: a.key.clone(),
+            agent_url: a.target.url.clone(),
+            agent_name: t.agent_name.clone(),
+            task_id: t.log.task_id.clone(),
+            context_id: t.log.context_id.clone(),
+            state: if t.log.task_id.is_some() {
+                t.state_label().to_string()
+            } else {
+                "new".into()
+            },
+            last_text: t.last_remote_text().map(str::to_string),
+            created_at: t.created_at,
+            state_since: t.state_since,
+            updated_at: t.last_update.max(t.state_since),
+            closed,
+            gone: t.gone,
+        })
     }
 
     pub fn tab(&self, id: TabId) -> Option<&TaskTab> {
