@@ -9,6 +9,9 @@
 //! migrate. A file we cannot read is reported, never deleted or rewritten: it is the user's history.
 
 mod export;
+pub mod record;
+mod tabs;
+pub mod writer;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -22,6 +25,7 @@ use serde_json::Value;
 use crate::remote::audit::redact_json;
 
 pub use export::{export_task_json, export_task_markdown};
+pub use tabs::{Pruned, Retention, StoredTab, TabEvent};
 
 /// How long a write waits for another connection's lock before giving up with [`StoreError::Locked`]. Short,
 /// because callers sit on the console's event loop: a second console holding the file must produce a message,
@@ -78,6 +82,8 @@ const MIGRATIONS: &[&str] = &[
         message_id  TEXT,
         detail_json TEXT NOT NULL
     );",
+    // 2: tabs, and every event's tab, source and verdict.
+    tabs::MIGRATION_2,
 ];
 
 /// The schema version this build writes.
