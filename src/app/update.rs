@@ -10,8 +10,8 @@ use ratatui_textarea::TextArea;
 use super::msg::{ApprovalCredential, Effect, Msg, StreamItem};
 use super::state::{AgentOrigin, App, Focus, Overlay, PromptKind, Reachability, View};
 use super::task::{Link, TabId};
-use crate::keymap::{Action, Context, Keymap};
-use crate::layout;
+use crate::app::layout;
+use crate::config::keymap::{Action, Context, Keymap};
 use crate::remote::agent::AgentTarget;
 
 pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
@@ -261,7 +261,7 @@ const MAX_LAYOUT_BYTES: usize = 1024 * 1024;
 /// Lay out artifacts that just completed: markdown with code blocks queued for highlighting off the UI
 /// thread, JSON as a foldable view.
 pub fn lay_out_artifacts(app: &mut App, tab: TabId) -> Vec<Effect> {
-    let styles = crate::ui::render_styles(&app.theme);
+    let styles = crate::markup::styles::render_styles(&app.theme);
     let Some(t) = app.tabs.iter_mut().find(|t| t.id == tab) else {
         return vec![];
     };
@@ -281,19 +281,19 @@ pub fn lay_out_artifacts(app: &mut App, tab: TabId) -> Vec<Effect> {
             continue;
         }
         let mut blocks = Vec::new();
-        for (b, block) in crate::ui::markdown::parse(&a.text, &styles)
+        for (b, block) in crate::markup::markdown::parse(&a.text, &styles)
             .into_iter()
             .enumerate()
         {
             match block {
-                crate::ui::markdown::Block::Lines(lines) => {
+                crate::markup::markdown::Block::Lines(lines) => {
                     blocks.push(super::task::RenderedBlock { key: None, lines })
                 }
-                crate::ui::markdown::Block::Code { lang, code } => {
+                crate::markup::markdown::Block::Code { lang, code } => {
                     let key = (tab << 40) ^ ((i as u64) << 20) ^ b as u64;
                     blocks.push(super::task::RenderedBlock {
                         key: Some(key),
-                        lines: crate::ui::markdown::render_plain_code(&code, &styles),
+                        lines: crate::markup::markdown::render_plain_code(&code, &styles),
                     });
                     effects.push(Effect::Highlight { key, lang, code });
                 }
@@ -1122,7 +1122,7 @@ pub fn send(app: &mut App, tab_id: TabId) -> Vec<Effect> {
 
 /// Fold every JSON artifact in the tab to its top level, or unfold them all again.
 fn fold_json(app: &mut App) {
-    let styles = crate::ui::render_styles(&app.theme);
+    let styles = crate::markup::styles::render_styles(&app.theme);
     let Some(t) = app.active_tab_mut() else {
         return;
     };

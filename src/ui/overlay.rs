@@ -248,7 +248,7 @@ fn approval(f: &mut Frame, app: &App, tab: crate::app::task::TabId, area: Rect) 
     match tb.tracker.status_message.as_ref() {
         Some(m) => {
             let text = crate::trust::sanitize::Untrusted::new(
-                &crate::output::parts_text(&m.parts),
+                &crate::cli::output::parts_text(&m.parts),
                 crate::trust::sanitize::Provenance {
                     agent: tb.agent_name.clone(),
                     task: tb.tracker.task_id.clone(),

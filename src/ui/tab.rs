@@ -9,11 +9,11 @@ use ratatui::widgets::{Block, Borders, Paragraph};
 use unicode_width::UnicodeWidthChar;
 
 use super::{badge_style, remote};
+use crate::app::layout;
 use crate::app::state::{App, Focus};
 use crate::app::task::{ArtifactView, Entry, Link, TaskTab};
-use crate::layout;
+use crate::config::theme::Theme;
 use crate::remote::tracker::state_name;
-use crate::theme::Theme;
 
 /// A piece of the transcript: a few prepared lines, or an artifact's text read lazily.
 enum Segment<'a> {

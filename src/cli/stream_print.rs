@@ -5,7 +5,7 @@ use std::io::Write;
 
 use a2a::{PartContent, StreamResponse};
 
-use crate::output::{self, short_id};
+use crate::cli::output::{self, short_id};
 use crate::remote::tracker::{Change, TaskTracker, state_name};
 use crate::trust::sanitize::{sanitize_line, sanitize_text};
 

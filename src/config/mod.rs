@@ -1,6 +1,10 @@
 //! The console's configuration: TOML found by `--config FILE`, then `$A2A_CONSOLE_CONFIG`, then the XDG config
 //! dir; strict (an unknown key is an error naming it and its line) so a typo never silently drops a setting.
 
+pub mod edit;
+pub mod keymap;
+pub mod theme;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -243,7 +247,7 @@ mod tests {
 
     #[test]
     fn example_config_parses_and_validates() {
-        let text = include_str!("../config.example.toml");
+        let text = include_str!("../../config.example.toml");
         let c = parse(text).unwrap();
         validate(&c).unwrap();
         assert!(!c.agents.is_empty());
