@@ -37,7 +37,7 @@ fn main() -> ExitCode {
     let code = runtime.block_on(async move {
         match cli.command {
             Some(command) => cli::run(cli.global, command).await,
-            None => match a2a_console::tui::run(cli.global, cli.demo).await {
+            None => match a2a_console::tui::run(cli.global.overrides(), cli.demo).await {
                 Ok(()) => Exit::Done,
                 Err(e) => {
                     eprintln!("a2a-console: {e}");

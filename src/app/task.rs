@@ -317,7 +317,7 @@ impl TaskTab {
         if m.role == Role::User {
             return;
         }
-        let text = crate::cli::output::parts_text(&m.parts);
+        let text = crate::remote::message::parts_text(&m.parts);
         self.remote(&text, field);
     }
 

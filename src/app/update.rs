@@ -11,7 +11,7 @@ use super::msg::{ApprovalCredential, Effect, Msg, StreamItem};
 use super::state::{AgentOrigin, App, Focus, Overlay, PromptKind, Reachability, View};
 use super::task::{Link, TabId};
 use crate::app::layout;
-use crate::config::keymap::{Action, Context, Keymap};
+use crate::config::keymap::{Action, Context, palette_matches};
 use crate::remote::agent::AgentTarget;
 
 pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
@@ -443,7 +443,9 @@ pub fn parse_import_filter(s: &str) -> Result<(Option<a2a::TaskState>, Option<St
     let (mut state, mut context) = (None, None);
     for word in s.split_whitespace() {
         match word.split_once('=') {
-            Some(("state", v)) => state = Some(crate::cli::parse_state(v).map_err(|e| e.message)?),
+            Some(("state", v)) => {
+                state = Some(crate::remote::tracker::parse_state(v).map_err(|e| e.message)?)
+            }
             Some(("context", v)) if !v.is_empty() => context = Some(v.to_string()),
             _ => return Err(format!("{word:?}: filters are state=STATE and context=ID")),
         }
@@ -1149,11 +1151,10 @@ fn fold_json(app: &mut App) {
 
 /// Move the transcript so the next (or previous) artifact is at the top.
 fn jump_artifact(app: &mut App, forward: bool) {
-    let theme = app.theme.clone();
     let Some(t) = app.active_tab_mut() else {
         return;
     };
-    let starts = crate::ui::artifact_starts(&theme, t);
+    let starts = layout::artifact_starts(t);
     let current = t.scroll.unwrap_or(usize::MAX);
     let target = if forward {
         starts
@@ -1321,19 +1322,6 @@ fn overlay_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
             }
         },
     }
-}
-
-/// Actions whose name or description contains every word of the query, in table order.
-pub fn palette_matches(query: &str) -> Vec<Action> {
-    let words: Vec<String> = query.split_whitespace().map(str::to_lowercase).collect();
-    Keymap::all_actions()
-        .iter()
-        .copied()
-        .filter(|a| {
-            let hay = format!("{} {}", a.name().replace('_', " "), a.description()).to_lowercase();
-            words.iter().all(|w| hay.contains(w))
-        })
-        .collect()
 }
 
 fn prompt_done(app: &mut App, kind: PromptKind, value: String) -> Vec<Effect> {

@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::app::state::{AgentInfo, Reachability};
+use crate::config::keymap::Keymap;
 use crate::config::theme::Theme;
 use crate::remote::card::parse_card;
 use crate::remote::client::{Preferences, select_interface};

@@ -5,9 +5,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand};
 
 use super::exit::EXIT_CODES_HELP;
-
-/// Default bound on one request, in seconds.
-pub const DEFAULT_TIMEOUT_SECS: u64 = 30;
+use crate::config::Overrides;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -46,6 +44,16 @@ pub struct GlobalOpts {
     /// Seconds to wait for one request (streams may stay open longer).
     #[arg(long, global = true, value_name = "SECS")]
     pub timeout: Option<u64>,
+}
+
+impl GlobalOpts {
+    /// The subset the console uses.
+    pub fn overrides(&self) -> Overrides {
+        Overrides {
+            config: self.config.clone(),
+            timeout: self.timeout,
+        }
+    }
 }
 
 #[derive(Debug, Subcommand)]

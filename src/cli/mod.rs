@@ -8,18 +8,15 @@ mod remote;
 mod stored;
 pub mod stream_print;
 
-use std::path::PathBuf;
 use std::time::Duration;
 
-use a2a::*;
-
-use crate::config::{self, AuthConfig, AuthKind, Config};
+use crate::config::{self, AuthConfig, AuthKind, Config, DEFAULT_TIMEOUT_SECS};
 use crate::remote::agent::AgentTarget;
 use crate::remote::client::{Binding, ProtocolChoice};
 use crate::remote::error::RemoteError;
 use exit::Exit;
 
-pub use args::{Cli, Command, DEFAULT_TIMEOUT_SECS, GlobalOpts, PushAction};
+pub use args::{Cli, Command, GlobalOpts, PushAction};
 
 /// Print a one-line error to stderr and return its exit code.
 pub fn fail(e: &RemoteError) -> Exit {
@@ -151,77 +148,11 @@ fn agent_of(command: &Command) -> &str {
     }
 }
 
-/// Accept `working`, `input-required`, `TASK_STATE_WORKING`.
-pub fn parse_state(s: &str) -> Result<TaskState, RemoteError> {
-    let norm = s.trim().to_ascii_uppercase().replace('-', "_");
-    let norm = norm
-        .strip_prefix("TASK_STATE_")
-        .unwrap_or(&norm)
-        .to_string();
-    Ok(match norm.as_str() {
-        "SUBMITTED" => TaskState::Submitted,
-        "WORKING" => TaskState::Working,
-        "COMPLETED" => TaskState::Completed,
-        "FAILED" => TaskState::Failed,
-        "CANCELED" | "CANCELLED" => TaskState::Canceled,
-        "INPUT_REQUIRED" => TaskState::InputRequired,
-        "REJECTED" => TaskState::Rejected,
-        "AUTH_REQUIRED" => TaskState::AuthRequired,
-        _ => {
-            return Err(RemoteError::usage(format!(
-                "--state {s:?}: expected submitted, working, input-required, auth-required, completed, failed, canceled or rejected"
-            )));
-        }
-    })
-}
-
-/// The user's message: the text plus any attached files.
-pub fn build_message(
-    text: String,
-    task: Option<String>,
-    context: Option<String>,
-    files: &[PathBuf],
-) -> Result<Message, RemoteError> {
-    let mut parts = vec![Part::text(text)];
-    for path in files {
-        let bytes = std::fs::read(path)
-            .map_err(|e| RemoteError::usage(format!("--file {}: {e}", path.display())))?;
-        let name = path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let media = mime_guess::from_path(path)
-            .first_or_octet_stream()
-            .essence_str()
-            .to_string();
-        parts.push(Part::raw(bytes).with_filename(name).with_media_type(media));
-    }
-    let mut m = Message::new(Role::User, parts);
-    m.task_id = task;
-    m.context_id = context;
-    Ok(m)
-}
-
 #[cfg(test)]
 mod tests {
     use clap::Parser;
 
     use super::*;
-
-    #[test]
-    fn states_parse_in_every_spelling() {
-        assert_eq!(parse_state("working").unwrap(), TaskState::Working);
-        assert_eq!(
-            parse_state("input-required").unwrap(),
-            TaskState::InputRequired
-        );
-        assert_eq!(
-            parse_state("TASK_STATE_AUTH_REQUIRED").unwrap(),
-            TaskState::AuthRequired
-        );
-        assert_eq!(parse_state("cancelled").unwrap(), TaskState::Canceled);
-        assert!(parse_state("sleeping").is_err());
-    }
 
     #[test]
     fn command_line_overrides_and_bad_values() {

@@ -7,15 +7,14 @@ use futures::StreamExt;
 use super::exit::Exit;
 use super::output::{self, safe_json};
 use super::stream_print::StreamPrinter;
-use super::{
-    Command, GlobalOpts, PushAction, agent_of, build_message, parse_state, resolve_target,
-};
+use super::{Command, GlobalOpts, PushAction, agent_of, resolve_target};
 use crate::config::Config;
 use crate::remote::agent::{self, Connected};
 use crate::remote::card::CardFetcher;
 use crate::remote::client;
 use crate::remote::error::{RemoteError, classify, one_line};
-use crate::remote::tracker::{Change, TaskTracker, state_name};
+use crate::remote::message::build_message;
+use crate::remote::tracker::{Change, TaskTracker, parse_state, state_name};
 
 pub(super) async fn run_remote(
     config: &Config,

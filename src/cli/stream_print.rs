@@ -105,9 +105,11 @@ impl StreamPrinter {
                         PartContent::Text(s) => sanitize_text(s).0,
                         _ => format!(
                             "{}\n",
-                            sanitize_text(&output::parts_text(std::slice::from_ref(p)))
-                                .0
-                                .trim_end()
+                            sanitize_text(&crate::remote::message::parts_text(
+                                std::slice::from_ref(p)
+                            ))
+                            .0
+                            .trim_end()
                         ),
                     };
                     for c in text.chars() {

@@ -13,6 +13,18 @@ use serde::Deserialize;
 /// Environment variable naming the config file.
 pub const CONFIG_ENV: &str = "A2A_CONSOLE_CONFIG";
 
+/// Default bound on one request, in seconds.
+pub const DEFAULT_TIMEOUT_SECS: u64 = 30;
+
+/// What the command line overrides when the console starts (the CLI builds it from its global options).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Overrides {
+    /// The config file to read instead of the discovered one (`--config FILE`).
+    pub config: Option<PathBuf>,
+    /// Seconds to wait for one request, ahead of the config's `timeout_secs` (`--timeout SECS`).
+    pub timeout: Option<u64>,
+}
+
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Config {

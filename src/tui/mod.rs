@@ -23,10 +23,9 @@ use ratatui::backend::CrosstermBackend;
 
 use crate::app::msg::Effect;
 use crate::app::state::{AgentOrigin, App};
-use crate::cli::{DEFAULT_TIMEOUT_SECS, GlobalOpts};
-use crate::config::Config;
 use crate::config::keymap::Keymap;
 use crate::config::theme::Theme;
+use crate::config::{Config, DEFAULT_TIMEOUT_SECS, Overrides};
 use crate::remote::agent::AgentTarget;
 use crate::tui::runtime::Runtime;
 
@@ -97,7 +96,7 @@ fn init_file_logging() -> Option<PathBuf> {
 }
 
 /// Build the app from the config: theme, keys, agents.
-pub fn build_app(config: &Config, global: &GlobalOpts) -> Result<App, String> {
+pub fn build_app(config: &Config, global: &Overrides) -> Result<App, String> {
     let keymap = Keymap::with_overrides(&config.keys).map_err(|e| format!("[keys]: {e}"))?;
     let theme_name = config.ui.theme.as_deref().unwrap_or("dark");
     let mut theme = Theme::load(theme_name).map_err(|e| format!("[ui] theme: {e}"))?;
@@ -135,7 +134,7 @@ pub fn initial_effects(app: &App) -> Vec<Effect> {
 }
 
 /// Run the console until the user quits.
-pub async fn run(global: GlobalOpts, demo: bool) -> Result<(), String> {
+pub async fn run(global: Overrides, demo: bool) -> Result<(), String> {
     let (config, config_path) =
         crate::config::load(global.config.as_deref()).map_err(|e| e.to_string())?;
     let mut app = build_app(&config, &global)?;

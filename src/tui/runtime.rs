@@ -207,7 +207,7 @@ impl Runtime {
                 };
                 let handle = tokio::spawn(async move {
                     let m = *message;
-                    let msg = match crate::cli::build_message(
+                    let msg = match crate::remote::message::build_message(
                         m.text,
                         m.task_id,
                         m.context_id,

@@ -20,7 +20,7 @@ use crate::app::state::{App, View};
 use crate::app::task::Badge;
 use crate::config::theme::Theme;
 
-pub use tab::{artifact_starts, visible_rows};
+pub use tab::visible_rows;
 
 pub fn draw(f: &mut Frame, app: &App) {
     let size = f.area();
