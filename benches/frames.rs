@@ -9,10 +9,10 @@
 use std::time::{Duration, Instant};
 
 use a2a_console::app::state::{AgentOrigin, App};
-use a2a_console::keymap::Keymap;
+use a2a_console::config::keymap::Keymap;
+use a2a_console::config::theme::Theme;
 use a2a_console::remote::agent::AgentTarget;
-use a2a_console::runtime::Runtime;
-use a2a_console::theme::Theme;
+use a2a_console::tui::runtime::Runtime;
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -37,7 +37,7 @@ fn main() {
         let (stx, mut srx) = tokio::sync::watch::channel(String::new());
         runtime.screen = Some(stx);
         let (ktx, krx) = tokio::sync::mpsc::unbounded_channel();
-        let effects = a2a_console::console::initial_effects(&app);
+        let effects = a2a_console::tui::initial_effects(&app);
         let handle = tokio::spawn(async move {
             let mut term = Terminal::new(TestBackend::new(120, 40)).expect("terminal");
             let events = tokio_stream::wrappers::UnboundedReceiverStream::new(krx);

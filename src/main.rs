@@ -4,8 +4,8 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
+use a2a_console::cli::exit::Exit;
 use a2a_console::cli::{self, Cli};
-use a2a_console::exit::Exit;
 
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
@@ -37,7 +37,7 @@ fn main() -> ExitCode {
     let code = runtime.block_on(async move {
         match cli.command {
             Some(command) => cli::run(cli.global, command).await,
-            None => match a2a_console::console::run(cli.global, cli.demo).await {
+            None => match a2a_console::tui::run(cli.global.overrides(), cli.demo).await {
                 Ok(()) => Exit::Done,
                 Err(e) => {
                     eprintln!("a2a-console: {e}");

@@ -8,10 +8,10 @@ mod common;
 use std::time::Duration;
 
 use a2a_console::app::state::{AgentOrigin, App};
-use a2a_console::keymap::Keymap;
+use a2a_console::config::keymap::Keymap;
+use a2a_console::config::theme::Theme;
 use a2a_console::remote::agent::AgentTarget;
-use a2a_console::runtime::Runtime;
-use a2a_console::theme::Theme;
+use a2a_console::tui::runtime::Runtime;
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -50,8 +50,8 @@ impl Console {
         let (mut rt, rx) = Runtime::new(None, "dark").unwrap();
         if let Some(db) = db {
             let store = a2a_console::store::Store::open(db).unwrap();
-            a2a_console::persist::restore(&store, &mut app).unwrap();
-            let mut p = a2a_console::persist::Persister::start(store);
+            a2a_console::tui::persist::restore(&store, &mut app).unwrap();
+            let mut p = a2a_console::tui::persist::Persister::start(store);
             p.adopt(&app);
             rt.persist = p;
         }
@@ -64,7 +64,7 @@ impl Console {
         }
         let (ktx, krx) = mpsc::unbounded_channel();
         let events = tokio_stream::wrappers::UnboundedReceiverStream::new(krx);
-        let effects = a2a_console::console::initial_effects(&app);
+        let effects = a2a_console::tui::initial_effects(&app);
         let done = tokio::spawn(async move {
             let mut term = Terminal::new(TestBackend::new(120, 40)).unwrap();
             rt.run(&mut app, &mut term, events, rx, effects)

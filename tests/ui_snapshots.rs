@@ -6,12 +6,12 @@
 use a2a::*;
 use a2a_console::app::state::{AgentInfo, AgentOrigin, App, Focus, Overlay, Reachability, View};
 use a2a_console::app::task::{Badge, Link};
-use a2a_console::keymap::Keymap;
+use a2a_console::config::keymap::Keymap;
+use a2a_console::config::theme::Theme;
 use a2a_console::remote::agent::AgentTarget;
 use a2a_console::remote::card::parse_card;
 use a2a_console::remote::client::{Preferences, select_interface};
-use a2a_console::runtime::buffer_text;
-use a2a_console::theme::Theme;
+use a2a_console::tui::runtime::buffer_text;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 

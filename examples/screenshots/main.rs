@@ -21,11 +21,11 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use a2a_console::app::state::{AgentOrigin, App};
+use a2a_console::config::keymap::Keymap;
+use a2a_console::config::theme::Theme;
 use a2a_console::demo::DemoAgent;
-use a2a_console::keymap::Keymap;
 use a2a_console::remote::agent::AgentTarget;
-use a2a_console::runtime::{Runtime, buffer_text};
-use a2a_console::theme::Theme;
+use a2a_console::tui::runtime::{Runtime, buffer_text};
 use anyhow::{Context, Result, bail};
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
@@ -309,7 +309,7 @@ async fn code_artifact(c: &mut Console) -> Result<Buffer> {
 async fn lay_out_code(app: &mut App) -> Result<Buffer> {
     use a2a_console::app::msg::{Effect, Msg};
     use a2a_console::app::update::{lay_out_artifacts, run_action, update};
-    use a2a_console::keymap::Action;
+    use a2a_console::config::keymap::Action;
     let tab = app.tabs.first().context("the code scene opened no tab")?.id;
     let t = app.tab_mut(tab).context("no tab")?;
     if t.artifacts.iter().all(|a| a.rendered.is_none()) {
@@ -321,7 +321,7 @@ async fn lay_out_code(app: &mut App) -> Result<Buffer> {
         a.rendered = None;
     }
     let (done_tx, mut done_rx) = mpsc::unbounded_channel();
-    let highlighter = a2a_console::highlight::Highlighter::spawn(done_tx, "dark");
+    let highlighter = a2a_console::markup::highlight::Highlighter::spawn(done_tx, "dark");
     let mut asked = 0;
     for effect in lay_out_artifacts(app, tab) {
         if let Effect::Highlight { key, lang, code } = effect {
@@ -467,7 +467,7 @@ impl Console {
         let (ftx, frames) = mpsc::unbounded_channel();
         let (keys, krx) = mpsc::unbounded_channel();
         let events = tokio_stream::wrappers::UnboundedReceiverStream::new(krx);
-        let effects = a2a_console::console::initial_effects(&app);
+        let effects = a2a_console::tui::initial_effects(&app);
         let backend = Recorder {
             inner: TestBackend::new(COLS, ROWS),
             frames: ftx,

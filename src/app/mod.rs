@@ -1,6 +1,7 @@
 //! The console's state machine: state, messages in, effects out, and `update`. No network, no terminal.
 
 pub mod board;
+pub mod layout;
 pub mod msg;
 pub mod state;
 pub mod task;

@@ -40,7 +40,7 @@ pub enum Msg {
     /// An artifact was (or could not be) written to disk.
     Saved(Result<String, String>),
     /// Highlighted lines for a code block.
-    Highlighted(crate::highlight::HighlightDone),
+    Highlighted(crate::markup::highlight::HighlightDone),
     /// Tasks listed by an agent (ListTasks), to import into tabs.
     Imported {
         agent: usize,

@@ -4,11 +4,11 @@
 use ratatui_textarea::TextArea;
 
 use super::task::{TabId, TaskTab};
-use crate::keymap::Keymap;
+use crate::config::keymap::Keymap;
+use crate::config::theme::Theme;
 use crate::remote::agent::AgentTarget;
 use crate::remote::card::FetchedCard;
 use crate::remote::client::Selected;
-use crate::theme::Theme;
 use crate::trust::sanitize::{Provenance, Untrusted, sanitize_line};
 
 /// Is an agent reachable, and what do we know of it.

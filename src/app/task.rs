@@ -174,7 +174,7 @@ pub struct ArtifactView {
     /// until then the UI shows `text` as plain lines.
     pub rendered: Option<Vec<RenderedBlock>>,
     /// The JSON value of a data-only artifact, for the foldable view.
-    pub json: Option<crate::ui::json_view::JsonView>,
+    pub json: Option<crate::markup::json_view::JsonView>,
     pub json_folded: bool,
 }
 
@@ -424,7 +424,7 @@ impl TaskTab {
         if m.role == Role::User {
             return;
         }
-        let text = crate::output::parts_text(&m.parts);
+        let text = crate::remote::message::parts_text(&m.parts);
         self.remote(&text, field, at);
     }
 
@@ -750,7 +750,7 @@ fn view_of(a: &Artifact) -> ArtifactView {
         },
     ] = a.parts.as_slice()
     {
-        view.json = Some(crate::ui::json_view::JsonView::new(v.clone()));
+        view.json = Some(crate::markup::json_view::JsonView::new(v.clone()));
     }
     view.kind = kind_of(&a.parts);
     view

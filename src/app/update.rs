@@ -10,8 +10,8 @@ use ratatui_textarea::TextArea;
 use super::msg::{ApprovalCredential, Effect, Msg, StreamItem};
 use super::state::{AgentOrigin, App, Focus, Overlay, PromptKind, Reachability, View};
 use super::task::{Link, TabId};
-use crate::keymap::{Action, Context, Keymap};
-use crate::layout;
+use crate::app::layout;
+use crate::config::keymap::{Action, Context, palette_matches};
 use crate::remote::agent::AgentTarget;
 
 pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
@@ -261,7 +261,7 @@ const MAX_LAYOUT_BYTES: usize = 1024 * 1024;
 /// Lay out artifacts that just completed: markdown with code blocks queued for highlighting off the UI
 /// thread, JSON as a foldable view.
 pub fn lay_out_artifacts(app: &mut App, tab: TabId) -> Vec<Effect> {
-    let styles = crate::ui::render_styles(&app.theme);
+    let styles = crate::markup::styles::render_styles(&app.theme);
     let Some(t) = app.tabs.iter_mut().find(|t| t.id == tab) else {
         return vec![];
     };
@@ -281,19 +281,19 @@ pub fn lay_out_artifacts(app: &mut App, tab: TabId) -> Vec<Effect> {
             continue;
         }
         let mut blocks = Vec::new();
-        for (b, block) in crate::ui::markdown::parse(&a.text, &styles)
+        for (b, block) in crate::markup::markdown::parse(&a.text, &styles)
             .into_iter()
             .enumerate()
         {
             match block {
-                crate::ui::markdown::Block::Lines(lines) => {
+                crate::markup::markdown::Block::Lines(lines) => {
                     blocks.push(super::task::RenderedBlock { key: None, lines })
                 }
-                crate::ui::markdown::Block::Code { lang, code } => {
+                crate::markup::markdown::Block::Code { lang, code } => {
                     let key = (tab << 40) ^ ((i as u64) << 20) ^ b as u64;
                     blocks.push(super::task::RenderedBlock {
                         key: Some(key),
-                        lines: crate::ui::markdown::render_plain_code(&code, &styles),
+                        lines: crate::markup::markdown::render_plain_code(&code, &styles),
                     });
                     effects.push(Effect::Highlight { key, lang, code });
                 }
@@ -443,7 +443,9 @@ pub fn parse_import_filter(s: &str) -> Result<(Option<a2a::TaskState>, Option<St
     let (mut state, mut context) = (None, None);
     for word in s.split_whitespace() {
         match word.split_once('=') {
-            Some(("state", v)) => state = Some(crate::cli::parse_state(v).map_err(|e| e.message)?),
+            Some(("state", v)) => {
+                state = Some(crate::remote::tracker::parse_state(v).map_err(|e| e.message)?)
+            }
             Some(("context", v)) if !v.is_empty() => context = Some(v.to_string()),
             _ => return Err(format!("{word:?}: filters are state=STATE and context=ID")),
         }
@@ -1122,7 +1124,7 @@ pub fn send(app: &mut App, tab_id: TabId) -> Vec<Effect> {
 
 /// Fold every JSON artifact in the tab to its top level, or unfold them all again.
 fn fold_json(app: &mut App) {
-    let styles = crate::ui::render_styles(&app.theme);
+    let styles = crate::markup::styles::render_styles(&app.theme);
     let Some(t) = app.active_tab_mut() else {
         return;
     };
@@ -1149,11 +1151,10 @@ fn fold_json(app: &mut App) {
 
 /// Move the transcript so the next (or previous) artifact is at the top.
 fn jump_artifact(app: &mut App, forward: bool) {
-    let theme = app.theme.clone();
     let Some(t) = app.active_tab_mut() else {
         return;
     };
-    let starts = crate::ui::artifact_starts(&theme, t);
+    let starts = layout::artifact_starts(t);
     let current = t.scroll.unwrap_or(usize::MAX);
     let target = if forward {
         starts
@@ -1321,19 +1322,6 @@ fn overlay_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
             }
         },
     }
-}
-
-/// Actions whose name or description contains every word of the query, in table order.
-pub fn palette_matches(query: &str) -> Vec<Action> {
-    let words: Vec<String> = query.split_whitespace().map(str::to_lowercase).collect();
-    Keymap::all_actions()
-        .iter()
-        .copied()
-        .filter(|a| {
-            let hay = format!("{} {}", a.name().replace('_', " "), a.description()).to_lowercase();
-            words.iter().all(|w| hay.contains(w))
-        })
-        .collect()
 }
 
 fn prompt_done(app: &mut App, kind: PromptKind, value: String) -> Vec<Effect> {

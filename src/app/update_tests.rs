@@ -2,9 +2,10 @@
 
 use super::*;
 use crate::app::state::{AgentInfo, Reachability};
+use crate::config::keymap::Keymap;
+use crate::config::theme::Theme;
 use crate::remote::card::parse_card;
 use crate::remote::client::{Preferences, select_interface};
-use crate::theme::Theme;
 use a2a::*;
 use crossterm::event::{KeyEvent, KeyModifiers};
 
@@ -337,7 +338,7 @@ fn mouse_click_selects_tab_and_wheel_scrolls() {
     key(&mut app, KeyCode::Char('n'));
     app.view = View::Card;
     // The tab bar is row 0: " Card " " Skills " then the tab.
-    let before: usize = crate::layout::tab_items(&app)
+    let before: usize = crate::app::layout::tab_items(&app)
         .iter()
         .take(4)
         .map(|(_, t)| unicode_width::UnicodeWidthStr::width(t.as_str()) + 1)

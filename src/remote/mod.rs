@@ -10,6 +10,7 @@ pub mod client;
 pub mod compat_v03;
 pub mod error;
 pub mod guard;
+pub mod message;
 pub mod normalize;
 pub mod oauth;
 pub mod push;

@@ -6,6 +6,8 @@ use std::collections::HashMap;
 
 use a2a::{Artifact, Message, StreamResponse, Task, TaskState};
 
+use super::error::RemoteError;
+
 /// Where a task stands, from the client's point of view.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Phase {
@@ -38,6 +40,30 @@ pub fn state_name(state: &TaskState) -> &'static str {
         TaskState::Rejected => "rejected",
         TaskState::AuthRequired => "auth-required",
     }
+}
+
+/// Accept `working`, `input-required`, `TASK_STATE_WORKING`.
+pub fn parse_state(s: &str) -> Result<TaskState, RemoteError> {
+    let norm = s.trim().to_ascii_uppercase().replace('-', "_");
+    let norm = norm
+        .strip_prefix("TASK_STATE_")
+        .unwrap_or(&norm)
+        .to_string();
+    Ok(match norm.as_str() {
+        "SUBMITTED" => TaskState::Submitted,
+        "WORKING" => TaskState::Working,
+        "COMPLETED" => TaskState::Completed,
+        "FAILED" => TaskState::Failed,
+        "CANCELED" | "CANCELLED" => TaskState::Canceled,
+        "INPUT_REQUIRED" => TaskState::InputRequired,
+        "REJECTED" => TaskState::Rejected,
+        "AUTH_REQUIRED" => TaskState::AuthRequired,
+        _ => {
+            return Err(RemoteError::usage(format!(
+                "--state {s:?}: expected submitted, working, input-required, auth-required, completed, failed, canceled or rejected"
+            )));
+        }
+    })
 }
 
 /// What one applied event changed.
@@ -246,6 +272,21 @@ impl TaskTracker {
 mod tests {
     use super::*;
     use a2a::*;
+
+    #[test]
+    fn states_parse_in_every_spelling() {
+        assert_eq!(parse_state("working").unwrap(), TaskState::Working);
+        assert_eq!(
+            parse_state("input-required").unwrap(),
+            TaskState::InputRequired
+        );
+        assert_eq!(
+            parse_state("TASK_STATE_AUTH_REQUIRED").unwrap(),
+            TaskState::AuthRequired
+        );
+        assert_eq!(parse_state("cancelled").unwrap(), TaskState::Canceled);
+        assert!(parse_state("sleeping").is_err());
+    }
 
     fn art(id: &str, text: &str, append: bool, last: bool) -> StreamResponse {
         StreamResponse::ArtifactUpdate(TaskArtifactUpdateEvent {

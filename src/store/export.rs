@@ -14,7 +14,7 @@ use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
 
 use super::{StoredEvent, TaskRecord, kind};
-use crate::output::parts_text;
+use crate::remote::message::parts_text;
 use crate::remote::tracker::state_name;
 use crate::trust::sanitize::{sanitize_line, sanitize_text};
 

@@ -5,8 +5,6 @@
 mod agents;
 mod board;
 mod card;
-pub mod json_view;
-pub mod markdown;
 mod overlay;
 mod remote;
 mod tab;
@@ -17,12 +15,12 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
+use crate::app::layout;
 use crate::app::state::{App, View};
 use crate::app::task::Badge;
-use crate::layout;
-use crate::theme::Theme;
+use crate::config::theme::Theme;
 
-pub use tab::{artifact_starts, visible_rows};
+pub use tab::visible_rows;
 
 pub fn draw(f: &mut Frame, app: &App) {
     let size = f.area();
@@ -57,38 +55,6 @@ pub fn draw(f: &mut Frame, app: &App) {
     }
     status_bar(f, app, areas.status);
     overlay::draw(f, app, size);
-}
-
-/// Styles for laid-out remote text (markdown, code, JSON), derived from the theme's remote style so that
-/// rendered artifacts still read as the agent's words.
-pub fn render_styles(theme: &Theme) -> markdown::RenderStyles {
-    use ratatui::style::Modifier;
-    let base = theme.remote_text;
-    let mut s = markdown::RenderStyles::default();
-    if theme.no_color {
-        let plain = Style::default().add_modifier(Modifier::ITALIC);
-        s.text = plain;
-        s.heading = plain.add_modifier(Modifier::BOLD);
-        s.emphasis = plain;
-        s.strong = plain.add_modifier(Modifier::BOLD);
-        s.code_inline = plain;
-        s.code_block = plain;
-        s.list_marker = plain;
-        s.quote = plain;
-        s.link = plain.add_modifier(Modifier::UNDERLINED);
-        s.json_key = plain.add_modifier(Modifier::BOLD);
-        s.json_string = plain;
-        s.json_number = plain;
-        s.json_bool_null = plain;
-        s.json_punct = plain;
-        s.fold_marker = plain.add_modifier(Modifier::REVERSED);
-        return s;
-    }
-    s.text = base;
-    s.heading = base.add_modifier(Modifier::BOLD);
-    s.emphasis = base.add_modifier(Modifier::ITALIC);
-    s.strong = base.add_modifier(Modifier::BOLD);
-    s
 }
 
 /// The theme style of a badge.

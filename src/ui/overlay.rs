@@ -6,7 +6,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
 
 use crate::app::state::{App, Overlay};
-use crate::app::update::palette_matches;
+use crate::config::keymap::palette_matches;
 
 fn centered(area: Rect, w: u16, h: u16) -> Rect {
     let w = w.min(area.width.saturating_sub(2));
@@ -248,7 +248,7 @@ fn approval(f: &mut Frame, app: &App, tab: crate::app::task::TabId, area: Rect) 
     match tb.tracker.status_message.as_ref() {
         Some(m) => {
             let text = crate::trust::sanitize::Untrusted::new(
-                &crate::output::parts_text(&m.parts),
+                &crate::remote::message::parts_text(&m.parts),
                 crate::trust::sanitize::Provenance {
                     agent: tb.agent_name.clone(),
                     task: tb.tracker.task_id.clone(),

@@ -3,7 +3,7 @@
 
 use ratatui::text::{Line, Span};
 
-use crate::theme::Theme;
+use crate::config::theme::Theme;
 use crate::trust::sanitize::Untrusted;
 
 /// Lines for one piece of remote text.

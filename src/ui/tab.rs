@@ -9,11 +9,11 @@ use ratatui::widgets::{Block, Borders, Paragraph};
 use unicode_width::UnicodeWidthChar;
 
 use super::{badge_style, remote};
+use crate::app::layout;
 use crate::app::state::{App, Focus};
 use crate::app::task::{ArtifactView, Entry, Link, TaskTab};
-use crate::layout;
+use crate::config::theme::Theme;
 use crate::remote::tracker::state_name;
-use crate::theme::Theme;
 
 /// A piece of the transcript: a few prepared lines, or an artifact's text read lazily.
 enum Segment<'a> {
@@ -29,33 +29,12 @@ fn human_bytes(n: usize) -> String {
     }
 }
 
+#[cfg(test)]
 fn segments<'a>(theme: &Theme, t: &'a TaskTab) -> Vec<Segment<'a>> {
     t.transcript
         .iter()
         .flat_map(|e| entry_segments(theme, t, e))
         .collect()
-}
-
-/// How many logical lines an entry takes, without laying it out (so scrolling a long transcript stays cheap).
-fn entry_len(t: &TaskTab, e: &Entry) -> usize {
-    match e {
-        Entry::User { text, files, .. } => 1 + text.lines().count() + files.len(),
-        Entry::Remote { text, .. } => {
-            1 + text.as_str().lines().count().max(1) + text.findings.flags.len()
-        }
-        Entry::State { .. } | Entry::Console { .. } => 1,
-        Entry::Artifact { index } => match t.artifacts.get(*index) {
-            None => 0,
-            Some(a) => {
-                let head = 1 + a.files.len() + a.flagged.len();
-                let body = match &a.rendered {
-                    Some(blocks) => blocks.iter().map(|b| b.lines.len()).sum(),
-                    None => a.line_count,
-                };
-                head + body
-            }
-        },
-    }
 }
 
 fn entry_segments<'a>(theme: &Theme, t: &'a TaskTab, e: &'a Entry) -> Vec<Segment<'a>> {
@@ -172,26 +151,6 @@ fn entry_segments<'a>(theme: &Theme, t: &'a TaskTab, e: &'a Entry) -> Vec<Segmen
     out
 }
 
-/// The logical line where each artifact's header starts (for jumping between artifacts).
-pub fn artifact_starts(theme: &Theme, t: &TaskTab) -> Vec<usize> {
-    let mut starts = Vec::new();
-    let mut line = 0;
-    for s in segments(theme, t) {
-        if let Segment::Lines(l) = &s
-            && l.first().is_some_and(|first| {
-                first
-                    .spans
-                    .iter()
-                    .any(|sp| sp.content.contains(" · artifact"))
-            })
-        {
-            starts.push(line);
-        }
-        line += seg_len(&s);
-    }
-    starts
-}
-
 fn seg_len(s: &Segment) -> usize {
     match s {
         Segment::Lines(l) => l.len(),
@@ -286,14 +245,14 @@ pub fn visible_rows(
     height: usize,
     top: Option<usize>,
 ) -> (Vec<Line<'static>>, usize, usize) {
-    let total: usize = t.transcript.iter().map(|e| entry_len(t, e)).sum();
+    let total: usize = t.transcript.iter().map(|e| layout::entry_len(t, e)).sum();
     match top {
         Some(top) => {
             let top = top.min(total.saturating_sub(1));
             let mut rows: Vec<Line<'static>> = Vec::new();
             let mut skip = top;
             'outer: for e in &t.transcript {
-                let n = entry_len(t, e);
+                let n = layout::entry_len(t, e);
                 if skip >= n {
                     skip -= n;
                     continue;
@@ -473,5 +432,49 @@ mod wrap_tests {
             .collect();
         assert_eq!(joined, "abcdefghij");
         assert_eq!(rows.len(), 3);
+    }
+
+    /// `app::layout::artifact_starts` counts lines with `entry_len`; the drawn transcript must agree, so a jump
+    /// lands on each artifact's header line.
+    #[test]
+    fn artifact_starts_land_on_the_drawn_headers() {
+        use a2a::*;
+        let chunk = |id: &str, text: &str| {
+            StreamResponse::ArtifactUpdate(TaskArtifactUpdateEvent {
+                task_id: "t1".into(),
+                context_id: "c1".into(),
+                artifact: Artifact {
+                    artifact_id: id.into(),
+                    name: Some(id.into()),
+                    description: None,
+                    parts: vec![Part::text(text)],
+                    metadata: None,
+                    extensions: None,
+                },
+                append: Some(false),
+                last_chunk: Some(true),
+                metadata: None,
+            })
+        };
+        let theme = Theme::builtin("dark").unwrap();
+        let mut t = TaskTab::new(1, 0, "demo");
+        t.record_user("hello\nthere", vec![]);
+        t.apply_event(&chunk("first", "one\ntwo\nthree"));
+        t.apply_event(&chunk("second", "four"));
+        let starts = layout::artifact_starts(&t);
+        assert_eq!(starts.len(), 2);
+        let drawn: Vec<String> = segments(&theme, &t)
+            .iter()
+            .flat_map(|s| match s {
+                Segment::Lines(l) => l
+                    .iter()
+                    .map(|l| l.spans.iter().map(|s| s.content.to_string()).collect())
+                    .collect::<Vec<String>>(),
+                Segment::ArtifactText(a) => a.text.lines().map(str::to_string).collect(),
+            })
+            .collect();
+        for s in starts {
+            assert!(drawn[s].contains(" · artifact"), "line {s}: {:?}", drawn[s]);
+        }
     }
 }

@@ -37,9 +37,9 @@ pub struct Runtime {
     pub frames: u64,
     /// Messages applied, for tests and benchmarks.
     pub messages: u64,
-    highlighter: crate::highlight::Highlighter,
+    highlighter: crate::markup::highlight::Highlighter,
     /// The store's writer: stream events, user messages, task records, drafts, audit entries.
-    pub persist: crate::persist::Persister,
+    pub persist: crate::tui::persist::Persister,
     /// Each agent's target (headers, auth), for requests that need a credential of their own (approvals).
     targets: HashMap<usize, crate::remote::agent::AgentTarget>,
     /// Device-flow sign-ins in progress, by tab (setting one cancels its polling).
@@ -61,7 +61,7 @@ impl Runtime {
         let (tx, rx) = unbounded_channel();
         // Highlighting results come back on their own channel and are forwarded as messages.
         let (done_tx, mut done_rx) = unbounded_channel();
-        let highlighter = crate::highlight::Highlighter::spawn(done_tx, syntax_theme);
+        let highlighter = crate::markup::highlight::Highlighter::spawn(done_tx, syntax_theme);
         let forward = tx.clone();
         tokio::spawn(async move {
             while let Some(done) = done_rx.recv().await {
@@ -84,7 +84,7 @@ impl Runtime {
                 messages: 0,
                 screen: None,
                 targets: HashMap::new(),
-                persist: crate::persist::Persister::disabled(),
+                persist: crate::tui::persist::Persister::disabled(),
                 bell_enabled: false,
                 push: None,
                 oauth_cancels: HashMap::new(),
@@ -207,7 +207,7 @@ impl Runtime {
                 };
                 let handle = tokio::spawn(async move {
                     let m = *message;
-                    let msg = match crate::cli::build_message(
+                    let msg = match crate::remote::message::build_message(
                         m.text,
                         m.task_id,
                         m.context_id,
@@ -528,7 +528,7 @@ impl Runtime {
                     .or_else(crate::config::default_path);
                 tokio::task::spawn_blocking(move || {
                     let r = match path {
-                        Some(p) => crate::config_edit::add_agent(&p, &url)
+                        Some(p) => crate::config::edit::add_agent(&p, &url)
                             .map(|()| format!("added {url} to {}", p.display())),
                         None => Err("no config file location".into()),
                     };
@@ -539,7 +539,7 @@ impl Runtime {
                 let path = self.config_path.clone();
                 tokio::task::spawn_blocking(move || {
                     let r = match path {
-                        Some(p) => crate::config_edit::remove_agent(&p, &url).map(|removed| {
+                        Some(p) => crate::config::edit::remove_agent(&p, &url).map(|removed| {
                             if removed {
                                 format!("removed {url} from {}", p.display())
                             } else {

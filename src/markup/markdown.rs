@@ -13,53 +13,10 @@
 
 use std::collections::{HashMap, VecDeque};
 
-use ratatui::style::{Color, Modifier, Style};
+use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
-/// Styles the renderers use; the theme builds one of these, so no colour is decided here.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RenderStyles {
-    pub text: Style,
-    pub heading: Style,
-    pub emphasis: Style,
-    pub strong: Style,
-    pub code_inline: Style,
-    pub code_block: Style,
-    pub list_marker: Style,
-    pub quote: Style,
-    pub link: Style,
-    pub json_key: Style,
-    pub json_string: Style,
-    pub json_number: Style,
-    pub json_bool_null: Style,
-    pub json_punct: Style,
-    pub fold_marker: Style,
-}
-
-impl Default for RenderStyles {
-    /// Named ANSI colours rather than RGB, so the fallback follows the user's terminal palette and
-    /// stays readable on a dark background even without true colour.
-    fn default() -> Self {
-        let fg = |c| Style::default().fg(c);
-        Self {
-            text: Style::default(),
-            heading: fg(Color::LightCyan).add_modifier(Modifier::BOLD),
-            emphasis: Style::default().add_modifier(Modifier::ITALIC),
-            strong: Style::default().add_modifier(Modifier::BOLD),
-            code_inline: fg(Color::LightYellow),
-            code_block: fg(Color::Gray),
-            list_marker: fg(Color::LightBlue),
-            quote: fg(Color::Gray).add_modifier(Modifier::ITALIC),
-            link: fg(Color::LightBlue),
-            json_key: fg(Color::LightCyan),
-            json_string: fg(Color::LightGreen),
-            json_number: fg(Color::LightMagenta),
-            json_bool_null: fg(Color::Yellow),
-            json_punct: fg(Color::Gray),
-            fold_marker: fg(Color::Magenta).add_modifier(Modifier::ITALIC),
-        }
-    }
-}
+pub use super::styles::RenderStyles;
 
 /// A run of rendered lines, or a fenced code block left for the highlighter.
 #[derive(Debug, Clone, PartialEq)]

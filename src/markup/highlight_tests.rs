@@ -85,11 +85,11 @@ fn unknown_language_and_oversized_blocks_are_plain() {
 
 #[test]
 fn line_counts_match_the_plain_fallback() {
-    let styles = crate::ui::markdown::RenderStyles::default();
+    let styles = crate::markup::styles::RenderStyles::default();
     for code in ["", "a", "a\n", "a\n\nb", "a\r\nb\r\n", "\n\n"] {
         assert_eq!(
             highlight_now(Some("rust"), code, "dark").len(),
-            crate::ui::markdown::render_plain_code(code, &styles).len(),
+            crate::markup::markdown::render_plain_code(code, &styles).len(),
             "{code:?}"
         );
     }

@@ -2,7 +2,7 @@
 //! so the render path only ever shows lines that are already computed.
 //!
 //! The UI asks with [`Highlighter::request`] (a channel send, never a wait) and shows
-//! `ui::markdown::render_plain_code` until a [`HighlightDone`] arrives on the `Msg` side. Requests
+//! `markup::markdown::render_plain_code` until a [`HighlightDone`] arrives on the `Msg` side. Requests
 //! carry a caller-chosen key (say, hash of tab + block index): a newer request for a key replaces
 //! an older one that is still queued and aborts it if it is running, so a streaming artifact that
 //! grows line by line costs one highlight of its latest text, not one per chunk.

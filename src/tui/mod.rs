@@ -2,6 +2,9 @@
 //! SIGTERM / SIGHUP), logs sent to a file in the state dir, agents from the config (and the demo agent with
 //! `--demo`), then the runtime's event loop.
 
+pub mod persist;
+pub mod runtime;
+
 use std::io::Stdout;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -20,12 +23,11 @@ use ratatui::backend::CrosstermBackend;
 
 use crate::app::msg::Effect;
 use crate::app::state::{AgentOrigin, App};
-use crate::cli::{DEFAULT_TIMEOUT_SECS, GlobalOpts};
-use crate::config::Config;
-use crate::keymap::Keymap;
+use crate::config::keymap::Keymap;
+use crate::config::theme::Theme;
+use crate::config::{Config, DEFAULT_TIMEOUT_SECS, Overrides};
 use crate::remote::agent::AgentTarget;
-use crate::runtime::Runtime;
-use crate::theme::Theme;
+use crate::tui::runtime::Runtime;
 
 /// Restores the terminal when dropped, whatever the way out.
 struct TerminalGuard {
@@ -94,11 +96,11 @@ fn init_file_logging() -> Option<PathBuf> {
 }
 
 /// Build the app from the config: theme, keys, agents.
-pub fn build_app(config: &Config, global: &GlobalOpts) -> Result<App, String> {
+pub fn build_app(config: &Config, global: &Overrides) -> Result<App, String> {
     let keymap = Keymap::with_overrides(&config.keys).map_err(|e| format!("[keys]: {e}"))?;
     let theme_name = config.ui.theme.as_deref().unwrap_or("dark");
     let mut theme = Theme::load(theme_name).map_err(|e| format!("[ui] theme: {e}"))?;
-    if crate::theme::no_color_requested() {
+    if crate::config::theme::no_color_requested() {
         theme = theme.without_color();
     }
     let mut app = App::new(keymap, theme);
@@ -132,7 +134,7 @@ pub fn initial_effects(app: &App) -> Vec<Effect> {
 }
 
 /// Run the console until the user quits.
-pub async fn run(global: GlobalOpts, demo: bool) -> Result<(), String> {
+pub async fn run(global: Overrides, demo: bool) -> Result<(), String> {
     let (config, config_path) =
         crate::config::load(global.config.as_deref()).map_err(|e| e.to_string())?;
     let mut app = build_app(&config, &global)?;
@@ -161,25 +163,25 @@ pub async fn run(global: GlobalOpts, demo: bool) -> Result<(), String> {
     // The local store: tabs come back from it, and everything received goes into it. If it cannot be opened
     // (locked by another console, full, corrupt) the console says so and works in memory.
     let mut cached_cards = Vec::new();
-    let persister = match crate::persist::db_path().map(|p| crate::store::Store::open(&p)) {
+    let persister = match crate::tui::persist::db_path().map(|p| crate::store::Store::open(&p)) {
         Some(Ok(store)) => {
-            cached_cards = crate::persist::cached_cards(&store, &app);
-            match crate::persist::restore(&store, &mut app) {
+            cached_cards = crate::tui::persist::cached_cards(&store, &app);
+            match crate::tui::persist::restore(&store, &mut app) {
                 Ok(0) => {}
                 Ok(n) => {
                     app.set_status(format!("restored {n} task(s) from the local store"), false)
                 }
                 Err(e) => app.set_status(format!("could not restore tasks: {e}"), true),
             }
-            let mut p = crate::persist::Persister::start(store);
+            let mut p = crate::tui::persist::Persister::start(store);
             p.adopt(&app);
             p
         }
         Some(Err(e)) => {
             app.set_status(format!("working in memory only: {e}"), true);
-            crate::persist::Persister::disabled()
+            crate::tui::persist::Persister::disabled()
         }
-        None => crate::persist::Persister::disabled(),
+        None => crate::tui::persist::Persister::disabled(),
     };
     let mouse = config.ui.mouse.unwrap_or(true);
     app.bell = config.ui.bell.unwrap_or(false);

@@ -569,6 +569,19 @@ pub fn format_key(k: &KeyBinding) -> String {
     out
 }
 
+/// Actions whose name or description contains every word of the query, in table order.
+pub fn palette_matches(query: &str) -> Vec<Action> {
+    let words: Vec<String> = query.split_whitespace().map(str::to_lowercase).collect();
+    Keymap::all_actions()
+        .iter()
+        .copied()
+        .filter(|a| {
+            let hay = format!("{} {}", a.name().replace('_', " "), a.description()).to_lowercase();
+            words.iter().all(|w| hay.contains(w))
+        })
+        .collect()
+}
+
 #[cfg(test)]
 #[path = "keymap_tests.rs"]
 mod tests;

@@ -1,6 +1,10 @@
 //! The console's configuration: TOML found by `--config FILE`, then `$A2A_CONSOLE_CONFIG`, then the XDG config
 //! dir; strict (an unknown key is an error naming it and its line) so a typo never silently drops a setting.
 
+pub mod edit;
+pub mod keymap;
+pub mod theme;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -8,6 +12,18 @@ use serde::Deserialize;
 
 /// Environment variable naming the config file.
 pub const CONFIG_ENV: &str = "A2A_CONSOLE_CONFIG";
+
+/// Default bound on one request, in seconds.
+pub const DEFAULT_TIMEOUT_SECS: u64 = 30;
+
+/// What the command line overrides when the console starts (the CLI builds it from its global options).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Overrides {
+    /// The config file to read instead of the discovered one (`--config FILE`).
+    pub config: Option<PathBuf>,
+    /// Seconds to wait for one request, ahead of the config's `timeout_secs` (`--timeout SECS`).
+    pub timeout: Option<u64>,
+}
 
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -243,7 +259,7 @@ mod tests {
 
     #[test]
     fn example_config_parses_and_validates() {
-        let text = include_str!("../config.example.toml");
+        let text = include_str!("../../config.example.toml");
         let c = parse(text).unwrap();
         validate(&c).unwrap();
         assert!(!c.agents.is_empty());

@@ -4,6 +4,7 @@ use ratatui::layout::{Constraint, Direction, Layout, Rect};
 use unicode_width::UnicodeWidthStr;
 
 use crate::app::state::{App, View};
+use crate::app::task::{Entry, TaskTab};
 
 /// Below this the console shows a "terminal too small" message instead of a broken layout.
 pub const MIN_WIDTH: u16 = 60;
@@ -103,4 +104,42 @@ pub fn tab_at(app: &App, x: u16) -> Option<View> {
         col += w;
     }
     None
+}
+
+/// How many logical lines an entry takes, without laying it out (so scrolling a long transcript stays cheap).
+pub fn entry_len(t: &TaskTab, e: &Entry) -> usize {
+    match e {
+        Entry::User { text, files, .. } => 1 + text.lines().count() + files.len(),
+        Entry::Remote { text, .. } => {
+            1 + text.as_str().lines().count().max(1) + text.findings.flags.len()
+        }
+        Entry::State { .. } | Entry::Console { .. } => 1,
+        Entry::Artifact { index } => match t.artifacts.get(*index) {
+            None => 0,
+            Some(a) => {
+                let head = 1 + a.files.len() + a.flagged.len();
+                let body = match &a.rendered {
+                    Some(blocks) => blocks.iter().map(|b| b.lines.len()).sum(),
+                    None => a.line_count,
+                };
+                head + body
+            }
+        },
+    }
+}
+
+/// The logical line where each artifact's header starts (for jumping between artifacts): the lines of the
+/// entries before it, counted as the transcript draws them.
+pub fn artifact_starts(t: &TaskTab) -> Vec<usize> {
+    let mut starts = Vec::new();
+    let mut line = 0;
+    for e in &t.transcript {
+        if let Entry::Artifact { index } = e
+            && t.artifacts.get(*index).is_some()
+        {
+            starts.push(line);
+        }
+        line += entry_len(t, e);
+    }
+    starts
 }

@@ -483,7 +483,7 @@ pub fn restore(store: &Store, app: &mut App) -> Result<usize, String> {
                     .map(a2a::StreamResponse::ArtifactUpdate),
                 kind::USER => {
                     if let Ok(m) = serde_json::from_str::<a2a::Message>(&e.json) {
-                        t.record_user(&crate::output::parts_text(&m.parts), vec![]);
+                        t.record_user(&crate::remote::message::parts_text(&m.parts), vec![]);
                     }
                     None
                 }

@@ -757,5 +757,4 @@ fn create_private_file(path: &Path) -> std::io::Result<()> {
 }
 
 #[cfg(test)]
-#[path = "store_tests.rs"]
 mod tests;

@@ -8,7 +8,7 @@
 use ratatui::text::{Line, Span};
 use serde_json::Value;
 
-use super::markdown::RenderStyles;
+use super::styles::RenderStyles;
 
 /// Nesting levels drawn as indentation; deeper lines keep this indentation and show their depth
 /// as a number instead, so output stays linear in the number of lines (10 000 levels of two-space

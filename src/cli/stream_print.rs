@@ -5,7 +5,7 @@ use std::io::Write;
 
 use a2a::{PartContent, StreamResponse};
 
-use crate::output::{self, short_id};
+use crate::cli::output::{self, short_id};
 use crate::remote::tracker::{Change, TaskTracker, state_name};
 use crate::trust::sanitize::{sanitize_line, sanitize_text};
 
@@ -105,9 +105,11 @@ impl StreamPrinter {
                         PartContent::Text(s) => sanitize_text(s).0,
                         _ => format!(
                             "{}\n",
-                            sanitize_text(&output::parts_text(std::slice::from_ref(p)))
-                                .0
-                                .trim_end()
+                            sanitize_text(&crate::remote::message::parts_text(
+                                std::slice::from_ref(p)
+                            ))
+                            .0
+                            .trim_end()
                         ),
                     };
                     for c in text.chars() {

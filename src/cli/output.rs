@@ -4,11 +4,12 @@
 
 use std::fmt::Write as _;
 
-use a2a::{AgentCard, Artifact, Message, Part, PartContent, SecurityScheme, Task};
+use a2a::{AgentCard, Artifact, Message, PartContent, SecurityScheme, Task};
 use serde::Serialize;
 
 use crate::remote::card::FetchedCard;
 use crate::remote::client::Selected;
+use crate::remote::message::parts_text;
 use crate::remote::tracker::state_name;
 use crate::trust::sanitize::{Provenance, Untrusted, sanitize_line};
 
@@ -86,49 +87,6 @@ pub fn remote_block(out: &mut String, agent: &str, task: Option<&str>, field: &s
 /// A one-line remote value ("name: …") sanitised.
 fn line(raw: &str) -> String {
     sanitize_line(raw).0
-}
-
-fn part_summary(p: &Part) -> String {
-    let name = p
-        .filename
-        .as_deref()
-        .map(line)
-        .map(|n| format!(" {n:?}"))
-        .unwrap_or_default();
-    let media = p
-        .media_type
-        .as_deref()
-        .map(line)
-        .map(|m| format!(" ({m})"))
-        .unwrap_or_default();
-    match &p.content {
-        PartContent::Text(_) => String::new(),
-        PartContent::Raw(b) => format!("[file{name}{media}, {} bytes, not shown]", b.len()),
-        PartContent::Url(u) => format!("[file{name}{media} at {} — not fetched]", line(u)),
-        PartContent::Data(_) => format!("[data{media}]"),
-    }
-}
-
-/// The text of a list of parts as one remote string (text joined; other parts summarised).
-pub fn parts_text(parts: &[Part]) -> String {
-    let mut s = String::new();
-    for p in parts {
-        match &p.content {
-            PartContent::Text(t) => s.push_str(t),
-            PartContent::Data(v) => {
-                s.push_str(&serde_json::to_string_pretty(v).unwrap_or_default());
-                s.push('\n');
-            }
-            _ => {
-                if !s.is_empty() && !s.ends_with('\n') {
-                    s.push('\n');
-                }
-                s.push_str(&part_summary(p));
-                s.push('\n');
-            }
-        }
-    }
-    s
 }
 
 pub fn message_text(out: &mut String, agent: &str, task: Option<&str>, field: &str, m: &Message) {

@@ -35,11 +35,11 @@ use toml::de::{DeTable, DeValue};
 
 /// Built-in themes, in the order they are offered to the user.
 const BUILTINS: &[(&str, &str)] = &[
-    ("dark", include_str!("../themes/dark.toml")),
-    ("light", include_str!("../themes/light.toml")),
+    ("dark", include_str!("../../themes/dark.toml")),
+    ("light", include_str!("../../themes/light.toml")),
     (
         "high-contrast",
-        include_str!("../themes/high-contrast.toml"),
+        include_str!("../../themes/high-contrast.toml"),
     ),
 ];
 

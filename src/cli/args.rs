@@ -1,0 +1,204 @@
+//! The command line's shape (clap): global options, subcommands and their flags.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+use super::exit::EXIT_CODES_HELP;
+use crate::config::Overrides;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "a2a-console",
+    version,
+    about = "A terminal console and scriptable CLI for remote agents that speak Agent2Agent (A2A) v1.0 and v0.3.",
+    after_help = EXIT_CODES_HELP
+)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: GlobalOpts,
+    /// Open the console on the embedded demo agent (started in-process), plus any configured agents.
+    #[arg(long)]
+    pub demo: bool,
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Debug, Args, Clone, Default)]
+pub struct GlobalOpts {
+    /// Config file (default: $A2A_CONSOLE_CONFIG, then ~/.config/a2a-console/config.toml).
+    #[arg(long, global = true, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Binding to use: JSONRPC, HTTP+JSON or GRPC (default: the card's preference).
+    #[arg(long, global = true, value_name = "B")]
+    pub binding: Option<String>,
+    /// Protocol version to use: 1.0 or 0.3 (default: the newest the card offers).
+    #[arg(long, global = true, value_name = "V")]
+    pub protocol: Option<String>,
+    /// Extra header for every request, as 'Name: value' (repeatable).
+    #[arg(long = "header", global = true, value_name = "'K: V'")]
+    pub headers: Vec<String>,
+    /// Send 'Authorization: Bearer <token>' with the token read from this environment variable.
+    #[arg(long, global = true, value_name = "VAR")]
+    pub bearer_env: Option<String>,
+    /// Seconds to wait for one request (streams may stay open longer).
+    #[arg(long, global = true, value_name = "SECS")]
+    pub timeout: Option<u64>,
+}
+
+impl GlobalOpts {
+    /// The subset the console uses.
+    pub fn overrides(&self) -> Overrides {
+        Overrides {
+            config: self.config.clone(),
+            timeout: self.timeout,
+        }
+    }
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Show an agent's card (identity, interfaces, capabilities, security, skills, warnings).
+    Card {
+        /// A configured agent's name, or a URL (base URL or direct card URL).
+        agent: String,
+        /// Fetch the authenticated extended card (GetExtendedAgentCard).
+        #[arg(long)]
+        extended: bool,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Send a message; continue a task with --task. Exit code follows the task's state.
+    Send {
+        agent: String,
+        text: String,
+        /// Stream events as they happen (SendStreamingMessage).
+        #[arg(long)]
+        stream: bool,
+        /// Return as soon as the task exists (returnImmediately) instead of waiting for it to finish or pause.
+        #[arg(long, conflicts_with = "stream")]
+        no_wait: bool,
+        /// Continue this task (e.g. answer an input-required question).
+        #[arg(long, value_name = "ID")]
+        task: Option<String>,
+        /// Send within this conversation context.
+        #[arg(long, value_name = "ID")]
+        context: Option<String>,
+        /// Attach a file (repeatable).
+        #[arg(long = "file", value_name = "PATH")]
+        files: Vec<PathBuf>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Get a task's current state, artifacts and (with --history) messages.
+    Get {
+        agent: String,
+        task_id: String,
+        /// Include at most N history messages (0 = none).
+        #[arg(long, value_name = "N")]
+        history: Option<i32>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// List tasks (ListTasks), newest first.
+    List {
+        agent: String,
+        #[arg(long, value_name = "ID")]
+        context: Option<String>,
+        /// Only tasks in this state (e.g. working, input-required, completed).
+        #[arg(long, value_name = "STATE")]
+        state: Option<String>,
+        /// Tasks per page (1-100).
+        #[arg(long, value_name = "N")]
+        page_size: Option<i32>,
+        /// Continue from this page token.
+        #[arg(long, value_name = "TOKEN")]
+        page_token: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Cancel a task.
+    Cancel {
+        agent: String,
+        task_id: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Follow a running task's events (SubscribeToTask) until it finishes or waits for you.
+    Subscribe {
+        agent: String,
+        task_id: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Manage a task's push-notification configs.
+    Push {
+        #[command(subcommand)]
+        action: PushAction,
+    },
+    /// List the tasks kept in the local store (what the console saw), newest first.
+    History {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Export a stored task's transcript: Markdown (default) or JSON.
+    Export {
+        task_id: String,
+        /// Output format: md or json.
+        #[arg(long, default_value = "md")]
+        format: String,
+    },
+    /// Print the audit log (requests, events and your decisions; credentials redacted) as JSON lines.
+    Audit {
+        /// Only the last N entries (default: all).
+        #[arg(long, value_name = "N")]
+        last: Option<usize>,
+    },
+    /// Serve the embedded demo agent on 127.0.0.1 in the foreground.
+    DemoAgent {
+        /// Port to listen on (0 = any free port).
+        #[arg(long, default_value_t = 41241)]
+        port: u16,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum PushAction {
+    /// Register a webhook URL for a task's notifications.
+    Create {
+        url: String,
+        agent: String,
+        task_id: String,
+        /// Config id (default: chosen by the agent).
+        #[arg(long)]
+        id: Option<String>,
+        /// Token the agent sends back with each notification (default: a random one).
+        #[arg(long)]
+        token: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show one push-notification config.
+    Get {
+        id: String,
+        agent: String,
+        task_id: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// List a task's push-notification configs.
+    List {
+        agent: String,
+        task_id: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Delete a push-notification config.
+    Delete {
+        id: String,
+        agent: String,
+        task_id: String,
+        #[arg(long)]
+        json: bool,
+    },
+}

@@ -1,0 +1,217 @@
+//! The scriptable command line: one subcommand per A2A operation, readable text or `--json`, and exit codes a
+//! script can branch on (see `exit.rs`).
+
+pub mod args;
+pub mod exit;
+pub mod output;
+mod remote;
+mod stored;
+pub mod stream_print;
+
+use std::time::Duration;
+
+use crate::config::{self, AuthConfig, AuthKind, Config, DEFAULT_TIMEOUT_SECS};
+use crate::remote::agent::AgentTarget;
+use crate::remote::client::{Binding, ProtocolChoice};
+use crate::remote::error::RemoteError;
+use exit::Exit;
+
+pub use args::{Cli, Command, GlobalOpts, PushAction};
+
+/// Print a one-line error to stderr and return its exit code.
+pub fn fail(e: &RemoteError) -> Exit {
+    eprintln!("a2a-console: {}", e.message);
+    Exit::for_error(e)
+}
+
+/// Work out which agent the user means, with the command line's overrides applied.
+pub fn resolve_target(
+    config: &Config,
+    global: &GlobalOpts,
+    agent: &str,
+) -> Result<AgentTarget, RemoteError> {
+    let default_timeout = Duration::from_secs(
+        global
+            .timeout
+            .or(config.timeout_secs)
+            .unwrap_or(DEFAULT_TIMEOUT_SECS),
+    );
+    let mut target = match config.agent(agent) {
+        Some(a) => AgentTarget::from_config(a, default_timeout)?,
+        None if agent.contains("://") => AgentTarget::from_url(agent, default_timeout),
+        None => {
+            let known: Vec<String> = config
+                .agents
+                .iter()
+                .filter_map(|a| a.name.clone())
+                .collect();
+            return Err(RemoteError::usage(format!(
+                "{agent:?} is neither a configured agent ({}) nor a URL",
+                if known.is_empty() {
+                    "none configured".to_string()
+                } else {
+                    known.join(", ")
+                }
+            )));
+        }
+    };
+    if let Some(t) = global.timeout {
+        target.timeout = Duration::from_secs(t);
+    }
+    if let Some(b) = &global.binding {
+        target.prefs.binding = Some(Binding::parse(b).map_err(RemoteError::usage)?);
+    }
+    if let Some(p) = &global.protocol {
+        target.prefs.protocol = Some(ProtocolChoice::parse(p).map_err(RemoteError::usage)?);
+    }
+    for h in &global.headers {
+        let (k, v) = h
+            .split_once(':')
+            .ok_or_else(|| RemoteError::usage(format!("--header {h:?} is not 'Name: value'")))?;
+        let k = k.trim();
+        if reqwest::header::HeaderName::from_bytes(k.as_bytes()).is_err() {
+            return Err(RemoteError::usage(format!(
+                "--header: {k:?} is not a valid header name"
+            )));
+        }
+        target.headers.insert(k.to_string(), v.trim().to_string());
+    }
+    if let Some(var) = &global.bearer_env {
+        target.auth = Some(AuthConfig {
+            kind: AuthKind::Bearer,
+            token_env: Some(var.clone()),
+            token_cmd: None,
+            location: None,
+            name: None,
+            username: None,
+            scheme: None,
+            client_id: None,
+        });
+    }
+    Ok(target)
+}
+
+/// Run a subcommand to completion.
+pub async fn run(global: GlobalOpts, command: Command) -> Exit {
+    if let Command::DemoAgent { port } = command {
+        return match crate::demo::run_foreground(port).await {
+            Ok(()) => Exit::Done,
+            Err(e) => {
+                eprintln!("a2a-console: demo agent: {e:#}");
+                Exit::Transport
+            }
+        };
+    }
+    if matches!(
+        command,
+        Command::History { .. } | Command::Export { .. } | Command::Audit { .. }
+    ) {
+        return match stored::stored(command) {
+            Ok(()) => Exit::Done,
+            Err(e) => {
+                eprintln!("a2a-console: {e}");
+                Exit::Usage
+            }
+        };
+    }
+    let (config, _) = match config::load(global.config.as_deref()) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("a2a-console: {e}");
+            return Exit::Usage;
+        }
+    };
+    match remote::run_remote(&config, &global, command).await {
+        Ok(code) => code,
+        Err(e) => fail(&e),
+    }
+}
+
+fn agent_of(command: &Command) -> &str {
+    match command {
+        Command::Card { agent, .. }
+        | Command::Send { agent, .. }
+        | Command::Get { agent, .. }
+        | Command::List { agent, .. }
+        | Command::Cancel { agent, .. }
+        | Command::Subscribe { agent, .. } => agent,
+        Command::Push { action } => match action {
+            PushAction::Create { agent, .. }
+            | PushAction::Get { agent, .. }
+            | PushAction::List { agent, .. }
+            | PushAction::Delete { agent, .. } => agent,
+        },
+        Command::DemoAgent { .. }
+        | Command::History { .. }
+        | Command::Export { .. }
+        | Command::Audit { .. } => "",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+
+    #[test]
+    fn command_line_overrides_and_bad_values() {
+        let cfg = Config::default();
+        let g = GlobalOpts {
+            headers: vec!["X-Tenant: blue".into()],
+            binding: Some("HTTP+JSON".into()),
+            ..Default::default()
+        };
+        let t = resolve_target(&cfg, &g, "http://127.0.0.1:1").unwrap();
+        assert_eq!(t.headers["X-Tenant"], "blue");
+        assert_eq!(t.prefs.binding, Some(Binding::HttpJson));
+        let bad = GlobalOpts {
+            headers: vec!["nocolon".into()],
+            ..Default::default()
+        };
+        assert!(resolve_target(&cfg, &bad, "http://127.0.0.1:1").is_err());
+        assert!(
+            resolve_target(&cfg, &GlobalOpts::default(), "not-configured")
+                .unwrap_err()
+                .message
+                .contains("neither")
+        );
+    }
+
+    #[test]
+    fn cli_parses_the_documented_shapes() {
+        use clap::CommandFactory;
+        Cli::command().debug_assert();
+        let c = Cli::try_parse_from([
+            "a2a-console",
+            "push",
+            "create",
+            "http://127.0.0.1:9/hook",
+            "demo",
+            "t1",
+        ])
+        .unwrap();
+        assert!(matches!(
+            c.command,
+            Some(Command::Push {
+                action: PushAction::Create { .. }
+            })
+        ));
+        let c = Cli::try_parse_from([
+            "a2a-console",
+            "--timeout",
+            "5",
+            "send",
+            "demo",
+            "hi",
+            "--stream",
+            "--json",
+        ])
+        .unwrap();
+        assert_eq!(c.global.timeout, Some(5));
+        assert!(
+            Cli::try_parse_from(["a2a-console", "send", "demo", "hi", "--stream", "--no-wait"])
+                .is_err()
+        );
+    }
+}

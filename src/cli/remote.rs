@@ -1,0 +1,480 @@
+//! The subcommands that talk to an agent: card, send, get, list, cancel, subscribe and push configs, and
+//! following a stream to its end.
+
+use a2a::*;
+use futures::StreamExt;
+
+use super::exit::Exit;
+use super::output::{self, safe_json};
+use super::stream_print::StreamPrinter;
+use super::{Command, GlobalOpts, PushAction, agent_of, resolve_target};
+use crate::config::Config;
+use crate::remote::agent::{self, Connected};
+use crate::remote::card::CardFetcher;
+use crate::remote::client;
+use crate::remote::error::{RemoteError, classify, one_line};
+use crate::remote::message::build_message;
+use crate::remote::tracker::{Change, TaskTracker, parse_state, state_name};
+
+pub(super) async fn run_remote(
+    config: &Config,
+    global: &GlobalOpts,
+    command: Command,
+) -> Result<Exit, RemoteError> {
+    let target = resolve_target(config, global, agent_of(&command))?;
+    let http = client::http_client(target.timeout)?;
+    let fetcher = CardFetcher::new(http.clone());
+    let conn = agent::connect(&target, &http, &fetcher).await?;
+    let label = conn.label.clone();
+    let ctx = |what: &str| format!("agent {label}: {what}");
+    let agent_err = |what: &str, e: A2AError| classify(&e).context(ctx(what));
+
+    match command {
+        Command::Card { extended, json, .. } => {
+            if !extended {
+                if json {
+                    println!("{}", safe_json(&conn.card.card, true));
+                } else {
+                    print!(
+                        "{}",
+                        output::card_text(&label, &conn.card, Some(&conn.selected), false)
+                    );
+                }
+                return Ok(Exit::Done);
+            }
+            if conn.card.card.capabilities.extended_agent_card != Some(true) {
+                eprintln!(
+                    "a2a-console: agent {label}: the card does not declare an extended card (capabilities.extendedAgentCard); asking anyway"
+                );
+            }
+            let card = conn
+                .client
+                .get_extended_agent_card(&GetExtendedAgentCardRequest { tenant: None })
+                .await
+                .map_err(|e| agent_err("GetExtendedAgentCard", e))?;
+            if json {
+                println!("{}", safe_json(&card, true));
+            } else {
+                let mut shown = conn.card.clone();
+                shown.card = card;
+                shown.warnings.clear();
+                print!(
+                    "{}",
+                    output::card_text(&label, &shown, Some(&conn.selected), true)
+                );
+            }
+            Ok(Exit::Done)
+        }
+        Command::Send {
+            text,
+            stream,
+            no_wait,
+            task,
+            context,
+            files,
+            json,
+            ..
+        } => {
+            // A follow-up without the context id is legal, but the Python SDKs then file the message under a
+            // freshly minted context; look the task's context up so the conversation stays in one place.
+            let context = match (&task, context) {
+                (Some(id), None) => conn
+                    .client
+                    .get_task(&GetTaskRequest {
+                        id: id.clone(),
+                        history_length: Some(0),
+                        tenant: None,
+                    })
+                    .await
+                    .ok()
+                    .map(|t| t.context_id)
+                    .filter(|c| !c.is_empty()),
+                (_, c) => c,
+            };
+            let message = build_message(text, task.clone(), context, &files)?;
+            if stream {
+                if conn.card.card.capabilities.streaming != Some(true) {
+                    eprintln!(
+                        "a2a-console: agent {label}: the card does not declare streaming; trying anyway"
+                    );
+                }
+                let req = SendMessageRequest {
+                    message,
+                    configuration: None,
+                    metadata: None,
+                    tenant: None,
+                };
+                let events = conn
+                    .client
+                    .send_streaming_message(&req)
+                    .await
+                    .map_err(|e| agent_err("SendStreamingMessage", e))?;
+                let tracker = task.map(TaskTracker::resuming).unwrap_or_default();
+                return follow(Some(&conn.client), &label, events, tracker, json).await;
+            }
+            let req = SendMessageRequest {
+                message,
+                configuration: Some(SendMessageConfiguration {
+                    accepted_output_modes: None,
+                    task_push_notification_config: None,
+                    history_length: None,
+                    return_immediately: no_wait.then_some(true),
+                }),
+                metadata: None,
+                tenant: None,
+            };
+            let resp = conn
+                .client
+                .send_message(&req)
+                .await
+                .map_err(|e| agent_err("SendMessage", e))?;
+            if json {
+                println!("{}", safe_json(&resp, true));
+            }
+            Ok(match resp {
+                SendMessageResponse::Message(m) => {
+                    if !json {
+                        let mut out = String::new();
+                        output::message_text(
+                            &mut out,
+                            &label,
+                            None,
+                            "direct message reply (no task)",
+                            &m,
+                        );
+                        print!("{out}");
+                    }
+                    Exit::Done
+                }
+                SendMessageResponse::Task(t) => {
+                    if !json {
+                        print!("{}", output::task_text(&label, &t));
+                    }
+                    if no_wait {
+                        Exit::Done
+                    } else {
+                        Exit::for_state(&t.status.state)
+                    }
+                }
+            })
+        }
+        Command::Get {
+            task_id,
+            history,
+            json,
+            ..
+        } => {
+            let t = conn
+                .client
+                .get_task(&GetTaskRequest {
+                    id: task_id,
+                    history_length: history,
+                    tenant: None,
+                })
+                .await
+                .map_err(|e| agent_err("GetTask", e))?;
+            if json {
+                println!("{}", safe_json(&t, true));
+            } else {
+                print!("{}", output::task_text(&label, &t));
+                if history.is_some_and(|h| h > 0) {
+                    for m in t.history.iter().flatten() {
+                        let who = if m.role == Role::User {
+                            "history · you"
+                        } else {
+                            "history · agent"
+                        };
+                        let mut out = String::new();
+                        output::message_text(&mut out, &label, Some(&t.id), who, m);
+                        print!("{out}");
+                    }
+                }
+            }
+            Ok(Exit::for_state(&t.status.state))
+        }
+        Command::List {
+            context,
+            state,
+            page_size,
+            page_token,
+            json,
+            ..
+        } => {
+            let status = state.as_deref().map(parse_state).transpose()?;
+            let resp = conn
+                .client
+                .list_tasks(&ListTasksRequest {
+                    context_id: context,
+                    status,
+                    page_size,
+                    page_token,
+                    history_length: Some(0),
+                    status_timestamp_after: None,
+                    include_artifacts: None,
+                    tenant: None,
+                })
+                .await
+                .map_err(|e| agent_err("ListTasks", e))?;
+            if json {
+                println!("{}", safe_json(&resp, true));
+            } else {
+                println!("{:<38} {:<38} {:<15} UPDATED", "TASK", "CONTEXT", "STATE");
+                for t in &resp.tasks {
+                    println!(
+                        "{:<38} {:<38} {:<15} {}",
+                        one_line(&t.id),
+                        one_line(&t.context_id),
+                        state_name(&t.status.state),
+                        t.status
+                            .timestamp
+                            .map(|ts| ts.to_rfc3339())
+                            .unwrap_or_default()
+                    );
+                }
+                println!("{} of {} task(s)", resp.tasks.len(), resp.total_size);
+                if !resp.next_page_token.is_empty() {
+                    println!("more: --page-token {}", one_line(&resp.next_page_token));
+                }
+            }
+            Ok(Exit::Done)
+        }
+        Command::Cancel { task_id, json, .. } => {
+            let t = conn
+                .client
+                .cancel_task(&CancelTaskRequest {
+                    id: task_id,
+                    metadata: None,
+                    tenant: None,
+                })
+                .await
+                .map_err(|e| agent_err("CancelTask", e))?;
+            if json {
+                println!("{}", safe_json(&t, true));
+            } else {
+                print!("{}", output::task_text(&label, &t));
+            }
+            // Canceled is what was asked for; anything else says what the task did instead.
+            Ok(if t.status.state == TaskState::Canceled {
+                Exit::Done
+            } else {
+                Exit::for_state(&t.status.state)
+            })
+        }
+        Command::Subscribe { task_id, json, .. } => {
+            let events = conn
+                .client
+                .subscribe_to_task(&SubscribeToTaskRequest {
+                    id: task_id.clone(),
+                    tenant: None,
+                })
+                .await
+                .map_err(|e| agent_err("SubscribeToTask", e))?;
+            follow(
+                Some(&conn.client),
+                &label,
+                events,
+                TaskTracker::for_task(task_id),
+                json,
+            )
+            .await
+        }
+        Command::Push { action } => push(&conn, action).await,
+        Command::DemoAgent { .. }
+        | Command::History { .. }
+        | Command::Export { .. }
+        | Command::Audit { .. } => Ok(Exit::Done),
+    }
+}
+
+async fn push(conn: &Connected, action: PushAction) -> Result<Exit, RemoteError> {
+    let label = &conn.label;
+    let err = |what: &str, e: A2AError| classify(&e).context(format!("agent {label}: {what}"));
+    match action {
+        PushAction::Create {
+            url,
+            task_id,
+            id,
+            token,
+            json,
+            ..
+        } => {
+            let cfg = conn
+                .client
+                .create_push_config(&TaskPushNotificationConfig {
+                    url,
+                    id,
+                    task_id,
+                    token: Some(token.unwrap_or_else(|| uuid::Uuid::new_v4().simple().to_string())),
+                    authentication: None,
+                    tenant: None,
+                })
+                .await
+                .map_err(|e| err("CreateTaskPushNotificationConfig", e))?;
+            print_push(&[cfg], json);
+        }
+        PushAction::Get {
+            id, task_id, json, ..
+        } => {
+            let cfg = conn
+                .client
+                .get_push_config(&GetTaskPushNotificationConfigRequest {
+                    task_id,
+                    id,
+                    tenant: None,
+                })
+                .await
+                .map_err(|e| err("GetTaskPushNotificationConfig", e))?;
+            print_push(&[cfg], json);
+        }
+        PushAction::List { task_id, json, .. } => {
+            let resp = conn
+                .client
+                .list_push_configs(&ListTaskPushNotificationConfigsRequest {
+                    task_id,
+                    page_size: None,
+                    page_token: None,
+                    tenant: None,
+                })
+                .await
+                .map_err(|e| err("ListTaskPushNotificationConfigs", e))?;
+            if json {
+                println!("{}", safe_json(&resp, true));
+            } else {
+                print_push(&resp.configs, false);
+            }
+        }
+        PushAction::Delete {
+            id, task_id, json, ..
+        } => {
+            conn.client
+                .delete_push_config(&DeleteTaskPushNotificationConfigRequest {
+                    task_id,
+                    id: id.clone(),
+                    tenant: None,
+                })
+                .await
+                .map_err(|e| err("DeleteTaskPushNotificationConfig", e))?;
+            if json {
+                println!("{{}}");
+            } else {
+                println!("deleted push config {}", one_line(&id));
+            }
+        }
+    }
+    Ok(Exit::Done)
+}
+
+fn print_push(configs: &[TaskPushNotificationConfig], json: bool) {
+    if json {
+        for c in configs {
+            println!("{}", safe_json(c, true));
+        }
+        return;
+    }
+    if configs.is_empty() {
+        println!("no push notification configs");
+    }
+    for c in configs {
+        println!(
+            "config {}  task {}  url {}  token {}",
+            one_line(c.id.as_deref().unwrap_or("(none)")),
+            one_line(&c.task_id),
+            one_line(&c.url),
+            if c.token.is_some() {
+                "(set, not shown)"
+            } else {
+                "(none)"
+            }
+        );
+    }
+}
+
+/// Read a stream until the task finishes or waits for the user; print as we go; exit code from the state.
+async fn follow(
+    client: Option<&client::Client>,
+    label: &str,
+    mut events: a2a_client::BoxStream<'static, Result<StreamResponse, A2AError>>,
+    mut tracker: TaskTracker,
+    json: bool,
+) -> Result<Exit, RemoteError> {
+    let mut printer = StreamPrinter::new(label);
+    let mut last_error: Option<RemoteError> = None;
+    while let Some(item) = events.next().await {
+        match item {
+            Ok(event) => {
+                let change = tracker.apply(&event);
+                if json {
+                    println!("{}", safe_json(&event, false));
+                } else {
+                    printer.event(&tracker, &event, &change);
+                }
+                if let Change::Rejected(why) = &change {
+                    eprintln!("a2a-console: agent {label}: {}", one_line(why));
+                }
+                if tracker.settled() {
+                    // Do not wait for the server to close: streams may stay open in interrupted states.
+                    break;
+                }
+            }
+            Err(e) => {
+                let err = classify(&e).context(format!("agent {label}: stream"));
+                eprintln!("a2a-console: {} (continuing)", err.message);
+                last_error = Some(err);
+            }
+        }
+    }
+    printer.finish();
+    if let Some(m) = &tracker.direct_reply {
+        if !json {
+            let mut out = String::new();
+            output::message_text(&mut out, label, None, "direct message reply (no task)", m);
+            print!("{out}");
+        }
+        return Ok(Exit::Done);
+    }
+    if tracker.settled() {
+        if !json {
+            printer.summary(&tracker);
+        }
+        return Ok(Exit::for_state(&tracker.state));
+    }
+    // The stream closed before the task finished or paused. Some servers close early (the Python 0.3 SDK ends a
+    // resubscribe without the final event), so ask for the task's state before calling it a failure.
+    if let (Some(client), Some(id)) = (client, tracker.task_id.clone())
+        && let Ok(task) = client
+            .get_task(&GetTaskRequest {
+                id,
+                history_length: Some(0),
+                tenant: None,
+            })
+            .await
+    {
+        tracker.apply_task(&task);
+        if tracker.settled() {
+            eprintln!(
+                "a2a-console: agent {label}: the stream closed early; the task's state was fetched with GetTask"
+            );
+            if json {
+                println!("{}", safe_json(&StreamResponse::Task(task), false));
+            } else {
+                print!("{}", output::task_text(label, &task));
+                printer.summary(&tracker);
+            }
+            return Ok(Exit::for_state(&tracker.state));
+        }
+    }
+    let state = if tracker.task_id.is_some() {
+        state_name(&tracker.state)
+    } else {
+        "no task seen"
+    };
+    Err(match last_error {
+        Some(e) => RemoteError::transport(format!(
+            "{}; the stream ended before the task finished (last state: {state})",
+            e.message
+        )),
+        None => RemoteError::transport(format!(
+            "agent {label}: the stream ended before the task finished (last state: {state}); `a2a-console subscribe` can re-attach"
+        )),
+    })
+}
