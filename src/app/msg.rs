@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use a2a::{SendMessageResponse, StreamResponse, Task};
 
-use super::state::AgentInfo;
+use super::state::{AgentId, AgentInfo};
 use super::task::TabId;
 use crate::remote::agent::AgentTarget;
 
@@ -15,13 +15,15 @@ pub enum Msg {
     Input(crossterm::event::Event),
     /// An agent's card loaded (or failed to).
     AgentLoaded {
-        agent: usize,
+        agent: AgentId,
         result: Result<Box<AgentInfo>, String>,
     },
     /// Something arrived on a tab's stream. `generation` tells a stale stream from the current one.
     Stream {
         tab: TabId,
         generation: u64,
+        /// Which stream (or the GetTask poll that stands in for one).
+        source: super::tasklog::Source,
         item: StreamItem,
     },
     /// The reply to a blocking SendMessage (or GetTask on refresh).
@@ -43,7 +45,7 @@ pub enum Msg {
     Highlighted(crate::markup::highlight::HighlightDone),
     /// Tasks listed by an agent (ListTasks), to import into tabs.
     Imported {
-        agent: usize,
+        agent: AgentId,
         result: Result<Vec<Task>, String>,
     },
     /// A task's current state (GetTask on demand).
@@ -74,8 +76,45 @@ pub enum Msg {
     },
     /// The audit log's latest entries, for the viewer.
     AuditLoaded(Result<Vec<String>, String>),
+    /// The agent says it does not know the task a tab follows (A2A `TaskNotFoundError`, -32001): it restarted
+    /// or forgot it. The tab stops re-attaching.
+    TaskGone {
+        tab: TabId,
+        generation: u64,
+        why: String,
+    },
+    /// Part of a restored tab's transcript, read from the store (in order; `done` on the last part).
+    TranscriptLoaded {
+        tab: TabId,
+        items: Vec<StoredItem>,
+        done: bool,
+    },
+    /// The store writer's state changed: it failed (what, and which tabs lost records), or recovered.
+    StoreStatus(crate::store::writer::WriterStatus),
+    /// Closed tabs from the store, the most recently closed first (to reopen one).
+    ClosedTabs(Result<Vec<crate::store::StoredTab>, String>),
     /// Animation tick; only scheduled while something is live.
     Tick,
+}
+
+/// One row of a stored transcript, decoded off the UI thread.
+#[derive(Debug)]
+pub enum StoredItem {
+    User {
+        text: String,
+        message_id: String,
+        at: chrono::DateTime<chrono::Utc>,
+    },
+    Note {
+        text: String,
+        error: bool,
+        at: chrono::DateTime<chrono::Utc>,
+    },
+    Event {
+        source: super::tasklog::Source,
+        event: Box<StreamResponse>,
+        at: chrono::DateTime<chrono::Utc>,
+    },
 }
 
 #[derive(Debug)]
@@ -91,7 +130,7 @@ pub enum StreamItem {
 pub enum Effect {
     /// Fetch (or revalidate) an agent's card and build its client.
     LoadAgent {
-        agent: usize,
+        agent: AgentId,
         target: Box<AgentTarget>,
         /// Revalidate a cached card with the server even if it is still fresh.
         refresh: bool,
@@ -100,7 +139,7 @@ pub enum Effect {
     Send {
         tab: TabId,
         generation: u64,
-        agent: usize,
+        agent: AgentId,
         message: Box<super::Outgoing>,
         stream: bool,
     },
@@ -108,13 +147,13 @@ pub enum Effect {
     Subscribe {
         tab: TabId,
         generation: u64,
-        agent: usize,
+        agent: AgentId,
         task_id: String,
     },
     /// Cancel a task.
     Cancel {
         tab: TabId,
-        agent: usize,
+        agent: AgentId,
         task_id: String,
     },
     /// Append an agent to the config file (comments kept).
@@ -131,21 +170,21 @@ pub enum Effect {
     },
     /// List the agent's tasks (ListTasks) to import them.
     ImportTasks {
-        agent: usize,
+        agent: AgentId,
         state: Option<a2a::TaskState>,
         context: Option<String>,
     },
     /// Fetch a task's state (GetTask).
     RefreshTask {
         tab: TabId,
-        agent: usize,
+        agent: AgentId,
         task_id: String,
     },
     /// Answer an auth-required task: a follow-up message sent with this credential (after the user approved).
     Approve {
         tab: TabId,
         generation: u64,
-        agent: usize,
+        agent: AgentId,
         task_id: String,
         context_id: Option<String>,
         credential: ApprovalCredential,
@@ -154,28 +193,34 @@ pub enum Effect {
     Resubscribe {
         tab: TabId,
         generation: u64,
-        agent: usize,
+        agent: AgentId,
         task_id: String,
         delay_ms: u64,
     },
-    /// Write a line to the audit log (credentials never included).
-    Audit { tab: TabId, line: String },
+    /// Keep something in the store (the writer thread commits it in a batch; nothing is inferred later).
+    Record(crate::store::record::Record),
+    /// Read a restored tab's transcript from the store.
+    LoadTranscript { tab: TabId, key: String },
+    /// Read the closed tabs, to reopen one.
+    LoadClosedTabs,
+    /// The agent was removed: drop its connection and credentials.
+    ForgetAgent { agent: AgentId },
     /// Register the local push receiver for a task (CreateTaskPushNotificationConfig).
     RegisterPush {
         tab: TabId,
-        agent: usize,
+        agent: AgentId,
         task_id: String,
     },
     /// List a task's push configs.
     ListPush {
         tab: TabId,
-        agent: usize,
+        agent: AgentId,
         task_id: String,
     },
     /// Delete a task's push configs by id.
     DeletePush {
         tab: TabId,
-        agent: usize,
+        agent: AgentId,
         task_id: String,
         ids: Vec<String>,
     },
@@ -192,7 +237,11 @@ pub enum Effect {
     /// Read the audit log for the viewer.
     LoadAudit,
     /// Write a task's transcript from the store to a file.
-    ExportTask { tab: TabId, path: PathBuf },
+    ExportTask {
+        agent_url: String,
+        task_id: String,
+        path: PathBuf,
+    },
     /// Ring the terminal bell.
     Bell,
     /// Leave the console.

@@ -86,6 +86,17 @@ const MIGRATIONS: &[&str] = &[
     tabs::MIGRATION_2,
 ];
 
+/// The audit log as read: requests, responses and decisions from `audit`, and every received event from
+/// `events` (referred to by its row, never copied: one row per received event).
+const AUDIT_LOG: &str = "
+    SELECT at, agent, direction, method, task_id, context_id, message_id, detail_json, 0 AS k, id FROM audit
+    UNION ALL
+    SELECT at, agent_url, 'event', kind, NULLIF(task_id, ''), NULL, NULL,
+           json_object('event', id, 'source', source, 'verdict', verdict,
+                       'state', json_extract(json, '$.status.state')),
+           1, id
+    FROM events WHERE kind IN ('task', 'message', 'statusUpdate', 'artifactUpdate')";
+
 /// The schema version this build writes.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 
@@ -651,8 +662,11 @@ impl Store {
         let mut stmt = self
             .conn
             .prepare_cached(
-                "SELECT at, agent, direction, method, task_id, context_id, message_id, detail_json
-                 FROM (SELECT * FROM audit ORDER BY id DESC LIMIT ?1) ORDER BY id",
+                &format!(
+                    "SELECT at, agent, direction, method, task_id, context_id, message_id, detail_json
+                     FROM (SELECT * FROM ({AUDIT_LOG}) ORDER BY at DESC, k DESC, id DESC LIMIT ?1)
+                     ORDER BY at, k, id"
+                ),
             )
             .map_err(|e| self.err(e))?;
         let rows = stmt
@@ -666,10 +680,10 @@ impl Store {
     pub fn export_audit_jsonl(&self, w: &mut impl Write) -> Result<usize, StoreError> {
         let mut stmt = self
             .conn
-            .prepare(
+            .prepare(&format!(
                 "SELECT at, agent, direction, method, task_id, context_id, message_id, detail_json
-                 FROM audit ORDER BY id",
-            )
+                 FROM ({AUDIT_LOG}) ORDER BY at, k, id"
+            ))
             .map_err(|e| self.err(e))?;
         let mut rows = stmt.query([]).map_err(|e| self.err(e))?;
         let mut n = 0;

@@ -1,0 +1,744 @@
+//! Running what `update` asks for: each `Effect` becomes a background task (a request, a stream reader, a
+//! store read, a file write) that reports back over the message channels. Nothing here blocks the loop.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use futures::StreamExt;
+use tokio::sync::mpsc::Sender;
+
+use super::runtime::Runtime;
+use crate::app::msg::{Effect, Msg, StreamItem};
+use crate::app::state::{AgentId, AgentInfo};
+use crate::app::task::TabId;
+use crate::remote::agent::{self, Connected};
+use crate::remote::error::classify;
+
+impl Runtime {
+    /// Run one request for `agent` in the background; what `f` returns is sent to the app. Nothing happens
+    /// when the agent is not connected (its card never loaded).
+    fn call<F, Fut>(&self, agent: AgentId, f: F)
+    where
+        F: FnOnce(Arc<Connected>) -> Fut + Send + 'static,
+        Fut: std::future::Future<Output = Option<Msg>> + Send + 'static,
+    {
+        let Some(conn) = self.client(agent) else {
+            return;
+        };
+        let tx = self.tx.clone();
+        tokio::spawn(async move {
+            if let Some(msg) = f(conn).await {
+                let _ = tx.send(msg);
+            }
+        });
+    }
+
+    fn client(&self, agent: AgentId) -> Option<Arc<Connected>> {
+        self.clients
+            .lock()
+            .ok()
+            .and_then(|m| m.get(&agent).cloned())
+    }
+
+    /// Start what an effect asks for; never blocks.
+    pub fn run_effect(&mut self, effect: Effect) {
+        let tx = self.tx.clone();
+        match effect {
+            Effect::LoadAgent {
+                agent,
+                target,
+                refresh,
+            } => {
+                self.targets.insert(agent, (*target).clone());
+                let (http, fetcher, clients) = (
+                    self.http.clone(),
+                    self.fetcher.clone(),
+                    self.clients.clone(),
+                );
+                tokio::spawn(async move {
+                    let result = match agent::connect_with(&target, &http, &fetcher, refresh).await
+                    {
+                        Ok(conn) => {
+                            let info = AgentInfo::new(
+                                &conn.label,
+                                conn.card.clone(),
+                                conn.selected.clone(),
+                            );
+                            if let Ok(mut m) = clients.lock() {
+                                m.insert(agent, Arc::new(conn));
+                            }
+                            Ok(Box::new(info))
+                        }
+                        Err(e) => Err(e.message),
+                    };
+                    let _ = tx.send(Msg::AgentLoaded { agent, result });
+                });
+            }
+            Effect::Send {
+                tab,
+                generation,
+                agent,
+                message,
+                stream,
+            } => {
+                let Some(conn) = self.client(agent) else {
+                    let _ = tx.send(Msg::Reply {
+                        tab,
+                        generation,
+                        result: Err("the agent is not connected (its card did not load)".into()),
+                    });
+                    return;
+                };
+                let stx = self.stream_tx.clone();
+                let handle = tokio::spawn(async move {
+                    let m = *message;
+                    let msg = match crate::remote::message::build_message(
+                        m.text,
+                        m.task_id,
+                        m.context_id,
+                        &m.files,
+                    ) {
+                        Ok(mut msg) => {
+                            msg.message_id = m.message_id;
+                            msg
+                        }
+                        Err(e) => {
+                            let _ = tx.send(Msg::Reply {
+                                tab,
+                                generation,
+                                result: Err(e.message),
+                            });
+                            return;
+                        }
+                    };
+                    let req = a2a::SendMessageRequest {
+                        message: msg,
+                        configuration: None,
+                        metadata: None,
+                        tenant: None,
+                    };
+                    if stream {
+                        match conn.client.send_streaming_message(&req).await {
+                            Ok(events) => pump(events, &stx, tab, generation).await,
+                            Err(e) => {
+                                let _ = tx.send(Msg::Reply {
+                                    tab,
+                                    generation,
+                                    result: Err(classify(&e).message),
+                                });
+                            }
+                        }
+                    } else {
+                        let result = conn
+                            .client
+                            .send_message(&req)
+                            .await
+                            .map_err(|e| classify(&e).message);
+                        let _ = tx.send(Msg::Reply {
+                            tab,
+                            generation,
+                            result,
+                        });
+                    }
+                });
+                if let Some(old) = self.streams.insert(tab, handle) {
+                    old.abort();
+                }
+            }
+            Effect::Subscribe {
+                tab,
+                generation,
+                agent,
+                task_id,
+            } => self.subscribe(tab, generation, agent, task_id, 0),
+            Effect::Resubscribe {
+                tab,
+                generation,
+                agent,
+                task_id,
+                delay_ms,
+            } => self.subscribe(tab, generation, agent, task_id, delay_ms),
+            Effect::ImportTasks {
+                agent,
+                state,
+                context,
+            } => {
+                self.call(agent, move |conn| async move {
+                    let req = a2a::ListTasksRequest {
+                        context_id: context,
+                        status: state,
+                        page_size: Some(50),
+                        page_token: None,
+                        history_length: Some(0),
+                        status_timestamp_after: None,
+                        include_artifacts: Some(true),
+                        tenant: None,
+                    };
+                    let result = conn
+                        .client
+                        .list_tasks(&req)
+                        .await
+                        .map(|r| r.tasks)
+                        .map_err(|e| classify(&e).message);
+                    Some(Msg::Imported { agent, result })
+                });
+            }
+            Effect::RefreshTask {
+                tab,
+                agent,
+                task_id,
+            } => {
+                self.call(agent, move |conn| async move {
+                    let req = a2a::GetTaskRequest {
+                        id: task_id,
+                        history_length: Some(0),
+                        tenant: None,
+                    };
+                    let result = conn
+                        .client
+                        .get_task(&req)
+                        .await
+                        .map_err(|e| classify(&e).message);
+                    Some(Msg::Refreshed { tab, result })
+                });
+            }
+            Effect::Approve {
+                tab,
+                generation,
+                agent,
+                task_id,
+                context_id,
+                credential,
+            } => {
+                let (Some(conn), Some(target)) =
+                    (self.client(agent), self.targets.get(&agent).cloned())
+                else {
+                    return;
+                };
+                let http = self.http.clone();
+                let handle = tokio::spawn(async move {
+                    let result =
+                        approve_request(&conn, &target, http, credential, task_id, context_id)
+                            .await;
+                    let _ = tx.send(Msg::Reply {
+                        tab,
+                        generation,
+                        result,
+                    });
+                });
+                if let Some(old) = self.streams.insert(tab, handle) {
+                    old.abort();
+                }
+            }
+            // Handled in `apply`: records go to the writer in the order update made them.
+            Effect::Record(_) => {}
+            Effect::ForgetAgent { agent } => {
+                if let Ok(mut m) = self.clients.lock() {
+                    m.remove(&agent);
+                }
+                self.targets.remove(&agent);
+            }
+            Effect::LoadTranscript { tab, key } => {
+                let Some(w) = &self.writer else {
+                    let _ = tx.send(Msg::TranscriptLoaded {
+                        tab,
+                        items: Vec::new(),
+                        done: true,
+                    });
+                    return;
+                };
+                // Decoded on the store's thread, handed over in parts so no single update is long.
+                let _ = w.read(move |store| super::persist::load_transcript(store, &key, tab, &tx));
+            }
+            Effect::LoadClosedTabs => {
+                let Some(w) = &self.writer else {
+                    let _ = tx.send(Msg::ClosedTabs(Err(
+                        "no local store: closed tabs are kept only with one".into(),
+                    )));
+                    return;
+                };
+                let _ = w.read(move |store| {
+                    let r = store.closed_tabs(50).map_err(|e| e.to_string());
+                    let _ = tx.send(Msg::ClosedTabs(r));
+                });
+            }
+            Effect::RegisterPush {
+                tab,
+                agent,
+                task_id,
+            } => {
+                let (Some(conn), Some(receiver)) = (self.client(agent), self.push.as_ref()) else {
+                    return;
+                };
+                let cfg = receiver.config_for(&task_id);
+                tokio::spawn(async move {
+                    let result = conn
+                        .client
+                        .create_push_config(&cfg)
+                        .await
+                        .map(|c| vec![c])
+                        .map_err(|e| classify(&e).message);
+                    let _ = tx.send(Msg::PushConfigs {
+                        tab,
+                        result,
+                        what: "registered",
+                    });
+                });
+            }
+            Effect::ListPush {
+                tab,
+                agent,
+                task_id,
+            } => {
+                self.call(agent, move |conn| async move {
+                    let req = a2a::ListTaskPushNotificationConfigsRequest {
+                        task_id,
+                        page_size: None,
+                        page_token: None,
+                        tenant: None,
+                    };
+                    let result = conn
+                        .client
+                        .list_push_configs(&req)
+                        .await
+                        .map(|r| r.configs)
+                        .map_err(|e| classify(&e).message);
+                    Some(Msg::PushConfigs {
+                        tab,
+                        result,
+                        what: "listed",
+                    })
+                });
+            }
+            Effect::DeletePush {
+                tab,
+                agent,
+                task_id,
+                ids,
+            } => {
+                let Some(conn) = self.client(agent) else {
+                    return;
+                };
+                if let Some(r) = self.push.as_ref() {
+                    r.unregister(&task_id);
+                }
+                tokio::spawn(async move {
+                    let mut result = Ok(Vec::new());
+                    for id in ids {
+                        let req = a2a::DeleteTaskPushNotificationConfigRequest {
+                            task_id: task_id.clone(),
+                            id,
+                            tenant: None,
+                        };
+                        if let Err(e) = conn.client.delete_push_config(&req).await {
+                            result = Err(classify(&e).message);
+                            break;
+                        }
+                    }
+                    let _ = tx.send(Msg::PushConfigs {
+                        tab,
+                        result,
+                        what: "deleted",
+                    });
+                });
+            }
+            Effect::DeviceFlow {
+                tab,
+                device_url,
+                token_url,
+                client_id,
+                scopes,
+            } => {
+                let (cancel_tx, cancel_rx) = tokio::sync::watch::channel(false);
+                self.oauth_cancels.insert(tab, cancel_tx);
+                tokio::spawn(async move {
+                    let http = match crate::remote::oauth::http_client() {
+                        Ok(h) => h,
+                        Err(e) => {
+                            let _ = tx.send(Msg::DeviceCode {
+                                tab,
+                                result: Err(e.to_string()),
+                            });
+                            return;
+                        }
+                    };
+                    let auth = match crate::remote::oauth::start_device_flow(
+                        &http,
+                        &device_url,
+                        &client_id,
+                        &scopes,
+                    )
+                    .await
+                    {
+                        Ok(a) => a,
+                        Err(e) => {
+                            let _ = tx.send(Msg::DeviceCode {
+                                tab,
+                                result: Err(e.to_string()),
+                            });
+                            return;
+                        }
+                    };
+                    let shown = auth
+                        .verification_uri_complete
+                        .clone()
+                        .unwrap_or_else(|| auth.verification_uri.clone());
+                    let _ = tx.send(Msg::DeviceCode {
+                        tab,
+                        result: Ok((auth.user_code.clone(), shown)),
+                    });
+                    let result = crate::remote::oauth::poll_device_token(
+                        &http, &token_url, &client_id, &auth, cancel_rx,
+                    )
+                    .await
+                    .map_err(|e| e.to_string())
+                    .and_then(|t| match t.bearer() {
+                        Ok(crate::remote::auth::Credential::Bearer(s)) => Ok(s),
+                        Ok(_) => Err("the token is not a bearer token".to_string()),
+                        Err(e) => Err(e.to_string()),
+                    });
+                    let _ = tx.send(Msg::OAuthDone { tab, result });
+                });
+            }
+            Effect::CancelOAuth { tab } => {
+                if let Some(c) = self.oauth_cancels.remove(&tab) {
+                    let _ = c.send(true);
+                }
+            }
+            Effect::ExportTask {
+                agent_url,
+                task_id,
+                path,
+            } => match &self.writer {
+                Some(w) => {
+                    let _ = w.read(move |store| {
+                        let r = super::persist::export(store, &agent_url, &task_id, &path);
+                        let _ = tx.send(Msg::Saved(r));
+                    });
+                }
+                None => {
+                    let _ = tx.send(Msg::Saved(Err("no local store: nothing to export from".into())));
+                }
+            },
+            Effect::LoadAudit => match &self.writer {
+                Some(w) => {
+                    let _ = w.read(move |store| {
+                        let _ = tx.send(Msg::AuditLoaded(super::persist::audit_lines(store, 500)));
+                    });
+                }
+                None => {
+                    let _ = tx.send(Msg::AuditLoaded(Err(
+                        "no local store: the audit log is kept only with one".into(),
+                    )));
+                }
+            },
+            Effect::Bell => {
+                if self.bell_enabled {
+                    use std::io::Write;
+                    let mut out = std::io::stdout();
+                    let _ = out.write_all(b"\x07");
+                    let _ = out.flush();
+                }
+            }
+            Effect::Cancel {
+                tab,
+                agent,
+                task_id,
+            } => {
+                self.call(agent, move |conn| async move {
+                    let req = a2a::CancelTaskRequest {
+                        id: task_id,
+                        metadata: None,
+                        tenant: None,
+                    };
+                    let result = conn
+                        .client
+                        .cancel_task(&req)
+                        .await
+                        .map_err(|e| classify(&e).message);
+                    Some(Msg::Canceled { tab, result })
+                });
+            }
+            Effect::AddAgentToConfig { url } => {
+                let path = self
+                    .config_path
+                    .clone()
+                    .or_else(crate::config::default_path);
+                tokio::task::spawn_blocking(move || {
+                    let r = match path {
+                        Some(p) => crate::config::edit::add_agent(&p, &url)
+                            .map(|()| format!("added {url} to {}", p.display())),
+                        None => Err("no config file location".into()),
+                    };
+                    let _ = tx.send(Msg::ConfigSaved(r));
+                });
+            }
+            Effect::RemoveAgentFromConfig { url } => {
+                let path = self.config_path.clone();
+                tokio::task::spawn_blocking(move || {
+                    let r = match path {
+                        Some(p) => crate::config::edit::remove_agent(&p, &url).map(|removed| {
+                            if removed {
+                                format!("removed {url} from {}", p.display())
+                            } else {
+                                format!("{url} was not in {}", p.display())
+                            }
+                        }),
+                        None => Ok("no config file to update".into()),
+                    };
+                    let _ = tx.send(Msg::ConfigSaved(r));
+                });
+            }
+            Effect::SaveFile { path, bytes } => {
+                tokio::spawn(async move {
+                    let r = tokio::fs::write(&path, bytes)
+                        .await
+                        .map(|()| format!("saved to {}", path.display()))
+                        .map_err(|e| format!("cannot save to {}: {e}", path.display()));
+                    let _ = tx.send(Msg::Saved(r));
+                });
+            }
+            Effect::Highlight { key, lang, code } => {
+                self.highlighter.request(key, lang.as_deref(), code)
+            }
+            Effect::Quit => {}
+        }
+    }
+
+    /// Re-attach to a task's events after `delay_ms`; when the agent cannot stream, poll GetTask instead until
+    /// the task finishes or waits for the user.
+    fn subscribe(
+        &mut self,
+        tab: TabId,
+        generation: u64,
+        agent: AgentId,
+        task_id: String,
+        delay_ms: u64,
+    ) {
+        let Some(conn) = self.client(agent) else {
+            return;
+        };
+        let tx = self.stream_tx.clone();
+        let handle = tokio::spawn(async move {
+            if delay_ms > 0 {
+                tokio::time::sleep(Duration::from_millis(delay_ms)).await;
+            }
+            let streaming = conn.card.card.capabilities.streaming == Some(true);
+            let req = a2a::SubscribeToTaskRequest {
+                id: task_id.clone(),
+                tenant: None,
+            };
+            if streaming {
+                match conn.client.subscribe_to_task(&req).await {
+                    Ok(events) => {
+                        pump(events, &tx, tab, generation).await;
+                        return;
+                    }
+                    Err(e) if not_found(&e) => {
+                        gone(&tx, tab, generation, &e).await;
+                        return;
+                    }
+                    // Some agents stream but cannot re-attach: poll instead.
+                    Err(_) => {}
+                }
+            }
+            poll(&conn, &tx, tab, generation, task_id).await;
+        });
+        if let Some(old) = self.streams.insert(tab, handle) {
+            old.abort();
+        }
+    }
+}
+
+/// How many times an approval is re-sent while the agent says the task's execution is still in progress.
+const APPROVAL_RETRIES: u32 = 10;
+
+/// How often to poll GetTask for an agent that cannot stream, and for how long at most.
+const POLL_EVERY: Duration = Duration::from_secs(2);
+const POLL_FOR: Duration = Duration::from_secs(600);
+
+/// Poll GetTask, delivering each snapshot as a stream event, until the task settles.
+async fn poll(
+    conn: &Connected,
+    tx: &Sender<Msg>,
+    tab: TabId,
+    generation: u64,
+    task_id: String,
+) {
+    let started = Instant::now();
+    loop {
+        let req = a2a::GetTaskRequest {
+            id: task_id.clone(),
+            history_length: Some(0),
+            tenant: None,
+        };
+        match conn.client.get_task(&req).await {
+            Ok(task) => {
+                let settled = crate::remote::tracker::phase(&task.status.state)
+                    != crate::remote::tracker::Phase::Active;
+                let ev = Box::new(a2a::StreamResponse::Task(task));
+                let sent = tx
+                    .send(Msg::Stream {
+                        tab,
+                        generation,
+                        source: crate::app::tasklog::Source::Poll,
+                        item: StreamItem::Event(ev),
+                    })
+                    .await;
+                if sent.is_err() || settled {
+                    break;
+                }
+            }
+            Err(e) if not_found(&e) => {
+                gone(tx, tab, generation, &e).await;
+                return;
+            }
+            Err(e) => {
+                let _ = tx
+                    .send(Msg::Stream {
+                        tab,
+                        generation,
+                        source: crate::app::tasklog::Source::Poll,
+                        item: StreamItem::Error(format!(
+                            "polling GetTask: {}",
+                            classify(&e).message
+                        )),
+                    })
+                    .await;
+                break;
+            }
+        }
+        if started.elapsed() > POLL_FOR {
+            break;
+        }
+        tokio::time::sleep(POLL_EVERY).await;
+    }
+    let _ = tx
+        .send(Msg::Stream {
+            tab,
+            generation,
+            source: crate::app::tasklog::Source::Poll,
+            item: StreamItem::End,
+        })
+        .await;
+}
+
+/// The agent's answer means "no such task" (A2A `TaskNotFoundError`, -32001).
+fn not_found(e: &a2a::A2AError) -> bool {
+    classify(e).code == Some(a2a::error_code::TASK_NOT_FOUND)
+}
+
+async fn gone(tx: &Sender<Msg>, tab: TabId, generation: u64, e: &a2a::A2AError) {
+    let _ = tx
+        .send(Msg::TaskGone {
+            tab,
+            generation,
+            why: classify(e).message,
+        })
+        .await;
+}
+
+/// Send the follow-up that answers an auth-required task, with the approved credential on this request only.
+async fn approve_request(
+    conn: &Connected,
+    target: &crate::remote::agent::AgentTarget,
+    http: reqwest::Client,
+    credential: crate::app::msg::ApprovalCredential,
+    task_id: String,
+    context_id: Option<String>,
+) -> Result<a2a::SendMessageResponse, String> {
+    use crate::app::msg::ApprovalCredential;
+    use crate::remote::auth::{Credential, HeaderInterceptor};
+    let credential = match credential {
+        ApprovalCredential::Pasted(token) => Credential::Bearer(token),
+        ApprovalCredential::Configured => {
+            let auth = target
+                .auth
+                .as_ref()
+                .ok_or("no credential is configured for this agent")?;
+            crate::remote::auth::resolve(auth, conn.card.card.security_schemes.as_ref())
+                .await
+                .map_err(|e| e.message)?
+        }
+    };
+    let headers = Arc::new(HeaderInterceptor::new(&target.headers, Some(&credential)));
+    let client = crate::remote::client::build(crate::remote::client::ClientSpec {
+        card: &conn.card.card,
+        selected: &conn.selected,
+        http,
+        headers,
+        credential: Some(&credential),
+        timeout: target.timeout,
+    })
+    .await
+    .map_err(|e| e.message)?;
+    let mut message = a2a::Message::new(
+        a2a::Role::User,
+        vec![a2a::Part::text(
+            "Approved: credentials are attached to this request.",
+        )],
+    );
+    message.task_id = Some(task_id);
+    message.context_id = context_id;
+    let req = a2a::SendMessageRequest {
+        message,
+        configuration: None,
+        metadata: None,
+        tenant: None,
+    };
+    // A blocking SendMessage, even for a streaming agent: some servers (the Rust SDK's) still hold the task's
+    // execution for a moment after entering auth-required, and a streaming follow-up sent then is attached to
+    // the old execution and silently dropped; a blocking one waits its turn. If the task is still running when
+    // the reply comes, `update` re-attaches to it.
+    // An agent that keeps its stream open while it waits may still be "executing" the task for a moment and
+    // refuse the follow-up as already in progress (the Rust SDK answers -32600); wait and try again, briefly.
+    let mut attempts = 0;
+    loop {
+        match client.send_message(&req).await {
+            Err(e) if attempts < APPROVAL_RETRIES && e.message.contains("already in progress") => {
+                attempts += 1;
+                tokio::time::sleep(Duration::from_millis(500)).await;
+            }
+            other => return other.map_err(|e| classify(&e).message),
+        }
+    }
+}
+
+/// Forward a stream's items to the app, then say it ended.
+/// Forward a stream's items to the app, then say it ended. The queue is bounded: when the app is behind, this
+/// waits, and so does the network read behind it.
+async fn pump(
+    mut events: a2a_client::BoxStream<'static, Result<a2a::StreamResponse, a2a::A2AError>>,
+    tx: &Sender<Msg>,
+    tab: TabId,
+    generation: u64,
+) {
+    let source = crate::app::tasklog::Source::Stream(generation);
+    while let Some(item) = events.next().await {
+        let item = match item {
+            Ok(ev) => StreamItem::Event(Box::new(ev)),
+            Err(e) if not_found(&e) => {
+                gone(tx, tab, generation, &e).await;
+                return;
+            }
+            Err(e) => StreamItem::Error(classify(&e).message),
+        };
+        let msg = Msg::Stream {
+            tab,
+            generation,
+            source,
+            item,
+        };
+        if tx.send(msg).await.is_err() {
+            return;
+        }
+    }
+    let _ = tx
+        .send(Msg::Stream {
+            tab,
+            generation,
+            source,
+            item: StreamItem::End,
+        })
+        .await;
+}
