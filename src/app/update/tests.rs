@@ -1,13 +1,16 @@
 //! `update` flows: keys in, state and effects out, with no terminal and no network.
 
 use super::*;
-use crate::app::state::{AgentInfo, Reachability};
+use crate::app::msg::StreamItem;
+use crate::app::state::{AgentInfo, AgentOrigin, Reachability};
+use crate::app::task::Link;
 use crate::config::keymap::Keymap;
 use crate::config::theme::Theme;
+use crate::remote::agent::AgentTarget;
 use crate::remote::card::parse_card;
 use crate::remote::client::{Preferences, select_interface};
 use a2a::*;
-use crossterm::event::{KeyEvent, KeyModifiers};
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseEvent, MouseEventKind};
 
 const CARD: &str = r#"{"name": "Demo", "description": "d", "version": "1",
   "supportedInterfaces": [{"url": "http://127.0.0.1:9/rpc", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],

@@ -1,0 +1,560 @@
+//! Running a named action (from a key or the palette) and its helpers: scrolling, tabs, examples, JSON
+//! folding, artifact jumps, re-attach, removing an agent.
+
+use ratatui_textarea::TextArea;
+
+use crate::app::layout;
+use crate::app::msg::Effect;
+use crate::app::state::{AgentOrigin, App, Focus, Overlay, PromptKind, Reachability, View};
+use crate::app::task::{Link, TabId};
+use crate::config::keymap::Action;
+
+/// Run a named action (from a key or the command palette).
+pub fn run_action(app: &mut App, a: Action) -> Vec<Effect> {
+    match a {
+        Action::Quit => {
+            app.quit = true;
+            vec![Effect::Quit]
+        }
+        Action::Help => {
+            app.overlay = Some(Overlay::Help { scroll: 0 });
+            vec![]
+        }
+        Action::Palette => {
+            app.overlay = Some(Overlay::Palette {
+                query: String::new(),
+                selected: 0,
+            });
+            vec![]
+        }
+        Action::Board => {
+            app.view = View::Board;
+            app.focus = Focus::Main;
+            vec![]
+        }
+        Action::Split => {
+            app.view = View::Split;
+            app.focus = Focus::Main;
+            vec![]
+        }
+        Action::ImportTasks => match app.selected() {
+            Some(a) if a.info().is_some() => {
+                app.overlay = Some(Overlay::Prompt {
+                    kind: PromptKind::ImportFilter(app.selected_agent),
+                    input: Box::default(),
+                });
+                vec![]
+            }
+            _ => {
+                app.set_status("the agent's card has not loaded", true);
+                vec![]
+            }
+        },
+        Action::BoardSearch => {
+            app.view = View::Board;
+            app.overlay = Some(Overlay::Prompt {
+                kind: PromptKind::BoardSearch,
+                input: Box::new(TextArea::from(vec![app.board.query.clone()])),
+            });
+            vec![]
+        }
+        Action::BoardFilterAgent => {
+            let options: Vec<usize> = (0..app.agents.len()).collect();
+            app.board.agent_filter = crate::app::board::cycle(app.board.agent_filter, &options);
+            app.board.selected = 0;
+            app.view = View::Board;
+            vec![]
+        }
+        Action::BoardFilterState => {
+            use crate::app::task::Badge;
+            let options = [
+                Badge::AuthRequired,
+                Badge::InputRequired,
+                Badge::Working,
+                Badge::Disconnected,
+                Badge::Completed,
+                Badge::Failed,
+                Badge::Canceled,
+                Badge::Rejected,
+            ];
+            app.board.state_filter = crate::app::board::cycle(app.board.state_filter, &options);
+            app.board.selected = 0;
+            app.view = View::Board;
+            vec![]
+        }
+        Action::RefreshTask => match app.active_tab() {
+            Some(t) if t.tracker.task_id.is_some() => vec![Effect::RefreshTask {
+                tab: t.id,
+                agent: t.agent,
+                task_id: t.tracker.task_id.clone().unwrap_or_default(),
+            }],
+            _ => vec![],
+        },
+        Action::AuditLog => vec![Effect::LoadAudit],
+        Action::ExportTask => {
+            match app.active_tab() {
+                Some(t) if t.tracker.task_id.is_some() => {
+                    let name = format!("task-{}.md", t.short_task().unwrap_or_default());
+                    let mut input = TextArea::from(vec![name]);
+                    input.move_cursor(ratatui_textarea::CursorMove::End);
+                    app.overlay = Some(Overlay::Prompt {
+                        kind: PromptKind::ExportTask(t.id),
+                        input: Box::new(input),
+                    });
+                }
+                _ => app.set_status("no task in this tab to export", true),
+            }
+            vec![]
+        }
+        Action::PushList | Action::PushDelete => match app.active_tab() {
+            Some(t) if t.tracker.task_id.is_some() => {
+                let task_id = t.tracker.task_id.clone().unwrap_or_default();
+                if a == Action::PushList {
+                    vec![Effect::ListPush {
+                        tab: t.id,
+                        agent: t.agent,
+                        task_id,
+                    }]
+                } else if t.push_ids.is_empty() {
+                    app.set_status("the console registered no push config for this task", true);
+                    vec![]
+                } else {
+                    vec![Effect::DeletePush {
+                        tab: t.id,
+                        agent: t.agent,
+                        task_id,
+                        ids: t.push_ids.clone(),
+                    }]
+                }
+            }
+            _ => vec![],
+        },
+        Action::Approve => {
+            match app.active_tab() {
+                Some(t) if t.tracker.state == a2a::TaskState::AuthRequired => {
+                    app.overlay = Some(Overlay::Approval { tab: t.id });
+                }
+                _ => app.set_status("this task is not waiting for authorization", true),
+            }
+            vec![]
+        }
+        Action::FocusNext => {
+            app.focus = match (app.focus, app.view) {
+                (Focus::Agents, _) => Focus::Main,
+                (Focus::Main, View::Tab(_)) => Focus::Compose,
+                _ => Focus::Agents,
+            };
+            vec![]
+        }
+        Action::FocusPrev => {
+            app.focus = match (app.focus, app.view) {
+                (Focus::Compose, _) => Focus::Main,
+                (Focus::Main, _) => Focus::Agents,
+                (Focus::Agents, View::Tab(_)) => Focus::Compose,
+                (Focus::Agents, _) => Focus::Main,
+            };
+            vec![]
+        }
+        Action::JumpTab1
+        | Action::JumpTab2
+        | Action::JumpTab3
+        | Action::JumpTab4
+        | Action::JumpTab5
+        | Action::JumpTab6
+        | Action::JumpTab7
+        | Action::JumpTab8
+        | Action::JumpTab9 => {
+            if let Some(t) = a.tab_index().and_then(|i| app.tabs.get(i)) {
+                let id = t.id;
+                show_tab(app, id);
+            }
+            vec![]
+        }
+        Action::Back => {
+            app.focus = match app.focus {
+                Focus::Compose => Focus::Main,
+                _ => Focus::Agents,
+            };
+            vec![]
+        }
+        Action::Compose => {
+            if matches!(app.view, View::Tab(_)) {
+                app.focus = Focus::Compose;
+            }
+            vec![]
+        }
+        Action::Up | Action::Down => {
+            scroll(
+                app,
+                if a == Action::Up {
+                    Action::ScrollUp
+                } else {
+                    Action::ScrollDown
+                },
+            );
+            vec![]
+        }
+        Action::NextArtifact | Action::PrevArtifact => {
+            jump_artifact(app, a == Action::NextArtifact);
+            vec![]
+        }
+        Action::NextTab | Action::PrevTab => {
+            let items = layout::tab_items(app);
+            let pos = items.iter().position(|(v, _)| *v == app.view).unwrap_or(0);
+            let n = items.len();
+            let next = if a == Action::NextTab {
+                (pos + 1) % n
+            } else {
+                (pos + n - 1) % n
+            };
+            if let Some((v, _)) = items.get(next) {
+                match *v {
+                    View::Tab(id) => show_tab(app, id),
+                    other => app.view = other,
+                }
+            }
+            vec![]
+        }
+        Action::CloseTab => {
+            if let View::Tab(id) = app.view {
+                app.tabs.retain(|t| t.id != id);
+                app.view = app
+                    .tabs
+                    .last()
+                    .map(|t| View::Tab(t.id))
+                    .unwrap_or(View::Card);
+                if app.focus == Focus::Compose && !matches!(app.view, View::Tab(_)) {
+                    app.focus = Focus::Agents;
+                }
+            }
+            vec![]
+        }
+        Action::NewTask => {
+            open_tab(app, None);
+            vec![]
+        }
+        Action::CancelTask => {
+            match app.active_tab() {
+                Some(t) if t.tracker.task_id.is_some() && !t.is_terminal() => {
+                    app.overlay = Some(Overlay::ConfirmCancel { tab: t.id });
+                }
+                Some(_) => app.set_status("nothing to cancel: no running task in this tab", true),
+                None => app.set_status("open a task tab to cancel its task", true),
+            }
+            vec![]
+        }
+        Action::RefreshCard => {
+            let Some(entry) = app.agents.get_mut(app.selected_agent) else {
+                return vec![];
+            };
+            entry.state = Reachability::Loading;
+            vec![Effect::LoadAgent {
+                agent: app.selected_agent,
+                target: Box::new(entry.target.clone()),
+                refresh: true,
+            }]
+        }
+        Action::ToggleRawCard => {
+            app.raw_card = !app.raw_card;
+            app.view = View::Card;
+            app.card_scroll = 0;
+            vec![]
+        }
+        Action::ShowCard => {
+            app.view = View::Card;
+            app.card_scroll = 0;
+            vec![]
+        }
+        Action::ShowSkills => {
+            app.view = View::Skills;
+            app.focus = Focus::Main;
+            vec![]
+        }
+        Action::UseExample => use_example(app),
+        Action::AddAgent => {
+            app.overlay = Some(Overlay::Prompt {
+                kind: PromptKind::AddAgent,
+                input: Box::default(),
+            });
+            vec![]
+        }
+        Action::RemoveAgent => {
+            if !app.agents.is_empty() {
+                app.overlay = Some(Overlay::ConfirmRemoveAgent {
+                    agent: app.selected_agent,
+                });
+            }
+            vec![]
+        }
+        Action::Reattach => reattach(app),
+        Action::SaveArtifact => {
+            match app.active_tab().and_then(|t| t.artifacts.last()) {
+                Some(a) => {
+                    // Suggest the file's own name (sanitised, path separators removed), else one from the artifact.
+                    let suggested = a
+                        .files
+                        .first()
+                        .map(|f| f.name.clone())
+                        .filter(|n| n != "(unnamed)")
+                        .unwrap_or_else(|| {
+                            let base = if a.name.is_empty() {
+                                a.id.clone()
+                            } else {
+                                a.name.clone()
+                            };
+                            let ext = if a.json.is_some() { "json" } else { "md" };
+                            format!("{base}.{ext}")
+                        })
+                        .replace(['/', '\\'], "_");
+                    let mut input = TextArea::from(vec![suggested]);
+                    input.move_cursor(ratatui_textarea::CursorMove::End);
+                    app.overlay = Some(Overlay::Prompt {
+                        kind: PromptKind::SaveArtifact,
+                        input: Box::new(input),
+                    });
+                }
+                None => app.set_status("no artifact in this tab to save", true),
+            }
+            vec![]
+        }
+        Action::AttachFile => {
+            if matches!(app.view, View::Tab(_)) {
+                app.overlay = Some(Overlay::Prompt {
+                    kind: PromptKind::AttachFile,
+                    input: Box::default(),
+                });
+            }
+            vec![]
+        }
+        Action::ScrollUp
+        | Action::ScrollDown
+        | Action::PageUp
+        | Action::PageDown
+        | Action::ScrollTop
+        | Action::ScrollBottom => {
+            scroll(app, a);
+            vec![]
+        }
+        Action::Send | Action::Newline | Action::HistoryPrev | Action::HistoryNext => vec![],
+        Action::FoldJson => {
+            fold_json(app);
+            vec![]
+        }
+    }
+}
+
+pub(super) fn show_tab(app: &mut App, id: TabId) {
+    app.view = View::Tab(id);
+    if let Some(t) = app.tab_mut(id) {
+        t.attention = false;
+    }
+    app.focus = Focus::Compose;
+}
+
+/// Open a new conversation tab on the selected agent, optionally with text in the compose box.
+pub fn open_tab(app: &mut App, text: Option<&str>) -> Option<TabId> {
+    if app.agents.is_empty() {
+        app.set_status("no agent: add one with `a`", true);
+        return None;
+    }
+    let id = app.new_tab(app.selected_agent);
+    if let (Some(text), Some(t)) = (text, app.tab_mut(id)) {
+        t.compose.insert_str(text);
+    }
+    show_tab(app, id);
+    Some(id)
+}
+
+pub(super) fn use_example(app: &mut App) -> Vec<Effect> {
+    if matches!(app.view, View::Board | View::Split) {
+        let rows = if app.view == View::Board {
+            crate::app::board::rows(app)
+        } else {
+            crate::app::board::split_tabs(app)
+        };
+        if let Some(id) = rows.get(app.board.selected).copied() {
+            show_tab(app, id);
+        }
+        return vec![];
+    }
+    if app.view != View::Skills {
+        if app.focus == Focus::Agents {
+            app.view = View::Card;
+            app.focus = Focus::Main;
+        }
+        return vec![];
+    }
+    let example = app.selected().and_then(|a| a.info()).and_then(|i| {
+        let mut flat = i.skills.iter().flat_map(|s| s.examples.iter());
+        flat.nth(app.selected_skill).cloned()
+    });
+    match example {
+        Some(text) => {
+            open_tab(app, Some(&text));
+        }
+        None => app.set_status("this agent's skills have no examples", true),
+    }
+    vec![]
+}
+
+pub(super) fn scroll(app: &mut App, a: Action) {
+    let page = app.size.1.saturating_sub(8).max(1) as usize;
+    match (app.focus, app.view) {
+        (Focus::Agents, _) => {
+            let n = app.agents.len();
+            if n == 0 {
+                return;
+            }
+            app.selected_agent = match a {
+                Action::ScrollUp => app.selected_agent.saturating_sub(1),
+                Action::ScrollDown => (app.selected_agent + 1).min(n - 1),
+                Action::ScrollTop => 0,
+                Action::ScrollBottom => n - 1,
+                _ => app.selected_agent,
+            };
+            app.card_scroll = 0;
+            app.selected_skill = 0;
+        }
+        (_, View::Skills) => {
+            let n: usize = app
+                .selected()
+                .and_then(|e| e.info())
+                .map(|i| i.skills.iter().map(|s| s.examples.len()).sum())
+                .unwrap_or(0);
+            if n == 0 {
+                return;
+            }
+            app.selected_skill = match a {
+                Action::ScrollUp => app.selected_skill.saturating_sub(1),
+                Action::ScrollDown => (app.selected_skill + 1).min(n - 1),
+                Action::ScrollTop => 0,
+                Action::ScrollBottom => n - 1,
+                _ => app.selected_skill,
+            };
+        }
+        (_, View::Card) => {
+            app.card_scroll = step(app.card_scroll, a, page, usize::MAX / 2);
+        }
+        (_, View::Board | View::Split) => {
+            let n = if app.view == View::Board {
+                crate::app::board::rows(app).len()
+            } else {
+                crate::app::board::split_tabs(app).len()
+            };
+            let max = n.saturating_sub(1);
+            app.board.selected = step(app.board.selected, a, page, max).min(max);
+        }
+        (_, View::Tab(_)) => {
+            let Some(t) = app.active_tab_mut() else {
+                return;
+            };
+            // Scrolling is in transcript lines; `None` means "follow the end". The renderer clamps.
+            let current = t.scroll.unwrap_or(usize::MAX / 2);
+            t.scroll = match a {
+                Action::ScrollBottom => None,
+                _ => Some(step(current, a, page, usize::MAX / 2)),
+            };
+        }
+    }
+}
+
+pub(super) fn step(v: usize, a: Action, page: usize, max: usize) -> usize {
+    match a {
+        Action::ScrollUp => v.saturating_sub(1),
+        Action::ScrollDown => v.saturating_add(1).min(max),
+        Action::PageUp => v.saturating_sub(page),
+        Action::PageDown => v.saturating_add(page).min(max),
+        Action::ScrollTop => 0,
+        Action::ScrollBottom => max,
+        _ => v,
+    }
+}
+
+/// Fold every JSON artifact in the tab to its top level, or unfold them all again.
+pub(super) fn fold_json(app: &mut App) {
+    let styles = crate::markup::styles::render_styles(&app.theme);
+    let Some(t) = app.active_tab_mut() else {
+        return;
+    };
+    let mut any = false;
+    for a in t.artifacts.iter_mut() {
+        if let Some(json) = a.json.as_mut() {
+            if a.json_folded {
+                json.unfold_all();
+            } else {
+                json.fold_all(1);
+            }
+            a.json_folded = !a.json_folded;
+            a.rendered = Some(vec![crate::app::task::RenderedBlock {
+                key: None,
+                lines: json.lines(&styles),
+            }]);
+            any = true;
+        }
+    }
+    if !any {
+        app.set_status("no JSON artifact in this tab", true);
+    }
+}
+
+/// Move the transcript so the next (or previous) artifact is at the top.
+pub(super) fn jump_artifact(app: &mut App, forward: bool) {
+    let Some(t) = app.active_tab_mut() else {
+        return;
+    };
+    let starts = layout::artifact_starts(t);
+    let current = t.scroll.unwrap_or(usize::MAX);
+    let target = if forward {
+        starts
+            .iter()
+            .copied()
+            .find(|s| *s > current || current == usize::MAX)
+    } else {
+        starts.iter().rev().copied().find(|s| *s < current)
+    };
+    match target {
+        Some(line) => t.scroll = Some(line),
+        None if forward => t.scroll = None,
+        None => {}
+    }
+}
+
+pub(super) fn reattach(app: &mut App) -> Vec<Effect> {
+    let Some(t) = app.active_tab_mut() else {
+        return vec![];
+    };
+    let Some(task_id) = t.tracker.task_id.clone() else {
+        t.note("no task to re-attach to", true);
+        return vec![];
+    };
+    t.generation += 1;
+    t.link = Link::Connecting;
+    t.note("re-attaching…", false);
+    vec![Effect::Subscribe {
+        tab: t.id,
+        generation: t.generation,
+        agent: t.agent,
+        task_id,
+    }]
+}
+
+pub(super) fn remove_agent(app: &mut App, agent: usize) -> Vec<Effect> {
+    if agent >= app.agents.len() {
+        return vec![];
+    }
+    let entry = app.agents.remove(agent);
+    // Tabs keep their transcript but point at no agent any more.
+    app.tabs.retain(|t| t.agent != agent);
+    for t in app.tabs.iter_mut().filter(|t| t.agent > agent) {
+        t.agent -= 1;
+    }
+    app.selected_agent = app.selected_agent.min(app.agents.len().saturating_sub(1));
+    app.view = View::Card;
+    app.set_status(format!("removed {}", entry.name()), false);
+    if entry.origin == AgentOrigin::Demo {
+        return vec![];
+    }
+    vec![Effect::RemoveAgentFromConfig {
+        url: entry.target.url,
+    }]
+}

@@ -1,0 +1,172 @@
+//! The approval modal: its keys, the masked credential input, and sending the approval.
+
+use crossterm::event::{KeyCode, KeyEvent};
+use ratatui_textarea::TextArea;
+
+use crate::app::msg::{ApprovalCredential, Effect};
+use crate::app::state::{App, Overlay, PromptKind};
+use crate::app::task::{Link, TabId};
+
+/// The approval modal's choices. Every decision is written to the audit log with task and context ids.
+pub(super) fn approval_key(app: &mut App, tab: TabId, k: KeyEvent) -> Vec<Effect> {
+    let Some(t) = app.tab(tab) else {
+        return vec![];
+    };
+    let ids = format!(
+        "agent={:?} task={:?} context={:?}",
+        t.agent_name,
+        t.tracker.task_id.as_deref().unwrap_or(""),
+        t.tracker.context_id.as_deref().unwrap_or("")
+    );
+    let has_configured = app
+        .agents
+        .get(t.agent)
+        .is_some_and(|a| a.target.auth.is_some());
+    match k.code {
+        KeyCode::Char('a') if has_configured => approve(
+            app,
+            tab,
+            ApprovalCredential::Configured,
+            "configured credential",
+        ),
+        KeyCode::Char('a') => {
+            app.overlay = Some(Overlay::Approval { tab });
+            app.set_status(
+                "no credential is configured for this agent: press p to paste a token",
+                true,
+            );
+            vec![]
+        }
+        KeyCode::Char('o') => {
+            let card = app
+                .agents
+                .get(t.agent)
+                .and_then(|a| a.info())
+                .map(|i| i.card.card.clone());
+            let flow = card.as_ref().and_then(|c| {
+                crate::remote::oauth::flows_in_card(c)
+                    .into_iter()
+                    .find_map(|(_, kind, scopes)| match kind {
+                        crate::remote::oauth::FlowKind::DeviceCode {
+                            device_authorization_url,
+                            token_url,
+                        } => Some((device_authorization_url, token_url, scopes)),
+                        _ => None,
+                    })
+            });
+            let client_id = app
+                .agents
+                .get(t.agent)
+                .and_then(|a| a.target.auth.as_ref())
+                .and_then(|a| a.client_id.clone())
+                .unwrap_or_else(|| "a2a-console".into());
+            match flow {
+                Some((device_url, token_url, scopes)) => {
+                    app.overlay = Some(Overlay::DeviceCode {
+                        tab,
+                        user_code: "…".into(),
+                        verification_uri: "asking the authorization server…".into(),
+                    });
+                    vec![Effect::DeviceFlow {
+                        tab,
+                        device_url,
+                        token_url,
+                        client_id,
+                        scopes,
+                    }]
+                }
+                None => {
+                    app.overlay = Some(Overlay::Approval { tab });
+                    app.set_status("the card declares no OAuth 2.0 device-code flow", true);
+                    vec![]
+                }
+            }
+        }
+        KeyCode::Char('p') => {
+            app.overlay = Some(Overlay::Prompt {
+                kind: PromptKind::ApprovalToken(tab),
+                input: Box::new(masked_input()),
+            });
+            vec![]
+        }
+        KeyCode::Char('d') => {
+            let task_id = t.tracker.task_id.clone().unwrap_or_default();
+            let agent = t.agent;
+            if let Some(t) = app.tab_mut(tab) {
+                t.note("authorization denied by you; canceling the task", false);
+            }
+            vec![
+                Effect::Audit {
+                    tab,
+                    line: format!("decision=deny {ids}"),
+                },
+                Effect::Cancel {
+                    tab,
+                    agent,
+                    task_id,
+                },
+            ]
+        }
+        KeyCode::Char('l') | KeyCode::Esc => {
+            if let Some(t) = app.tab_mut(tab) {
+                t.note(
+                    "authorization left for later; the task keeps waiting (A to review)",
+                    false,
+                );
+            }
+            vec![Effect::Audit {
+                tab,
+                line: format!("decision=later {ids}"),
+            }]
+        }
+        _ => {
+            app.overlay = Some(Overlay::Approval { tab });
+            vec![]
+        }
+    }
+}
+
+pub(super) fn masked_input() -> TextArea<'static> {
+    let mut input = TextArea::default();
+    input.set_mask_char('•');
+    input
+}
+
+/// Send the approval: a follow-up message on the task, carrying the chosen credential for that request.
+pub(super) fn approve(
+    app: &mut App,
+    tab: TabId,
+    credential: ApprovalCredential,
+    source: &str,
+) -> Vec<Effect> {
+    let Some(t) = app.tab_mut(tab) else {
+        return vec![];
+    };
+    let Some(task_id) = t.tracker.task_id.clone() else {
+        return vec![];
+    };
+    let ids = format!(
+        "agent={:?} task={:?} context={:?}",
+        t.agent_name,
+        task_id,
+        t.tracker.context_id.as_deref().unwrap_or("")
+    );
+    t.tracker.resuming = true;
+    t.generation += 1;
+    t.link = Link::Connecting;
+    t.record_user(&format!("(approved with the {source})"), vec![]);
+    vec![
+        Effect::Audit {
+            tab,
+            line: format!("decision=approve credential={source:?} {ids}"),
+        },
+        Effect::Approve {
+            tab,
+            generation: t.generation,
+            agent: t.agent,
+            task_id,
+            context_id: t.tracker.context_id.clone(),
+            credential,
+        },
+    ]
+}

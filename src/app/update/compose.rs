@@ -1,0 +1,159 @@
+//! The compose box: keys typed into it, sending its text, and pasting.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui_textarea::TextArea;
+
+use super::actions::run_action;
+use crate::app::msg::Effect;
+use crate::app::state::{App, Focus, Overlay};
+use crate::app::task::{Link, TabId};
+use crate::config::keymap::Action;
+
+pub(super) fn compose_key(app: &mut App, k: KeyEvent, action: Option<Action>) -> Vec<Effect> {
+    let Some(tab_id) = app.active_tab().map(|t| t.id) else {
+        app.focus = Focus::Agents;
+        return vec![];
+    };
+    match action {
+        Some(Action::Send) => return send(app, tab_id),
+        Some(Action::Newline) => {
+            if let Some(t) = app.tab_mut(tab_id) {
+                t.compose.insert_newline();
+            }
+            return vec![];
+        }
+        Some(Action::HistoryPrev) | Some(Action::HistoryNext) => {
+            if let Some(t) = app.tab_mut(tab_id) {
+                let empty_or_browsing = t.compose.is_empty() || t.history_cursor.is_some();
+                if empty_or_browsing && !t.sent_history.is_empty() {
+                    let n = t.sent_history.len();
+                    let next = match (action, t.history_cursor) {
+                        (Some(Action::HistoryPrev), None) => Some(n - 1),
+                        (Some(Action::HistoryPrev), Some(i)) => Some(i.saturating_sub(1)),
+                        (_, Some(i)) if i + 1 < n => Some(i + 1),
+                        _ => None,
+                    };
+                    t.history_cursor = next;
+                    let text = next
+                        .and_then(|i| t.sent_history.get(i).cloned())
+                        .unwrap_or_default();
+                    t.compose =
+                        TextArea::from(text.lines().map(str::to_string).collect::<Vec<_>>());
+                    t.compose.move_cursor(ratatui_textarea::CursorMove::End);
+                    return vec![];
+                }
+                t.compose.input(k);
+            }
+            return vec![];
+        }
+        Some(
+            a @ (Action::FocusNext
+            | Action::FocusPrev
+            | Action::Palette
+            | Action::Quit
+            | Action::JumpTab1
+            | Action::JumpTab2
+            | Action::JumpTab3
+            | Action::JumpTab4
+            | Action::JumpTab5
+            | Action::JumpTab6
+            | Action::JumpTab7
+            | Action::JumpTab8
+            | Action::JumpTab9
+            | Action::Back
+            | Action::AttachFile
+            | Action::CloseTab
+            | Action::NextTab
+            | Action::PrevTab),
+        ) if !is_plain_char(&k) => {
+            // Plain `q` types a q in the compose box; only its non-character bindings act here.
+            return run_action(app, a);
+        }
+        _ => {}
+    }
+    if let Some(t) = app.tab_mut(tab_id) {
+        t.compose.input(k);
+        t.history_cursor = None;
+    }
+    vec![]
+}
+
+pub(super) fn is_plain_char(k: &KeyEvent) -> bool {
+    matches!(k.code, KeyCode::Char(_))
+        && !k
+            .modifiers
+            .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT)
+}
+
+/// Send the compose box's text on a tab: continue its task if it is still open, else start a new task in
+/// the same conversation.
+pub fn send(app: &mut App, tab_id: TabId) -> Vec<Effect> {
+    let streaming = {
+        let Some(t) = app.tab(tab_id) else {
+            return vec![];
+        };
+        app.agents
+            .get(t.agent)
+            .and_then(|a| a.info())
+            .map(|i| i.card.card.capabilities.streaming == Some(true))
+    };
+    let Some(streaming) = streaming else {
+        app.set_status("the agent's card has not loaded: cannot send yet", true);
+        return vec![];
+    };
+    let Some(t) = app.tab_mut(tab_id) else {
+        return vec![];
+    };
+    if matches!(t.link, Link::Connecting | Link::Live) && !t.waiting() {
+        t.note(
+            "a request is still running on this tab; wait, or cancel it with c",
+            true,
+        );
+        return vec![];
+    }
+    let text = t.compose.lines().join("\n");
+    if text.trim().is_empty() && t.attachments.is_empty() {
+        return vec![];
+    }
+    let files: Vec<std::path::PathBuf> = std::mem::take(&mut t.attachments);
+    let names = files.iter().map(|f| f.display().to_string()).collect();
+    let (task_id, context_id) = if t.is_terminal() || t.tracker.task_id.is_none() {
+        // A finished task cannot take more messages: start a new one in the same conversation.
+        let context = t.tracker.context_id.clone();
+        if t.tracker.task_id.is_some() {
+            t.note(
+                "the task has ended; this message starts a new task in the same conversation",
+                false,
+            );
+        }
+        t.tracker = crate::remote::tracker::TaskTracker::default();
+        t.tracker.context_id = context.clone();
+        (None, context)
+    } else {
+        t.tracker.resuming = t.waiting();
+        (t.tracker.task_id.clone(), t.tracker.context_id.clone())
+    };
+    t.record_user(&text, names);
+    t.compose = TextArea::default();
+    t.generation += 1;
+    t.link = Link::Connecting;
+    vec![Effect::Send {
+        tab: tab_id,
+        generation: t.generation,
+        agent: t.agent,
+        message: Box::new(crate::app::outgoing(text, files, task_id, context_id)),
+        stream: streaming,
+    }]
+}
+
+pub(super) fn paste(app: &mut App, text: &str) {
+    if let Some(Overlay::Prompt { input, .. }) = app.overlay.as_mut() {
+        input.insert_str(text.replace(['\n', '\r'], ""));
+        return;
+    }
+    if app.focus == Focus::Compose
+        && let Some(t) = app.active_tab_mut()
+    {
+        t.compose.insert_str(text);
+    }
+}

@@ -1,0 +1,163 @@
+//! `update(&mut App, Msg) -> Vec<Effect>`: every change to the console's state happens here, with no I/O, so
+//! each flow is a plain unit test.
+
+mod actions;
+mod approval;
+mod compose;
+mod mouse;
+mod overlay;
+mod remote;
+mod stream;
+
+use crossterm::event::{Event, KeyEvent, KeyEventKind};
+
+use crate::app::msg::{ApprovalCredential, Effect, Msg};
+use crate::app::state::{App, Focus, Overlay, View};
+use crate::config::keymap::Context;
+use approval::approve;
+use compose::{compose_key, paste};
+use mouse::mouse;
+use overlay::overlay_key;
+use remote::import_tasks;
+use stream::{register_push, stream_item};
+
+pub use actions::open_tab;
+pub use actions::run_action;
+pub use compose::send;
+pub use remote::parse_import_filter;
+pub use stream::lay_out_artifacts;
+
+pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
+    match msg {
+        Msg::Input(Event::Key(k)) if k.kind != KeyEventKind::Release => key(app, k),
+        Msg::Input(Event::Mouse(m)) => mouse(app, m),
+        Msg::Input(Event::Resize(w, h)) => {
+            app.size = (w, h);
+            vec![]
+        }
+        Msg::Input(Event::Paste(text)) => {
+            paste(app, &text);
+            vec![]
+        }
+        Msg::Input(_) => vec![],
+        Msg::AgentLoaded { agent, result } => remote::agent_loaded(app, agent, result),
+        Msg::Stream {
+            tab,
+            generation,
+            item,
+        } => {
+            let mut fx = stream_item(app, tab, generation, item);
+            fx.extend(lay_out_artifacts(app, tab));
+            fx.extend(register_push(app, tab));
+            fx
+        }
+        Msg::Push { task_id, event } => remote::push(app, task_id, event),
+        Msg::PushConfigs { tab, result, what } => remote::push_configs(app, tab, result, what),
+        Msg::Imported { agent, result } => import_tasks(app, agent, result),
+        Msg::DeviceCode { tab, result } => {
+            match result {
+                Ok((user_code, verification_uri)) => {
+                    if matches!(app.overlay, Some(Overlay::DeviceCode { tab: t, .. }) if t == tab) {
+                        app.overlay = Some(Overlay::DeviceCode {
+                            tab,
+                            user_code,
+                            verification_uri,
+                        });
+                    }
+                }
+                Err(e) => {
+                    app.overlay = None;
+                    if let Some(t) = app.tab_mut(tab) {
+                        t.note(format!("sign-in failed: {e}"), true);
+                    }
+                }
+            }
+            vec![]
+        }
+        Msg::OAuthDone { tab, result } => {
+            if matches!(app.overlay, Some(Overlay::DeviceCode { tab: t, .. }) if t == tab) {
+                app.overlay = None;
+            }
+            match result {
+                Ok(token) => approve(
+                    app,
+                    tab,
+                    ApprovalCredential::Pasted(token),
+                    "OAuth device-flow token",
+                ),
+                Err(e) => {
+                    if let Some(t) = app.tab_mut(tab) {
+                        t.note(format!("sign-in failed: {e}"), true);
+                    }
+                    vec![]
+                }
+            }
+        }
+        Msg::AuditLoaded(result) => {
+            match result {
+                Ok(lines) => {
+                    let scroll = lines.len().saturating_sub(1);
+                    app.overlay = Some(Overlay::Audit { lines, scroll });
+                }
+                Err(e) => app.set_status(e, true),
+            }
+            vec![]
+        }
+        Msg::Refreshed { tab, result } => remote::refreshed(app, tab, result),
+        Msg::Reply {
+            tab,
+            generation,
+            result,
+        } => remote::reply(app, tab, generation, result),
+        Msg::Canceled { tab, result } => remote::canceled(app, tab, result),
+        Msg::ConfigSaved(r) | Msg::Saved(r) => {
+            match r {
+                Ok(m) => app.set_status(m, false),
+                Err(e) => app.set_status(e, true),
+            }
+            vec![]
+        }
+        Msg::Highlighted(done) => {
+            for t in app.tabs.iter_mut() {
+                for a in t.artifacts.iter_mut() {
+                    for b in a.rendered.iter_mut().flatten() {
+                        if b.key == Some(done.key) {
+                            b.lines = done.lines.clone();
+                        }
+                    }
+                }
+            }
+            vec![]
+        }
+        Msg::Tick => {
+            app.spinner = app.spinner.wrapping_add(1);
+            vec![]
+        }
+    }
+}
+
+fn context(app: &App) -> Context {
+    match (app.focus, app.view) {
+        (Focus::Compose, _) => Context::Compose,
+        (Focus::Main, View::Tab(_)) => Context::TaskTab,
+        _ => Context::AgentList,
+    }
+}
+
+fn key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
+    if app.overlay.is_some() {
+        return overlay_key(app, k);
+    }
+    let ctx = context(app);
+    let action = app.keymap.action(ctx, &k);
+    if ctx == Context::Compose {
+        return compose_key(app, k, action);
+    }
+    match action {
+        Some(a) => run_action(app, a),
+        None => vec![],
+    }
+}
+
+#[cfg(test)]
+mod tests;

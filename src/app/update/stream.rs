@@ -1,0 +1,194 @@
+//! A tab's stream: events applied to the task, artifacts laid out when they complete, push registration,
+//! following a task a blocking reply left running, and automatic re-attach.
+
+use crate::app::msg::{Effect, StreamItem};
+use crate::app::state::{App, Focus, Overlay};
+use crate::app::task::{Link, TabId};
+
+/// Largest artifact laid out as markdown; bigger ones stay plain text, drawn a screenful at a time.
+pub(super) const MAX_LAYOUT_BYTES: usize = 1024 * 1024;
+
+/// Lay out artifacts that just completed: markdown with code blocks queued for highlighting off the UI
+/// thread, JSON as a foldable view.
+pub fn lay_out_artifacts(app: &mut App, tab: TabId) -> Vec<Effect> {
+    let styles = crate::markup::styles::render_styles(&app.theme);
+    let Some(t) = app.tabs.iter_mut().find(|t| t.id == tab) else {
+        return vec![];
+    };
+    let mut effects = Vec::new();
+    for (i, a) in t.artifacts.iter_mut().enumerate() {
+        if !a.complete || a.rendered.is_some() || a.text.len() > MAX_LAYOUT_BYTES {
+            continue;
+        }
+        if let Some(json) = &a.json {
+            a.rendered = Some(vec![crate::app::task::RenderedBlock {
+                key: None,
+                lines: json.lines(&styles),
+            }]);
+            continue;
+        }
+        if a.kind != crate::app::task::ArtifactKind::Text {
+            continue;
+        }
+        let mut blocks = Vec::new();
+        for (b, block) in crate::markup::markdown::parse(&a.text, &styles)
+            .into_iter()
+            .enumerate()
+        {
+            match block {
+                crate::markup::markdown::Block::Lines(lines) => {
+                    blocks.push(crate::app::task::RenderedBlock { key: None, lines })
+                }
+                crate::markup::markdown::Block::Code { lang, code } => {
+                    let key = (tab << 40) ^ ((i as u64) << 20) ^ b as u64;
+                    blocks.push(crate::app::task::RenderedBlock {
+                        key: Some(key),
+                        lines: crate::markup::markdown::render_plain_code(&code, &styles),
+                    });
+                    effects.push(Effect::Highlight { key, lang, code });
+                }
+            }
+        }
+        a.rendered = Some(blocks);
+    }
+    effects
+}
+
+/// Once a tab's task id is known and its agent supports push, register the local receiver for it (once).
+pub(super) fn register_push(app: &mut App, tab: TabId) -> Vec<Effect> {
+    if !app.push_enabled {
+        return vec![];
+    }
+    let Some(t) = app.tabs.iter().find(|t| t.id == tab) else {
+        return vec![];
+    };
+    let supports = app
+        .agents
+        .get(t.agent)
+        .and_then(|a| a.info())
+        .is_some_and(|i| i.card.card.capabilities.push_notifications == Some(true));
+    if !supports || t.push_requested || t.is_terminal() {
+        return vec![];
+    }
+    let (Some(task_id), agent) = (t.tracker.task_id.clone(), t.agent) else {
+        return vec![];
+    };
+    if let Some(t) = app.tab_mut(tab) {
+        t.push_requested = true;
+    }
+    vec![Effect::RegisterPush {
+        tab,
+        agent,
+        task_id,
+    }]
+}
+
+/// After a blocking reply that left the task running, follow it (SubscribeToTask, or polling).
+pub(super) fn follow_if_running(app: &mut App, tab: TabId) -> Vec<Effect> {
+    let Some(t) = app.tab_mut(tab) else {
+        return vec![];
+    };
+    let running = t.tracker.phase() == Some(crate::remote::tracker::Phase::Active);
+    match (running, t.tracker.task_id.clone()) {
+        (true, Some(task_id)) => {
+            t.generation += 1;
+            t.link = Link::Connecting;
+            vec![Effect::Subscribe {
+                tab,
+                generation: t.generation,
+                agent: t.agent,
+                task_id,
+            }]
+        }
+        _ => vec![],
+    }
+}
+
+/// Longest pause between automatic re-attach attempts, and how many attempts before giving up.
+pub(super) const MAX_REATTACH_DELAY_MS: u64 = 30_000;
+pub(super) const MAX_REATTACH_ATTEMPTS: u32 = 6;
+
+pub(super) fn stream_item(
+    app: &mut App,
+    tab: TabId,
+    generation: u64,
+    item: StreamItem,
+) -> Vec<Effect> {
+    let on_screen = app.active_tab().map(|t| t.id) == Some(tab);
+    let overlay_free = app.overlay.is_none();
+    let bell = app.bell;
+    let Some(t) = app.tab_mut(tab) else {
+        return vec![];
+    };
+    if t.generation != generation {
+        // A stream from an earlier request on this tab (cancelled or replaced): ignore it.
+        return vec![];
+    }
+    let mut fx = Vec::new();
+    let was_attention = t.attention;
+    match item {
+        StreamItem::Event(ev) => {
+            if t.link == Link::Connecting {
+                t.link = Link::Live;
+            }
+            let before = t.badge();
+            t.apply_event(&ev);
+            let after = t.badge();
+            if before != after && !on_screen && (t.waiting() || t.is_terminal()) {
+                t.attention = true;
+            }
+            if before != after && after == crate::app::task::Badge::AuthRequired {
+                t.note("the agent needs authorization: press A to review (approve, deny or later); nothing is sent without you", false);
+                if on_screen && overlay_free {
+                    app.overlay = Some(Overlay::Approval { tab });
+                }
+            }
+            // The agent asked a question: put the cursor where the answer goes.
+            if before != after
+                && after == crate::app::task::Badge::InputRequired
+                && on_screen
+                && overlay_free
+            {
+                app.focus = Focus::Compose;
+            }
+        }
+        StreamItem::Error(e) => t.note(e, true),
+        StreamItem::End => {
+            if t.link != Link::Idle || !t.is_terminal() {
+                t.stream_ended(None);
+            }
+            // A stream that broke while the task runs: re-attach by itself, backing off.
+            if matches!(t.link, Link::Disconnected(_))
+                && t.reattach_attempts < MAX_REATTACH_ATTEMPTS
+                && let Some(task_id) = t.tracker.task_id.clone()
+            {
+                let delay_ms = (1000u64 << t.reattach_attempts.min(5)).min(MAX_REATTACH_DELAY_MS);
+                t.reattach_attempts += 1;
+                t.generation += 1;
+                t.note(
+                    format!(
+                        "re-attaching in {} s (attempt {})",
+                        delay_ms / 1000,
+                        t.reattach_attempts
+                    ),
+                    false,
+                );
+                fx.push(Effect::Resubscribe {
+                    tab,
+                    generation: t.generation,
+                    agent: t.agent,
+                    task_id,
+                    delay_ms,
+                });
+            }
+            if !on_screen && (t.waiting() || t.is_terminal()) {
+                t.attention = true;
+            }
+        }
+    }
+    let now_attention = app.tab(tab).is_some_and(|t| t.attention);
+    if bell && now_attention && !was_attention {
+        fx.push(Effect::Bell);
+    }
+    fx
+}
