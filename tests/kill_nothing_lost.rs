@@ -1,7 +1,8 @@
-//! "A `kill -9` of the console loses nothing it had received": the real binary in tmux, on a store in a temp
-//! dir, follows a flood of status updates from the demo agent (its own process); the moment the screen shows
-//! the task completed, the console is killed with SIGKILL; then the store must hold every update, the final
-//! state, and the user's message, and a new console restores the tab.
+//! "Nothing the screen has shown is ever lost": the real binary in tmux, on a store in a temp dir, follows a
+//! flood of status updates from the demo agent (its own process) and is killed with SIGKILL — once in the middle
+//! of a 100 000-update flood, right after the screen showed update *i* (which must then be in the store), and
+//! once the moment the screen shows the task completed (every update, the final state and the user's message
+//! must be in the store, and a new console restores the tab).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
@@ -147,8 +148,85 @@ fn kill_9_after_a_flood_loses_no_event() {
     ]);
     tmux(&["send-keys", "-t", &session2, "M-1"]);
     let pane = wait_pane(&session2, "the restored tab", |p| {
-        p.contains("restored from the local store")
+        p.contains("✓ completed") && p.contains(&format!("Sent {N} status updates"))
     });
     let _ = tmux(&["kill-session", "-t", &session2]);
-    assert!(pane.contains("✓ completed"), "{pane}");
+    assert!(pane.contains("flood"), "{pane}");
+}
+
+/// The highest `flood i/N` the screen shows.
+fn shown_update(pane: &str) -> Option<u64> {
+    pane.match_indices("flood ")
+        .filter_map(|(at, _)| {
+            let rest = pane.get(at + 6..)?;
+            let (i, _) = rest.split_once('/')?;
+            i.parse().ok()
+        })
+        .max()
+}
+
+#[test]
+fn kill_9_in_the_middle_of_a_100k_flood_loses_nothing_the_screen_showed() {
+    const N: u64 = 100_000;
+    let demo = common::demo_agent();
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("console.db");
+    let config = dir.path().join("config.toml");
+    std::fs::write(
+        &config,
+        format!("[[agents]]\nname = \"demo\"\nurl = \"{}\"\n", demo.url),
+    )
+    .unwrap();
+    let session = format!("a2a-kill-mid-{}", std::process::id());
+    let script = format!(
+        "exec env A2A_CONSOLE_DB={} XDG_STATE_HOME={} {} --config {}",
+        db.display(),
+        dir.path().display(),
+        common::bin(),
+        config.display()
+    );
+    tmux(&[
+        "new-session", "-d", "-s", &session, "-x", "120", "-y", "36", &script,
+    ]);
+    let pid: u32 = tmux(&["list-panes", "-t", &session, "-F", "#{pane_pid}"])
+        .trim()
+        .parse()
+        .unwrap();
+    wait_pane(&session, "the agent online", |p| p.contains("card 0.1.0"));
+    tmux(&["send-keys", "-t", &session, "n"]);
+    wait_pane(&session, "a new tab", |p| p.contains("Message → demo"));
+    tmux(&["send-keys", "-t", &session, "-l", &format!("flood {N}")]);
+    tmux(&["send-keys", "-t", &session, "Enter"]);
+    // Well into the flood, read what the screen shows and kill at once.
+    let pane = wait_pane(&session, "the flood to be under way", |p| {
+        shown_update(p).is_some_and(|i| i >= 5_000)
+    });
+    Command::new("kill")
+        .args(["-9", &pid.to_string()])
+        .status()
+        .unwrap();
+    let _ = tmux(&["kill-session", "-t", &session]);
+    let shown = shown_update(&pane).unwrap();
+    assert!(shown < N, "killed in the middle, not after the end ({shown})");
+
+    let store = Store::open(&db).unwrap();
+    let tabs = store.open_tabs().unwrap();
+    assert_eq!(tabs.len(), 1, "{tabs:?}");
+    let events = store.tab_events(&tabs[0].row.tab).unwrap();
+    let needle = format!("flood {shown}/{N}");
+    assert!(
+        events
+            .iter()
+            .any(|e| e.kind == kind::STATUS && e.json.contains(&needle)),
+        "the screen showed {needle:?}, but the store does not have it ({} events stored)",
+        events.len()
+    );
+    let stored = events.iter().filter(|e| e.kind == kind::STATUS).count();
+    assert!(
+        events.first().is_some_and(|e| e.kind == kind::USER),
+        "the user's message comes first"
+    );
+    println!(
+        "measured: killed after the screen showed update {shown} of {N}; {stored} status updates were stored"
+    );
 }

@@ -9,7 +9,7 @@ fn rank(b: Badge) -> u8 {
     match b {
         Badge::AuthRequired => 0,
         Badge::InputRequired => 1,
-        Badge::Disconnected => 2,
+        Badge::Disconnected | Badge::Lost => 2,
         Badge::Working | Badge::Submitted | Badge::Connecting => 3,
         Badge::Idle => 4,
         Badge::Completed | Badge::Failed | Badge::Canceled | Badge::Rejected => 5,
@@ -23,8 +23,8 @@ fn matches_query(t: &TaskTab, q: &str) -> bool {
     let q = q.to_lowercase();
     let hay = [
         t.agent_name.as_str(),
-        t.tracker.task_id.as_deref().unwrap_or(""),
-        t.tracker.context_id.as_deref().unwrap_or(""),
+        t.log.task_id.as_deref().unwrap_or(""),
+        t.log.context_id.as_deref().unwrap_or(""),
         t.last_remote_text().unwrap_or(""),
     ];
     hay.iter().any(|h| h.to_lowercase().contains(&q))

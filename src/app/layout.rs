@@ -114,18 +114,18 @@ pub fn entry_len(t: &TaskTab, e: &Entry) -> usize {
             1 + text.as_str().lines().count().max(1) + text.findings.flags.len()
         }
         Entry::State { .. } | Entry::Console { .. } => 1,
-        Entry::Artifact { index } => match t.artifacts.get(*index) {
-            None => 0,
-            Some(a) => {
-                let head = 1 + a.files.len() + a.flagged.len();
-                let body = match &a.rendered {
-                    Some(blocks) => blocks.iter().map(|b| b.lines.len()).sum(),
-                    None => a.line_count,
-                };
-                head + body
-            }
-        },
+        Entry::Artifact { index } => t.artifacts.get(*index).map(artifact_len).unwrap_or(0),
     }
+}
+
+/// Lines an artifact takes: its header, file and flag lines, then its text as laid out (or plain).
+pub fn artifact_len(a: &crate::app::task::ArtifactView) -> usize {
+    let head = 1 + a.files.len() + a.flagged.len();
+    let body = match &a.rendered {
+        Some(blocks) => blocks.iter().map(|b| b.lines.len()).sum(),
+        None => a.line_count,
+    };
+    head + body
 }
 
 /// The logical line where each artifact's header starts (for jumping between artifacts): the lines of the

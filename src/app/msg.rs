@@ -197,6 +197,8 @@ pub enum Effect {
         task_id: String,
         delay_ms: u64,
     },
+    /// Write a human decision to the audit log (credentials never included).
+    Audit { tab: TabId, line: String },
     /// Keep something in the store (the writer thread commits it in a batch; nothing is inferred later).
     Record(crate::store::record::Record),
     /// Read a restored tab's transcript from the store.

@@ -235,6 +235,10 @@ pub enum Overlay {
     ConfirmRemoveAgent {
         agent: AgentId,
     },
+    /// Delete a tab's task from the local store (the agent keeps it).
+    ConfirmDelete {
+        tab: TabId,
+    },
     /// The auth-required approval: never answered automatically.
     Approval {
         tab: TabId,
@@ -371,6 +375,33 @@ impl App {
         let name = self.agent(agent).map(AgentEntry::name).unwrap_or_default();
         self.tabs.push(TaskTab::new(id, agent, &name));
         id
+    }
+
+    /// Bring back a tab from its stored header (restore at start, reopen): the transcript loads later.
+    pub fn open_stored_tab(&mut self, row: &crate::store::record::TabRow, events: i64) -> Option<TabId> {
+        let agent = self.agents.iter().find(|a| a.key == row.agent_key)?.id;
+        let id = self.new_tab(agent);
+        let t = self.tab_mut(id)?;
+        t.key = row.tab.clone();
+        let state = row
+            .task_id
+            .as_ref()
+            .and_then(|_| crate::remote::tracker::parse_state(&row.state).ok())
+            .unwrap_or_default();
+        t.adopt(row.task_id.clone(), row.context_id.clone(), state);
+        t.created_at = row.created_at;
+        t.state_since = row.state_since;
+        t.last_update = row.updated_at;
+        t.gone = row.gone;
+        t.stored = true;
+        t.loaded = events == 0;
+        t.stored_last_text = row
+            .last_text
+            .as_deref()
+            .map(|s| crate::trust::sanitize::sanitize_text(s).0);
+        // Still running (or waiting): follow it again once the agent's card and the transcript are in.
+        t.pending_reattach = t.log.task_id.is_some() && !t.is_terminal() && !t.gone;
+        Some(id)
     }
 
     /// Everything the tabs asked to record since the last call, in order, with one header row per changed tab.

@@ -238,6 +238,12 @@ pub struct TaskTab {
     pub loaded: bool,
     /// The agent's last words from the store's header, shown on the board until the transcript is loaded.
     pub stored_last_text: Option<String>,
+    /// The transcript was asked for (a restored tab opened, or followed again).
+    pub loading: bool,
+    /// The replay of the stored transcript has begun (the header-only view was reset).
+    replay_begun: bool,
+    /// The user was told this tab lost records to a failing store (once per failure).
+    pub store_warned: bool,
     /// Push notifications: registration asked for, the config ids known, and how many arrived.
     pub push_requested: bool,
     pub push_ids: Vec<String>,
@@ -252,6 +258,9 @@ pub struct TaskTab {
     pub stored: bool,
     /// Rebuilding from the store: nothing is recorded again.
     replaying: bool,
+    /// Lines of every transcript entry but artifacts (which grow), kept as entries arrive, so a frame never
+    /// counts a 100 000-entry transcript.
+    fixed_lines: usize,
 }
 
 impl TaskTab {
@@ -287,6 +296,9 @@ impl TaskTab {
             gone: false,
             loaded: true,
             stored_last_text: None,
+            loading: false,
+            replay_begun: false,
+            store_warned: false,
             push_requested: false,
             push_ids: Vec::new(),
             push_received: 0,
@@ -295,6 +307,7 @@ impl TaskTab {
             header_dirty: false,
             stored: false,
             replaying: false,
+            fixed_lines: 0,
         }
     }
 
@@ -341,6 +354,30 @@ impl TaskTab {
         self.refresh_shown_ids();
     }
 
+    fn push_entry(&mut self, e: Entry) {
+        if !matches!(e, Entry::Artifact { .. }) {
+            self.fixed_lines += super::layout::entry_len(self, &e);
+        }
+        self.transcript.push(e);
+    }
+
+    /// How many logical lines the transcript has (artifacts counted as they stand now).
+    pub fn total_lines(&self) -> usize {
+        self.fixed_lines
+            + self
+                .artifacts
+                .iter()
+                .map(super::layout::artifact_len)
+                .sum::<usize>()
+    }
+
+    /// A finished task takes no more messages: the next one starts a new task in the same conversation.
+    pub fn begin_new_task(&mut self) {
+        self.log.new_task();
+        self.shown_ids = (None, None);
+        self.refresh_shown_ids();
+    }
+
     /// What to record, in order (taken: the caller hands it to the store).
     pub fn take_outbox(&mut self) -> Vec<Record> {
         std::mem::take(&mut self.outbox)
@@ -365,8 +402,18 @@ impl TaskTab {
         }
     }
 
-    /// Rebuild from the store: what is fed in while this is on is applied but not recorded again.
+    /// Rebuild from the store: what is fed in while this is on is applied but not recorded again. The first
+    /// time, the header-only view is reset, so the task's gate judges the stored events from the start.
     pub fn set_replaying(&mut self, on: bool) {
+        if on && !self.replay_begun {
+            self.replay_begun = true;
+            self.log = TaskLog::default();
+            self.transcript.clear();
+            self.fixed_lines = 0;
+            self.artifacts.clear();
+            self.flag_count = 0;
+            self.input_rounds = 0;
+        }
         self.replaying = on;
     }
 
@@ -384,7 +431,7 @@ impl TaskTab {
             error,
             at,
         });
-        self.transcript.push(Entry::Console {
+        self.push_entry(Entry::Console {
             text,
             error,
             at: at.with_timezone(&Local),
@@ -393,7 +440,7 @@ impl TaskTab {
 
     /// A note that is about the store itself (it failed): shown, never recorded (it would fail the same way).
     pub fn note_unrecorded(&mut self, text: impl Into<String>, error: bool) {
-        self.transcript.push(Entry::Console {
+        self.push_entry(Entry::Console {
             text: text.into(),
             error,
             at: Local::now(),
@@ -413,7 +460,7 @@ impl TaskTab {
         if text.is_flagged() {
             self.flag_count += 1;
         }
-        self.transcript.push(Entry::Remote {
+        self.push_entry(Entry::Remote {
             text,
             at: at.with_timezone(&Local),
         });
@@ -434,7 +481,7 @@ impl TaskTab {
             self.input_rounds += 1;
         }
         self.state_since = at;
-        self.transcript.push(Entry::State {
+        self.push_entry(Entry::State {
             state: now,
             at: at.with_timezone(&Local),
         });
@@ -462,7 +509,7 @@ impl TaskTab {
             message: Box::new(m),
             at,
         });
-        self.transcript.push(Entry::User {
+        self.push_entry(Entry::User {
             text: text.to_string(),
             files,
             at: at.with_timezone(&Local),
@@ -520,6 +567,10 @@ impl TaskTab {
         // Protocol oddities (a foreign task id, events after a terminal state on the same stream) are shown,
         // flagged: they are how a misbehaving or smuggling agent shows itself.
         self.flag_count += 1;
+        if self.replaying {
+            // The note was stored when it was first shown: it comes back with the transcript.
+            return;
+        }
         self.note_at(
             format!("⚠ protocol anomaly: {}", sanitize_line(why).0),
             true,
@@ -585,7 +636,7 @@ impl TaskTab {
                 let view = view_of(&log.artifact);
                 if i >= self.artifacts.len() {
                     self.artifacts.push(view);
-                    self.transcript.push(Entry::Artifact { index: i });
+                    self.push_entry(Entry::Artifact { index: i });
                 } else if let Some(v) = self.artifacts.get_mut(i) {
                     *v = view;
                 }

@@ -177,8 +177,10 @@ pub struct TaskLog {
     pub state: TaskState,
     /// The latest status message (often the agent's question or reason).
     pub status_message: Option<Message>,
-    /// The applied status's own timestamp, when the agent sent one: anything older is stale.
+    /// The applied status's own timestamp, when the agent sent one: anything older from another source is
+    /// stale. One source's own order is trusted over the clocks (an agent's replicas may disagree by a little).
     status_at: Option<DateTime<Utc>>,
+    status_source: Option<Source>,
     pub artifacts: Vec<ArtifactLog>,
     by_id: HashMap<String, usize>,
     /// Status updates already applied (state, message, timestamp), so the same one from another source is a
@@ -216,6 +218,12 @@ impl TaskLog {
             Some(Phase::Interrupted) => !self.resuming,
             _ => false,
         }
+    }
+
+    /// The sources that delivered data so far are gone (the console restarted): whatever comes next is placed
+    /// afresh (a new stream by its snapshot, a push by its content).
+    pub fn forget_sources(&mut self) {
+        self.offsets.clear();
     }
 
     /// Start over for a new task in the same conversation (the context is kept).
@@ -291,8 +299,9 @@ impl TaskLog {
         }
     }
 
-    fn older(&self, at: Option<DateTime<Utc>>) -> bool {
-        matches!((at, self.status_at), (Some(new), Some(shown)) if new < shown)
+    fn older(&self, source: Source, at: Option<DateTime<Utc>>) -> bool {
+        self.status_source != Some(source)
+            && matches!((at, self.status_at), (Some(new), Some(shown)) if new < shown)
     }
 
     fn status_key(status: &a2a::TaskStatus) -> u64 {
@@ -328,7 +337,7 @@ impl TaskLog {
             }
             return self.after_terminal(source, "a status update");
         }
-        if self.older(status.timestamp) {
+        if self.older(source, status.timestamp) {
             return Verdict::Stale("a status update older than the one shown".into());
         }
         let state_changed = status.state != self.state;
@@ -350,6 +359,7 @@ impl TaskLog {
         if status.timestamp.is_some() {
             self.status_at = status.timestamp;
         }
+        self.status_source = Some(source);
         Verdict::applied(Change::Status {
             state_changed,
             new_message,
@@ -368,7 +378,7 @@ impl TaskLog {
         if self.is_terminal() && t.status.state != self.state {
             return self.after_terminal(source, "a task snapshot");
         }
-        if self.older(t.status.timestamp) {
+        if self.older(source, t.status.timestamp) {
             return Verdict::Stale("a task snapshot older than the status shown".into());
         }
         let interrupted = matches!(
@@ -393,6 +403,7 @@ impl TaskLog {
         if t.status.timestamp.is_some() {
             self.status_at = t.status.timestamp;
         }
+        self.status_source = Some(source);
         let settled = phase(&t.status.state) != Phase::Active;
         let mut artifacts = Vec::new();
         for a in t.artifacts.iter().flatten() {

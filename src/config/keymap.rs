@@ -209,7 +209,8 @@ actions! {
     NewTask => "new_task", Global, "Start a new task with the selected agent", [ch('n')];
     NextTab => "next_tab", Global, "Switch to the next task tab", [ch(']')];
     PrevTab => "prev_tab", Global, "Switch to the previous task tab", [ch('[')];
-    CloseTab => "close_tab", Global, "Close the current task tab (the task keeps running)", [ctrl('w')];
+    CloseTab => "close_tab", Global, "Close the current task tab (the task keeps running; reopen it with Ctrl-T)", [ctrl('w')];
+    ReopenTab => "reopen_tab", Global, "Reopen the tab closed last (closed tabs stay in the local store)", [ctrl('t')];
     JumpTab1 => "jump_tab_1", Global, "Switch to task tab 1", [alt('1')];
     JumpTab2 => "jump_tab_2", Global, "Switch to task tab 2", [alt('2')];
     JumpTab3 => "jump_tab_3", Global, "Switch to task tab 3", [alt('3')];
@@ -252,6 +253,7 @@ actions! {
     Reattach => "reattach", TaskTab, "Re-subscribe to this task's updates", [ch('R')];
     RefreshTask => "refresh_task", TaskTab, "Fetch this task's current state (GetTask)", [ch('r')];
     Approve => "approve", TaskTab, "Review this task's auth-required request: approve, deny or later", [ch('A')];
+    DeleteTask => "delete_task", TaskTab, "Delete this task from the local store and close its tab (asks first; the agent keeps it)", [ch('D')];
     ExportTask => "export_task", TaskTab, "Export this task's transcript to a file (.md, or .json)", [ch('E')];
     PushList => "push_list", TaskTab, "List this task's push-notification configs", [ch('P')];
     PushDelete => "push_delete", TaskTab, "Delete the push-notification config the console registered for this task", [ch('X')];

@@ -37,6 +37,8 @@ pub struct Config {
     pub ui: UiConfig,
     #[serde(default)]
     pub push: PushConfig,
+    #[serde(default)]
+    pub store: StoreConfig,
     /// Key remapping: action name → keys, e.g. `cancel_task = ["ctrl-k"]` (see the help screen for names).
     #[serde(default)]
     pub keys: BTreeMap<String, Vec<String>>,
@@ -53,6 +55,32 @@ pub struct PushConfig {
     /// network (tokens still guard it) and must be chosen on purpose.
     #[serde(default)]
     pub bind: Option<String>,
+}
+
+/// How long the local store keeps things (defaults: 30 days, 512 MiB, audit log 180 days).
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StoreConfig {
+    /// Tasks not updated for this many days are forgotten, with their events.
+    #[serde(default)]
+    pub keep_days: Option<u32>,
+    /// Past this many MiB in use, the least recently updated tasks are forgotten until it fits.
+    #[serde(default)]
+    pub max_mb: Option<u64>,
+    /// Audit-log entries older than this many days are dropped (the audit log's own retention).
+    #[serde(default)]
+    pub audit_keep_days: Option<u32>,
+}
+
+impl StoreConfig {
+    pub fn retention(&self) -> crate::store::Retention {
+        let d = crate::store::Retention::default();
+        crate::store::Retention {
+            keep_days: self.keep_days.unwrap_or(d.keep_days),
+            max_mb: self.max_mb.unwrap_or(d.max_mb),
+            audit_keep_days: self.audit_keep_days.unwrap_or(d.audit_keep_days),
+        }
+    }
 }
 
 /// How the console looks and behaves.

@@ -137,7 +137,7 @@ impl AgentExecutor for DemoExecutor {
             status: TaskStatus {
                 state: TaskState::Canceled,
                 message: Some(message),
-                timestamp: None,
+                timestamp: Some(chrono::Utc::now()),
             },
             metadata: None,
         });
@@ -199,7 +199,7 @@ impl Emitter {
             status: TaskStatus {
                 state,
                 message,
-                timestamp: None,
+                timestamp: Some(chrono::Utc::now()),
             },
             metadata: None,
         }))

@@ -118,7 +118,7 @@ fn snapshot(ctx: &ExecutorContext) -> Task {
                 task.status = TaskStatus {
                     state: TaskState::Working,
                     message: None,
-                    timestamp: None,
+                    timestamp: Some(chrono::Utc::now()),
                 };
             }
             if let Some(message) = &ctx.message {
@@ -135,7 +135,7 @@ fn snapshot(ctx: &ExecutorContext) -> Task {
             status: TaskStatus {
                 state: TaskState::Submitted,
                 message: None,
-                timestamp: None,
+                timestamp: Some(chrono::Utc::now()),
             },
             artifacts: None,
             history: ctx.message.clone().map(|m| vec![m]),

@@ -231,7 +231,7 @@ impl Runtime {
                 }
             }
             // Handled in `apply`: records go to the writer in the order update made them.
-            Effect::Record(_) => {}
+            Effect::Record(_) | Effect::Audit { .. } => {}
             Effect::ForgetAgent { agent } => {
                 if let Ok(mut m) = self.clients.lock() {
                     m.remove(&agent);

@@ -2,6 +2,7 @@
 //! SIGTERM / SIGHUP), logs sent to a file in the state dir, agents from the config (and the demo agent with
 //! `--demo`), then the runtime's event loop.
 
+mod effects;
 pub mod persist;
 pub mod runtime;
 
@@ -120,17 +121,19 @@ pub fn build_app(config: &Config, global: &Overrides) -> Result<App, String> {
     Ok(app)
 }
 
-/// Effects to start with: load every agent's card.
-pub fn initial_effects(app: &App) -> Vec<Effect> {
-    app.agents
+/// Effects to start with: load every agent's card, and the transcripts of restored tasks still to follow.
+pub fn initial_effects(app: &mut App) -> Vec<Effect> {
+    let mut fx: Vec<Effect> = app
+        .agents
         .iter()
-        .enumerate()
-        .map(|(agent, a)| Effect::LoadAgent {
-            agent,
+        .map(|a| Effect::LoadAgent {
+            agent: a.id,
             target: Box::new(a.target.clone()),
             refresh: false,
         })
-        .collect()
+        .collect();
+    fx.extend(crate::app::update::start_loads(app));
+    fx
 }
 
 /// Run the console until the user quits.
@@ -148,14 +151,7 @@ pub async fn run(global: Overrides, demo: bool) -> Result<(), String> {
             AgentTarget::from_url(&agent.base_url(), Duration::from_secs(DEFAULT_TIMEOUT_SECS));
         let mut target = target;
         target.label = "demo".into();
-        app.agents.insert(
-            0,
-            crate::app::state::AgentEntry {
-                target,
-                state: crate::app::state::Reachability::Loading,
-                origin: AgentOrigin::Demo,
-            },
-        );
+        app.insert_agent(0, target, AgentOrigin::Demo);
         Some(agent)
     } else {
         None
@@ -163,25 +159,44 @@ pub async fn run(global: Overrides, demo: bool) -> Result<(), String> {
     // The local store: tabs come back from it, and everything received goes into it. If it cannot be opened
     // (locked by another console, full, corrupt) the console says so and works in memory.
     let mut cached_cards = Vec::new();
-    let persister = match crate::tui::persist::db_path().map(|p| crate::store::Store::open(&p)) {
+    let writer = match crate::tui::persist::db_path().map(|p| crate::store::Store::open(&p)) {
         Some(Ok(store)) => {
             cached_cards = crate::tui::persist::cached_cards(&store, &app);
-            match crate::tui::persist::restore(&store, &mut app) {
+            // Headers only: the first frame never waits for the store's size.
+            match crate::tui::persist::restore_headers(&store, &mut app) {
                 Ok(0) => {}
                 Ok(n) => {
                     app.set_status(format!("restored {n} task(s) from the local store"), false)
                 }
                 Err(e) => app.set_status(format!("could not restore tasks: {e}"), true),
             }
-            let mut p = crate::tui::persist::Persister::start(store);
-            p.adopt(&app);
-            p
+            match crate::store::writer::StoreWriter::spawn(store) {
+                Ok(w) => {
+                    // Retention runs on the store's thread, after start-up, never in the way of the first frame.
+                    let keep = config.store.retention();
+                    let _ = w.read(move |s| match s.prune(keep, false) {
+                        Ok(p) if p.tabs + p.audit > 0 => tracing::info!(
+                            "retention: forgot {} task(s), {} event(s), {} audit entr(ies)",
+                            p.tabs,
+                            p.events,
+                            p.audit
+                        ),
+                        Ok(_) => {}
+                        Err(e) => tracing::warn!("retention failed: {e}"),
+                    });
+                    Some(w)
+                }
+                Err(e) => {
+                    app.set_status(format!("working in memory only: cannot start the store writer: {e}"), true);
+                    None
+                }
+            }
         }
         Some(Err(e)) => {
             app.set_status(format!("working in memory only: {e}"), true);
-            crate::tui::persist::Persister::disabled()
+            None
         }
-        None => crate::tui::persist::Persister::disabled(),
+        None => None,
     };
     let mouse = config.ui.mouse.unwrap_or(true);
     app.bell = config.ui.bell.unwrap_or(false);
@@ -192,7 +207,7 @@ pub async fn run(global: Overrides, demo: bool) -> Result<(), String> {
     };
     let (mut runtime, rx) = Runtime::new(app.config_path.clone(), syntax)?;
     runtime.bell_enabled = app.bell;
-    runtime.persist = persister;
+    runtime.writer = writer;
     if config.push.enabled {
         let bind = config.push.bind.as_deref().unwrap_or("127.0.0.1:0");
         let addr: std::net::SocketAddr = bind
@@ -207,7 +222,7 @@ pub async fn run(global: Overrides, demo: bool) -> Result<(), String> {
         }
     }
     runtime.prime_cards(cached_cards);
-    let effects = initial_effects(&app);
+    let effects = initial_effects(&mut app);
 
     // Chain a panic hook that restores the terminal first, so a panic message is readable.
     let previous = std::panic::take_hook();

@@ -11,7 +11,7 @@ use tokio::sync::mpsc::UnboundedSender;
 
 use crate::app::msg::{Effect, Msg, StoredItem};
 use crate::app::state::App;
-use crate::app::task::{Link, TabId};
+use crate::app::task::TabId;
 use crate::app::tasklog::Source;
 use crate::store::record::Record;
 use crate::store::{AuditEntry, Direction, Store, TabEvent, kind};
@@ -30,37 +30,12 @@ pub fn restore_headers(store: &Store, app: &mut App) -> Result<usize, String> {
     let tabs = store.open_tabs().map_err(|e| e.to_string())?;
     let mut restored = 0;
     for st in tabs {
-        let row = st.row;
-        let Some(agent) = app.agents.iter().find(|a| a.key == row.agent_key).map(|a| a.id) else {
+        let Some(id) = app.open_stored_tab(&st.row, st.events) else {
             continue;
         };
-        let id = app.new_tab(agent);
-        let draft = store.draft(&row.tab).ok().flatten();
-        let Some(t) = app.tab_mut(id) else {
-            continue;
-        };
-        t.key = row.tab;
-        let state = row
-            .task_id
-            .as_ref()
-            .and_then(|_| crate::remote::tracker::parse_state(&row.state).ok())
-            .unwrap_or_default();
-        t.adopt(row.task_id, row.context_id, state);
-        t.created_at = row.created_at;
-        t.state_since = row.state_since;
-        t.last_update = row.updated_at;
-        t.gone = row.gone;
-        t.stored = true;
-        t.loaded = st.events == 0;
-        t.stored_last_text = row
-            .last_text
-            .map(|s| crate::trust::sanitize::sanitize_text(&s).0);
-        if let Some(draft) = draft {
+        if let (Ok(Some(draft)), Some(t)) = (store.draft(&st.row.tab), app.tab_mut(id)) {
             t.compose.insert_str(draft);
         }
-        // Still running (or waiting): follow it again once the agent's card and the transcript are in.
-        t.pending_reattach = t.log.task_id.is_some() && !t.is_terminal() && !t.gone;
-        t.link = Link::Idle;
         restored += 1;
     }
     Ok(restored)

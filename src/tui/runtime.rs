@@ -341,6 +341,9 @@ impl Runtime {
         for e in update(app, msg) {
             match e {
                 Effect::Record(r) => self.pending.push(r),
+                Effect::Audit { tab, line } => self
+                    .pending
+                    .push(crate::tui::persist::decision(app, tab, &line)),
                 other => {
                     if let Some(r) = crate::tui::persist::audit_request(app, &other) {
                         self.pending.push(r);

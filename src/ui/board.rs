@@ -1,7 +1,7 @@
 //! The board (every task across agents, the ones needing a human first) and the split view (up to four live
 //! tasks side by side).
 
-use chrono::Local;
+
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Direction, Layout, Rect};
 use ratatui::text::{Line, Span};
@@ -11,8 +11,8 @@ use super::badge_style;
 use crate::app::board;
 use crate::app::state::{App, Focus};
 
-fn since(t: chrono::DateTime<Local>) -> String {
-    let s = (Local::now() - t).num_seconds().max(0);
+fn since(t: chrono::DateTime<chrono::Utc>) -> String {
+    let s = (chrono::Utc::now() - t).num_seconds().max(0);
     match s {
         0..60 => format!("{s}s"),
         60..3600 => format!("{}m", s / 60),
@@ -24,7 +24,7 @@ pub fn draw_board(f: &mut Frame, app: &App, area: Rect) {
     let t = &app.theme;
     let rows = board::rows(app);
     let mut filters = Vec::new();
-    if let Some(a) = app.board.agent_filter.and_then(|a| app.agents.get(a)) {
+    if let Some(a) = app.board.agent_filter.and_then(|a| app.agent(a)) {
         filters.push(format!("agent {}", a.name()));
     }
     if let Some(s) = app.board.state_filter {
@@ -69,7 +69,7 @@ pub fn draw_board(f: &mut Frame, app: &App, area: Rect) {
         };
         let b = tab.badge();
         let sel = i == app.board.selected;
-        let short = |s: Option<String>| {
+        let short = |s: Option<&str>| {
             s.map(|x| x.chars().take(8).collect::<String>())
                 .unwrap_or_else(|| "—".into())
         };

@@ -71,6 +71,7 @@ pub fn badge_style(theme: &Theme, b: Badge) -> Style {
         Badge::Canceled => theme.canceled,
         Badge::Rejected => theme.rejected,
         Badge::Idle => theme.dim,
+        Badge::Lost => theme.disconnected,
     }
 }
 

@@ -196,12 +196,32 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
         }
         Overlay::ConfirmRemoveAgent { agent } => {
             let r = centered(area, 64, 5);
-            let name = app.agents.get(*agent).map(|a| a.name()).unwrap_or_default();
+            let name = app.agent(*agent).map(|a| a.name()).unwrap_or_default();
             f.render_widget(Clear, r);
             f.render_widget(
                 Paragraph::new(vec![
                     Line::styled(format!("Remove agent {name} (and its tabs) from the console and the config file?"), t.warning),
                     Line::styled("y / Enter: remove · any other key: keep", t.dim),
+                ])
+                .block(boxed(app, "Confirm"))
+                .wrap(Wrap { trim: true }),
+                r,
+            );
+        }
+        Overlay::ConfirmDelete { tab } => {
+            let r = centered(area, 64, 5);
+            let what = app
+                .tab(*tab)
+                .and_then(|t| t.task_id_shown().map(str::to_string))
+                .unwrap_or_else(|| "this tab".into());
+            f.render_widget(Clear, r);
+            f.render_widget(
+                Paragraph::new(vec![
+                    Line::styled(
+                        format!("Delete task {what} from the local store and close its tab? The agent keeps it."),
+                        t.warning,
+                    ),
+                    Line::styled("y / Enter: delete · any other key: keep", t.dim),
                 ])
                 .block(boxed(app, "Confirm"))
                 .wrap(Wrap { trim: true }),
@@ -228,7 +248,7 @@ fn approval(f: &mut Frame, app: &App, tab: crate::app::task::TabId, area: Rect) 
     let Some(tb) = app.tab(tab) else {
         return;
     };
-    let agent = app.agents.get(tb.agent);
+    let agent = app.agent(tb.agent);
     let mut lines = vec![
         Line::from(vec![
             Span::styled("Agent ", t.dim),
@@ -245,13 +265,13 @@ fn approval(f: &mut Frame, app: &App, tab: crate::app::task::TabId, area: Rect) 
             t.warning,
         ),
     ];
-    match tb.tracker.status_message.as_ref() {
+    match tb.log.status_message.as_ref() {
         Some(m) => {
             let text = crate::trust::sanitize::Untrusted::new(
                 &crate::remote::message::parts_text(&m.parts),
                 crate::trust::sanitize::Provenance {
                     agent: tb.agent_name.clone(),
-                    task: tb.tracker.task_id.clone(),
+                    task: tb.log.task_id.clone(),
                     field: "auth-required status message".into(),
                 },
             );

@@ -245,7 +245,7 @@ pub fn visible_rows(
     height: usize,
     top: Option<usize>,
 ) -> (Vec<Line<'static>>, usize, usize) {
-    let total: usize = t.transcript.iter().map(|e| layout::entry_len(t, e)).sum();
+    let total = t.total_lines();
     match top {
         Some(top) => {
             let top = top.min(total.saturating_sub(1));
@@ -316,7 +316,7 @@ pub fn draw(f: &mut Frame, app: &App, t: &TaskTab, area: Rect) {
     let theme = &app.theme;
     let (body, compose_area) = layout::tab_split(area, t.compose.lines().len());
     let badge = t.badge();
-    let task = t.task_id_shown().unwrap_or_else(|| "no task yet".into());
+    let task = t.task_id_shown().unwrap_or("no task yet");
     let ctx = t
         .context_id_shown()
         .map(|c| format!(" · context {}", c.chars().take(8).collect::<String>()))

@@ -367,3 +367,16 @@ fn sources_round_trip_through_their_labels() {
     }
     assert_eq!(Source::parse("stream#x"), None);
 }
+
+#[test]
+fn one_stream_is_trusted_in_its_own_order_whatever_its_clock_says() {
+    let mut log = TaskLog::default();
+    log.judge(Source::Stream(1), &status(TaskState::Working, Some("a"), 10));
+    // The agent's clock stepped back: the same stream is still in order.
+    let v = log.judge(
+        Source::Stream(1),
+        &status(TaskState::InputRequired, Some("b"), 9),
+    );
+    assert!(applied(&v), "{v:?}");
+    assert_eq!(log.state, TaskState::InputRequired);
+}

@@ -5,7 +5,8 @@ use ratatui_textarea::TextArea;
 
 use crate::app::layout;
 use crate::app::msg::Effect;
-use crate::app::state::{AgentOrigin, App, Focus, Overlay, PromptKind, Reachability, View};
+use crate::app::state::{AgentId, AgentOrigin, App, Focus, Overlay, PromptKind, Reachability, View};
+use crate::store::record::Record;
 use crate::app::task::{Link, TabId};
 use crate::config::keymap::Action;
 
@@ -40,7 +41,7 @@ pub fn run_action(app: &mut App, a: Action) -> Vec<Effect> {
         Action::ImportTasks => match app.selected() {
             Some(a) if a.info().is_some() => {
                 app.overlay = Some(Overlay::Prompt {
-                    kind: PromptKind::ImportFilter(app.selected_agent),
+                    kind: PromptKind::ImportFilter(a.id),
                     input: Box::default(),
                 });
                 vec![]
@@ -59,7 +60,7 @@ pub fn run_action(app: &mut App, a: Action) -> Vec<Effect> {
             vec![]
         }
         Action::BoardFilterAgent => {
-            let options: Vec<usize> = (0..app.agents.len()).collect();
+            let options: Vec<crate::app::state::AgentId> = app.agents.iter().map(|a| a.id).collect();
             app.board.agent_filter = crate::app::board::cycle(app.board.agent_filter, &options);
             app.board.selected = 0;
             app.view = View::Board;
@@ -83,17 +84,17 @@ pub fn run_action(app: &mut App, a: Action) -> Vec<Effect> {
             vec![]
         }
         Action::RefreshTask => match app.active_tab() {
-            Some(t) if t.tracker.task_id.is_some() => vec![Effect::RefreshTask {
+            Some(t) if t.log.task_id.is_some() => vec![Effect::RefreshTask {
                 tab: t.id,
                 agent: t.agent,
-                task_id: t.tracker.task_id.clone().unwrap_or_default(),
+                task_id: t.log.task_id.clone().unwrap_or_default(),
             }],
             _ => vec![],
         },
         Action::AuditLog => vec![Effect::LoadAudit],
         Action::ExportTask => {
             match app.active_tab() {
-                Some(t) if t.tracker.task_id.is_some() => {
+                Some(t) if t.log.task_id.is_some() => {
                     let name = format!("task-{}.md", t.short_task().unwrap_or_default());
                     let mut input = TextArea::from(vec![name]);
                     input.move_cursor(ratatui_textarea::CursorMove::End);
@@ -107,8 +108,8 @@ pub fn run_action(app: &mut App, a: Action) -> Vec<Effect> {
             vec![]
         }
         Action::PushList | Action::PushDelete => match app.active_tab() {
-            Some(t) if t.tracker.task_id.is_some() => {
-                let task_id = t.tracker.task_id.clone().unwrap_or_default();
+            Some(t) if t.log.task_id.is_some() => {
+                let task_id = t.log.task_id.clone().unwrap_or_default();
                 if a == Action::PushList {
                     vec![Effect::ListPush {
                         tab: t.id,
@@ -131,7 +132,7 @@ pub fn run_action(app: &mut App, a: Action) -> Vec<Effect> {
         },
         Action::Approve => {
             match app.active_tab() {
-                Some(t) if t.tracker.state == a2a::TaskState::AuthRequired => {
+                Some(t) if t.log.state == a2a::TaskState::AuthRequired => {
                     app.overlay = Some(Overlay::Approval { tab: t.id });
                 }
                 _ => app.set_status("this task is not waiting for authorization", true),
@@ -216,7 +217,12 @@ pub fn run_action(app: &mut App, a: Action) -> Vec<Effect> {
             vec![]
         }
         Action::CloseTab => {
+            let mut fx = Vec::new();
             if let View::Tab(id) = app.view {
+                // Remembered as closed: the next start does not bring it back (Ctrl-T does).
+                if let Some(row) = app.tab(id).filter(|t| t.stored).and_then(|t| app.row_of(t, true)) {
+                    fx.push(Effect::Record(Record::Tab(Box::new(row))));
+                }
                 app.tabs.retain(|t| t.id != id);
                 app.view = app
                     .tabs
@@ -227,6 +233,15 @@ pub fn run_action(app: &mut App, a: Action) -> Vec<Effect> {
                     app.focus = Focus::Agents;
                 }
             }
+            fx
+        }
+        Action::ReopenTab => vec![Effect::LoadClosedTabs],
+        Action::DeleteTask => {
+            match app.active_tab() {
+                Some(t) if t.stored => app.overlay = Some(Overlay::ConfirmDelete { tab: t.id }),
+                Some(_) => app.set_status("nothing of this tab is in the local store", true),
+                None => app.set_status("open a task tab to delete its task", true),
+            }
             vec![]
         }
         Action::NewTask => {
@@ -235,7 +250,7 @@ pub fn run_action(app: &mut App, a: Action) -> Vec<Effect> {
         }
         Action::CancelTask => {
             match app.active_tab() {
-                Some(t) if t.tracker.task_id.is_some() && !t.is_terminal() => {
+                Some(t) if t.log.task_id.is_some() && !t.is_terminal() => {
                     app.overlay = Some(Overlay::ConfirmCancel { tab: t.id });
                 }
                 Some(_) => app.set_status("nothing to cancel: no running task in this tab", true),
@@ -249,7 +264,7 @@ pub fn run_action(app: &mut App, a: Action) -> Vec<Effect> {
             };
             entry.state = Reachability::Loading;
             vec![Effect::LoadAgent {
-                agent: app.selected_agent,
+                agent: entry.id,
                 target: Box::new(entry.target.clone()),
                 refresh: true,
             }]
@@ -279,10 +294,8 @@ pub fn run_action(app: &mut App, a: Action) -> Vec<Effect> {
             vec![]
         }
         Action::RemoveAgent => {
-            if !app.agents.is_empty() {
-                app.overlay = Some(Overlay::ConfirmRemoveAgent {
-                    agent: app.selected_agent,
-                });
+            if let Some(agent) = app.selected().map(|a| a.id) {
+                app.overlay = Some(Overlay::ConfirmRemoveAgent { agent });
             }
             vec![]
         }
@@ -357,7 +370,10 @@ pub fn open_tab(app: &mut App, text: Option<&str>) -> Option<TabId> {
         app.set_status("no agent: add one with `a`", true);
         return None;
     }
-    let id = app.new_tab(app.selected_agent);
+    let Some(agent) = app.selected().map(|a| a.id) else {
+        return None;
+    };
+    let id = app.new_tab(agent);
     if let (Some(text), Some(t)) = (text, app.tab_mut(id)) {
         t.compose.insert_str(text);
     }
@@ -523,7 +539,7 @@ pub(super) fn reattach(app: &mut App) -> Vec<Effect> {
     let Some(t) = app.active_tab_mut() else {
         return vec![];
     };
-    let Some(task_id) = t.tracker.task_id.clone() else {
+    let Some(task_id) = t.log.task_id.clone() else {
         t.note("no task to re-attach to", true);
         return vec![];
     };
@@ -538,23 +554,37 @@ pub(super) fn reattach(app: &mut App) -> Vec<Effect> {
     }]
 }
 
-pub(super) fn remove_agent(app: &mut App, agent: usize) -> Vec<Effect> {
-    if agent >= app.agents.len() {
+pub(super) fn remove_agent(app: &mut App, agent: AgentId) -> Vec<Effect> {
+    let Some(index) = app.agent_index(agent) else {
         return vec![];
-    }
-    let entry = app.agents.remove(agent);
-    // Tabs keep their transcript but point at no agent any more.
+    };
+    let entry = app.agents.remove(index);
+    // Its tabs leave the screen; they stay in the store (filed under the agent's key) and come back if the
+    // agent is configured again.
     app.tabs.retain(|t| t.agent != agent);
-    for t in app.tabs.iter_mut().filter(|t| t.agent > agent) {
-        t.agent -= 1;
-    }
     app.selected_agent = app.selected_agent.min(app.agents.len().saturating_sub(1));
     app.view = View::Card;
     app.set_status(format!("removed {}", entry.name()), false);
-    if entry.origin == AgentOrigin::Demo {
+    let mut fx = vec![Effect::ForgetAgent { agent }];
+    if entry.origin != AgentOrigin::Demo {
+        fx.push(Effect::RemoveAgentFromConfig {
+            url: entry.target.url,
+        });
+    }
+    fx
+}
+
+/// A restored (or reopened) tab shows its header until its transcript is read: ask for it once.
+pub(super) fn load_if_needed(app: &mut App, id: TabId) -> Vec<Effect> {
+    let Some(t) = app.tab_mut(id) else {
+        return vec![];
+    };
+    if t.loaded || t.loading {
         return vec![];
     }
-    vec![Effect::RemoveAgentFromConfig {
-        url: entry.target.url,
+    t.loading = true;
+    vec![Effect::LoadTranscript {
+        tab: id,
+        key: t.key.clone(),
     }]
 }

@@ -15,12 +15,11 @@ pub(super) fn approval_key(app: &mut App, tab: TabId, k: KeyEvent) -> Vec<Effect
     let ids = format!(
         "agent={:?} task={:?} context={:?}",
         t.agent_name,
-        t.tracker.task_id.as_deref().unwrap_or(""),
-        t.tracker.context_id.as_deref().unwrap_or("")
+        t.log.task_id.as_deref().unwrap_or(""),
+        t.log.context_id.as_deref().unwrap_or("")
     );
     let has_configured = app
-        .agents
-        .get(t.agent)
+        .agent(t.agent)
         .is_some_and(|a| a.target.auth.is_some());
     match k.code {
         KeyCode::Char('a') if has_configured => approve(
@@ -39,8 +38,7 @@ pub(super) fn approval_key(app: &mut App, tab: TabId, k: KeyEvent) -> Vec<Effect
         }
         KeyCode::Char('o') => {
             let card = app
-                .agents
-                .get(t.agent)
+                .agent(t.agent)
                 .and_then(|a| a.info())
                 .map(|i| i.card.card.clone());
             let flow = card.as_ref().and_then(|c| {
@@ -55,8 +53,7 @@ pub(super) fn approval_key(app: &mut App, tab: TabId, k: KeyEvent) -> Vec<Effect
                     })
             });
             let client_id = app
-                .agents
-                .get(t.agent)
+                .agent(t.agent)
                 .and_then(|a| a.target.auth.as_ref())
                 .and_then(|a| a.client_id.clone())
                 .unwrap_or_else(|| "a2a-console".into());
@@ -90,7 +87,7 @@ pub(super) fn approval_key(app: &mut App, tab: TabId, k: KeyEvent) -> Vec<Effect
             vec![]
         }
         KeyCode::Char('d') => {
-            let task_id = t.tracker.task_id.clone().unwrap_or_default();
+            let task_id = t.log.task_id.clone().unwrap_or_default();
             let agent = t.agent;
             if let Some(t) = app.tab_mut(tab) {
                 t.note("authorization denied by you; canceling the task", false);
@@ -142,19 +139,19 @@ pub(super) fn approve(
     let Some(t) = app.tab_mut(tab) else {
         return vec![];
     };
-    let Some(task_id) = t.tracker.task_id.clone() else {
+    let Some(task_id) = t.log.task_id.clone() else {
         return vec![];
     };
     let ids = format!(
         "agent={:?} task={:?} context={:?}",
         t.agent_name,
         task_id,
-        t.tracker.context_id.as_deref().unwrap_or("")
+        t.log.context_id.as_deref().unwrap_or("")
     );
-    t.tracker.resuming = true;
+    t.log.resuming = true;
     t.generation += 1;
     t.link = Link::Connecting;
-    t.record_user(&format!("(approved with the {source})"), vec![]);
+    t.record_user(&format!("(approved with the {source})"), vec![], "");
     vec![
         Effect::Audit {
             tab,
@@ -165,7 +162,7 @@ pub(super) fn approve(
             generation: t.generation,
             agent: t.agent,
             task_id,
-            context_id: t.tracker.context_id.clone(),
+            context_id: t.log.context_id.clone(),
             credential,
         },
     ]

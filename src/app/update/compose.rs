@@ -92,8 +92,7 @@ pub fn send(app: &mut App, tab_id: TabId) -> Vec<Effect> {
         let Some(t) = app.tab(tab_id) else {
             return vec![];
         };
-        app.agents
-            .get(t.agent)
+        app.agent(t.agent)
             .and_then(|a| a.info())
             .map(|i| i.card.card.capabilities.streaming == Some(true))
     };
@@ -117,23 +116,23 @@ pub fn send(app: &mut App, tab_id: TabId) -> Vec<Effect> {
     }
     let files: Vec<std::path::PathBuf> = std::mem::take(&mut t.attachments);
     let names = files.iter().map(|f| f.display().to_string()).collect();
-    let (task_id, context_id) = if t.is_terminal() || t.tracker.task_id.is_none() {
+    let (task_id, context_id) = if t.is_terminal() || t.log.task_id.is_none() {
         // A finished task cannot take more messages: start a new one in the same conversation.
-        let context = t.tracker.context_id.clone();
-        if t.tracker.task_id.is_some() {
+        let context = t.log.context_id.clone();
+        if t.log.task_id.is_some() {
             t.note(
                 "the task has ended; this message starts a new task in the same conversation",
                 false,
             );
         }
-        t.tracker = crate::remote::tracker::TaskTracker::default();
-        t.tracker.context_id = context.clone();
+        t.begin_new_task();
         (None, context)
     } else {
-        t.tracker.resuming = t.waiting();
-        (t.tracker.task_id.clone(), t.tracker.context_id.clone())
+        t.log.resuming = t.waiting();
+        (t.log.task_id.clone(), t.log.context_id.clone())
     };
-    t.record_user(&text, names);
+    let message = crate::app::outgoing(text, files, task_id, context_id);
+    t.record_user(&message.text, names, &message.message_id);
     t.compose = TextArea::default();
     t.generation += 1;
     t.link = Link::Connecting;
@@ -141,7 +140,7 @@ pub fn send(app: &mut App, tab_id: TabId) -> Vec<Effect> {
         tab: tab_id,
         generation: t.generation,
         agent: t.agent,
-        message: Box::new(crate::app::outgoing(text, files, task_id, context_id)),
+        message: Box::new(message),
         stream: streaming,
     }]
 }

@@ -7,6 +7,7 @@ mod compose;
 mod mouse;
 mod overlay;
 mod remote;
+mod stored;
 mod stream;
 
 use crossterm::event::{Event, KeyEvent, KeyEventKind};
@@ -28,6 +29,29 @@ pub use remote::parse_import_filter;
 pub use stream::lay_out_artifacts;
 
 pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
+    let mut fx = dispatch(app, msg);
+    // A restored tab on screen shows its header until its transcript is read: ask for it (once).
+    if let Some(id) = app.active_tab().filter(|t| !t.loaded && !t.loading).map(|t| t.id) {
+        fx.extend(actions::load_if_needed(app, id));
+    }
+    fx
+}
+
+/// Transcripts the console needs at start: the tabs whose tasks must be followed again (their live events must
+/// land after the stored ones). Others load when opened.
+pub fn start_loads(app: &mut App) -> Vec<Effect> {
+    let ids: Vec<_> = app
+        .tabs
+        .iter()
+        .filter(|t| t.pending_reattach && !t.loaded)
+        .map(|t| t.id)
+        .collect();
+    ids.into_iter()
+        .flat_map(|id| actions::load_if_needed(app, id))
+        .collect()
+}
+
+fn dispatch(app: &mut App, msg: Msg) -> Vec<Effect> {
     match msg {
         Msg::Input(Event::Key(k)) if k.kind != KeyEventKind::Release => key(app, k),
         Msg::Input(Event::Mouse(m)) => mouse(app, m),
@@ -44,9 +68,10 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
         Msg::Stream {
             tab,
             generation,
+            source,
             item,
         } => {
-            let mut fx = stream_item(app, tab, generation, item);
+            let mut fx = stream_item(app, tab, generation, source, item);
             fx.extend(lay_out_artifacts(app, tab));
             fx.extend(register_push(app, tab));
             fx
@@ -129,6 +154,14 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
             }
             vec![]
         }
+        Msg::TaskGone {
+            tab,
+            generation,
+            why,
+        } => stream::task_gone(app, tab, generation, &why),
+        Msg::TranscriptLoaded { tab, items, done } => stored::transcript_loaded(app, tab, items, done),
+        Msg::StoreStatus(status) => stored::store_status(app, status),
+        Msg::ClosedTabs(result) => stored::closed_tabs(app, result),
         Msg::Tick => {
             app.spinner = app.spinner.wrapping_add(1);
             vec![]

@@ -7,6 +7,7 @@ use super::approval::{approval_key, approve};
 use super::remote::parse_import_filter;
 use crate::app::msg::{ApprovalCredential, Effect};
 use crate::app::state::{AgentOrigin, App, Focus, Overlay, PromptKind, View};
+use crate::app::task::TabId;
 use crate::config::keymap::palette_matches;
 use crate::remote::agent::AgentTarget;
 
@@ -67,7 +68,7 @@ pub(super) fn overlay_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
                 let Some(t) = app.tab_mut(tab) else {
                     return vec![];
                 };
-                let Some(task_id) = t.tracker.task_id.clone() else {
+                let Some(task_id) = t.log.task_id.clone() else {
                     return vec![];
                 };
                 t.note("cancel requested", false);
@@ -129,6 +130,10 @@ pub(super) fn overlay_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
             KeyCode::Char('y') | KeyCode::Char('Y') | KeyCode::Enter => remove_agent(app, agent),
             _ => vec![],
         },
+        Overlay::ConfirmDelete { tab } => match k.code {
+            KeyCode::Char('y') | KeyCode::Char('Y') | KeyCode::Enter => delete_task(app, tab),
+            _ => vec![],
+        },
         Overlay::Prompt { kind, mut input } => match k.code {
             KeyCode::Esc => vec![],
             KeyCode::Enter => {
@@ -161,7 +166,7 @@ pub(super) fn prompt_done(app: &mut App, kind: PromptKind, value: String) -> Vec
                 .unwrap_or(std::time::Duration::from_secs(30));
             let target = AgentTarget::from_url(&value, timeout);
             let idx = app.add_agent(target.clone(), AgentOrigin::CommandLine);
-            app.selected_agent = idx;
+            app.selected_agent = app.agent_index(idx).unwrap_or(0);
             app.view = View::Card;
             vec![
                 Effect::LoadAgent {
@@ -178,10 +183,25 @@ pub(super) fn prompt_done(app: &mut App, kind: PromptKind, value: String) -> Vec
             ApprovalCredential::Pasted(crate::remote::auth::Secret::new(value)),
             "pasted token",
         ),
-        PromptKind::ExportTask(tab) => vec![Effect::ExportTask {
-            tab,
-            path: value.into(),
-        }],
+        PromptKind::ExportTask(tab) => {
+            let target = app.tab(tab).and_then(|t| {
+                Some((
+                    app.agent(t.agent)?.target.url.clone(),
+                    t.log.task_id.clone()?,
+                ))
+            });
+            match target {
+                Some((agent_url, task_id)) => vec![Effect::ExportTask {
+                    agent_url,
+                    task_id,
+                    path: value.into(),
+                }],
+                None => {
+                    app.set_status("no task in this tab to export", true);
+                    vec![]
+                }
+            }
+        }
         PromptKind::ImportFilter(agent) => match parse_import_filter(&value) {
             Ok((state, context)) => {
                 app.set_status("listing tasks…", false);
@@ -218,8 +238,8 @@ pub(super) fn prompt_done(app: &mut App, kind: PromptKind, value: String) -> Vec
             // The newest artifact: a file part's own bytes if it has one (never opened, only written where
             // the user said), else its text as shown.
             let bytes = app.active_tab().and_then(|t| {
-                let raw = t.tracker.artifacts.last().and_then(|a| {
-                    a.parts.iter().find_map(|p| match &p.content {
+                let raw = t.log.artifacts.last().and_then(|a| {
+                    a.artifact.parts.iter().find_map(|p| match &p.content {
                         a2a::PartContent::Raw(b) => Some(b.clone()),
                         _ => None,
                     })
@@ -235,4 +255,24 @@ pub(super) fn prompt_done(app: &mut App, kind: PromptKind, value: String) -> Vec
             }
         }
     }
+}
+
+/// Forget a tab's task in the local store and close the tab (the agent keeps the task).
+fn delete_task(app: &mut App, tab: TabId) -> Vec<Effect> {
+    let Some(key) = app.tab(tab).map(|t| t.key.clone()) else {
+        return vec![];
+    };
+    app.tabs.retain(|t| t.id != tab);
+    if app.view == View::Tab(tab) {
+        app.view = app
+            .tabs
+            .last()
+            .map(|t| View::Tab(t.id))
+            .unwrap_or(View::Board);
+        if app.focus == Focus::Compose && !matches!(app.view, View::Tab(_)) {
+            app.focus = Focus::Agents;
+        }
+    }
+    app.set_status("deleted the task from the local store", false);
+    vec![Effect::Record(crate::store::record::Record::DeleteTab { tab: key })]
 }

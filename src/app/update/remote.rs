@@ -1,44 +1,52 @@
 //! Results of remote requests: agent cards loaded, replies, cancels, refreshes, push notifications and
 //! configs, and tasks imported with ListTasks.
 
-use super::stream::{follow_if_running, lay_out_artifacts, register_push};
-use crate::app::msg::Effect;
-use crate::app::state::{AgentInfo, App, Reachability, View};
-use crate::app::task::{Link, TabId};
+use chrono::Utc;
 
-/// An agent's card loaded (or failed to): update its entry and its tabs, and re-attach restored tasks.
+use super::stream::{follow_if_running, lay_out_artifacts, reattach_if_ready, register_push};
+use crate::app::msg::Effect;
+use crate::app::state::{AgentId, AgentInfo, App, Reachability, View};
+use crate::app::task::{Link, TabId};
+use crate::app::tasklog::{Source, Verdict};
+use crate::store::record::Record;
+
+/// An agent's card loaded (or failed to): update its entry and its tabs, keep the card, and re-attach restored
+/// tasks whose transcript is in.
 pub(super) fn agent_loaded(
     app: &mut App,
-    agent: usize,
+    agent: AgentId,
     result: Result<Box<AgentInfo>, String>,
 ) -> Vec<Effect> {
     let mut fx = Vec::new();
-    if let Some(entry) = app.agents.get_mut(agent) {
-        let online = result.is_ok();
-        entry.state = match result {
-            Ok(info) => Reachability::Online(info),
-            Err(e) => Reachability::Error(e),
-        };
-        let name = entry.name();
-        for t in app.tabs.iter_mut().filter(|t| t.agent == agent) {
+    let Some(entry) = app.agent_mut(agent) else {
+        return fx;
+    };
+    if let Ok(info) = &result
+        && !info.card.revalidated
+    {
+        fx.push(Effect::Record(Record::Card {
+            agent_url: entry.target.url.clone(),
+            card_url: info.card.url.to_string(),
+            raw: info.card.raw.clone(),
+            etag: info.card.etag.clone(),
+        }));
+    }
+    entry.state = match result {
+        Ok(info) => Reachability::Online(info),
+        Err(e) => Reachability::Error(e),
+    };
+    let name = entry.name();
+    let ids: Vec<TabId> = app
+        .tabs
+        .iter_mut()
+        .filter(|t| t.agent == agent)
+        .map(|t| {
             t.agent_name = name.clone();
-            // Tasks restored from the store that were still running: follow them again.
-            if online
-                && t.pending_reattach
-                && let Some(task_id) = t.tracker.task_id.clone()
-            {
-                t.pending_reattach = false;
-                t.generation += 1;
-                t.link = Link::Connecting;
-                t.note("re-attaching to the restored task…", false);
-                fx.push(Effect::Subscribe {
-                    tab: t.id,
-                    generation: t.generation,
-                    agent,
-                    task_id,
-                });
-            }
-        }
+            t.id
+        })
+        .collect();
+    for id in ids {
+        fx.extend(reattach_if_ready(app, id));
     }
     fx
 }
@@ -52,12 +60,16 @@ pub(super) fn reply(
 ) -> Vec<Effect> {
     let on_screen = app.active_tab().map(|t| t.id) == Some(tab);
     if let Some(t) = app.tab_mut(tab).filter(|t| t.generation == generation) {
-        match result {
-            Ok(a2a::SendMessageResponse::Task(task)) => t.apply_task(&task),
-            Ok(a2a::SendMessageResponse::Message(m)) => {
-                t.apply_event(&a2a::StreamResponse::Message(m))
+        let event = match result {
+            Ok(a2a::SendMessageResponse::Task(task)) => Some(a2a::StreamResponse::Task(task)),
+            Ok(a2a::SendMessageResponse::Message(m)) => Some(a2a::StreamResponse::Message(m)),
+            Err(e) => {
+                t.note(e, true);
+                None
             }
-            Err(e) => t.note(e, true),
+        };
+        if let Some(ev) = event {
+            t.receive(Source::Reply, Box::new(ev), Utc::now());
         }
         t.link = Link::Idle;
         t.attention = !on_screen;
@@ -77,8 +89,13 @@ pub(super) fn canceled(
     if let Some(t) = app.tab_mut(tab) {
         match result {
             Ok(task) => {
-                t.apply_task(&task);
-                if task.status.state != a2a::TaskState::Canceled {
+                let canceled = task.status.state == a2a::TaskState::Canceled;
+                t.receive(
+                    Source::Cancel,
+                    Box::new(a2a::StreamResponse::Task(task)),
+                    Utc::now(),
+                );
+                if !canceled {
                     let state = t.state_label();
                     t.note(
                         format!("the agent did not cancel the task; it is {state}"),
@@ -101,8 +118,16 @@ pub(super) fn refreshed(
     if let Some(t) = app.tab_mut(tab) {
         match result {
             Ok(task) => {
-                t.apply_task(&task);
-                t.note("refreshed (GetTask)", false);
+                let v = t.receive(
+                    Source::Refresh,
+                    Box::new(a2a::StreamResponse::Task(task)),
+                    Utc::now(),
+                );
+                let what = match v {
+                    Verdict::Applied { .. } => "refreshed (GetTask)",
+                    _ => "refreshed (GetTask): nothing new",
+                };
+                t.note(what, false);
             }
             Err(e) => t.note(format!("refresh failed: {e}"), true),
         }
@@ -115,7 +140,7 @@ pub(super) fn push(app: &mut App, task_id: String, event: Box<a2a::StreamRespons
     let Some(t) = app
         .tabs
         .iter_mut()
-        .find(|t| t.tracker.task_id.as_deref() == Some(task_id.as_str()))
+        .find(|t| t.log.task_id.as_deref() == Some(task_id.as_str()))
     else {
         return vec![];
     };
@@ -124,11 +149,9 @@ pub(super) fn push(app: &mut App, task_id: String, event: Box<a2a::StreamRespons
     if t.push_received == 1 {
         t.note("receiving push notifications for this task", false);
     }
-    // While a stream is live it already delivers the same events; applying both would append artifact
-    // chunks twice. Pushes take over when there is no stream (closed, broken, or never opened).
-    if t.link != Link::Live {
-        t.apply_event(&event);
-    }
+    // Push and stream may both be live: the task's gate places each chunk and status once, whichever source
+    // brings it first, and a push that arrives after the task finished is stale, not news.
+    t.receive(Source::Push, event, Utc::now());
     lay_out_artifacts(app, id)
 }
 
@@ -196,7 +219,7 @@ pub fn parse_import_filter(s: &str) -> Result<(Option<a2a::TaskState>, Option<St
 /// Tasks an agent listed: open a tab for each one not already open; re-attach to those still running.
 pub(super) fn import_tasks(
     app: &mut App,
-    agent: usize,
+    agent: AgentId,
     result: Result<Vec<a2a::Task>, String>,
 ) -> Vec<Effect> {
     let tasks = match result {
@@ -212,13 +235,20 @@ pub(super) fn import_tasks(
         let open = app
             .tabs
             .iter()
-            .any(|t| t.agent == agent && t.tracker.task_id.as_deref() == Some(task.id.as_str()));
+            .any(|t| t.agent == agent && t.log.task_id.as_deref() == Some(task.id.as_str()));
         if open {
             continue;
         }
         let id = app.new_tab(agent);
         if let Some(t) = app.tab_mut(id) {
-            t.apply_task(&task);
+            // Imported tasks are kept like any other.
+            t.stored = true;
+            t.mark_header_dirty();
+            t.receive(
+                Source::Import,
+                Box::new(a2a::StreamResponse::Task(task.clone())),
+                Utc::now(),
+            );
             t.note("imported with ListTasks", false);
             if !t.is_terminal() && !t.waiting() {
                 t.generation += 1;

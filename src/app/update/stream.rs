@@ -1,9 +1,12 @@
 //! A tab's stream: events applied to the task, artifacts laid out when they complete, push registration,
 //! following a task a blocking reply left running, and automatic re-attach.
 
+use chrono::Utc;
+
 use crate::app::msg::{Effect, StreamItem};
 use crate::app::state::{App, Focus, Overlay};
 use crate::app::task::{Link, TabId};
+use crate::app::tasklog::Source;
 
 /// Largest artifact laid out as markdown; bigger ones stay plain text, drawn a screenful at a time.
 pub(super) const MAX_LAYOUT_BYTES: usize = 1024 * 1024;
@@ -63,14 +66,13 @@ pub(super) fn register_push(app: &mut App, tab: TabId) -> Vec<Effect> {
         return vec![];
     };
     let supports = app
-        .agents
-        .get(t.agent)
+        .agent(t.agent)
         .and_then(|a| a.info())
         .is_some_and(|i| i.card.card.capabilities.push_notifications == Some(true));
     if !supports || t.push_requested || t.is_terminal() {
         return vec![];
     }
-    let (Some(task_id), agent) = (t.tracker.task_id.clone(), t.agent) else {
+    let (Some(task_id), agent) = (t.log.task_id.clone(), t.agent) else {
         return vec![];
     };
     if let Some(t) = app.tab_mut(tab) {
@@ -88,8 +90,8 @@ pub(super) fn follow_if_running(app: &mut App, tab: TabId) -> Vec<Effect> {
     let Some(t) = app.tab_mut(tab) else {
         return vec![];
     };
-    let running = t.tracker.phase() == Some(crate::remote::tracker::Phase::Active);
-    match (running, t.tracker.task_id.clone()) {
+    let running = t.log.phase() == Some(crate::remote::tracker::Phase::Active);
+    match (running, t.log.task_id.clone()) {
         (true, Some(task_id)) => {
             t.generation += 1;
             t.link = Link::Connecting;
@@ -108,10 +110,47 @@ pub(super) fn follow_if_running(app: &mut App, tab: TabId) -> Vec<Effect> {
 pub(super) const MAX_REATTACH_DELAY_MS: u64 = 30_000;
 pub(super) const MAX_REATTACH_ATTEMPTS: u32 = 6;
 
+/// A restored task that still runs is followed again once both its agent is online and its transcript is
+/// loaded (live events must land after the stored ones, never before).
+pub(super) fn reattach_if_ready(app: &mut App, tab: TabId) -> Vec<Effect> {
+    let online = app
+        .tab(tab)
+        .and_then(|t| app.agent(t.agent))
+        .is_some_and(|a| a.info().is_some());
+    let Some(t) = app.tab_mut(tab) else {
+        return vec![];
+    };
+    if !online || !t.pending_reattach || !t.loaded || t.gone {
+        return vec![];
+    }
+    let Some(task_id) = t.log.task_id.clone() else {
+        return vec![];
+    };
+    t.pending_reattach = false;
+    t.generation += 1;
+    t.link = Link::Connecting;
+    t.note("re-attaching to the restored task…", false);
+    vec![Effect::Subscribe {
+        tab,
+        generation: t.generation,
+        agent: t.agent,
+        task_id,
+    }]
+}
+
+/// The agent does not know the task (-32001): stop following it.
+pub(super) fn task_gone(app: &mut App, tab: TabId, generation: u64, why: &str) -> Vec<Effect> {
+    if let Some(t) = app.tab_mut(tab).filter(|t| t.generation == generation) {
+        t.task_gone(why);
+    }
+    vec![]
+}
+
 pub(super) fn stream_item(
     app: &mut App,
     tab: TabId,
     generation: u64,
+    source: Source,
     item: StreamItem,
 ) -> Vec<Effect> {
     let on_screen = app.active_tab().map(|t| t.id) == Some(tab);
@@ -128,11 +167,14 @@ pub(super) fn stream_item(
     let was_attention = t.attention;
     match item {
         StreamItem::Event(ev) => {
-            if t.link == Link::Connecting {
+            // Anything from the current stream means it is alive (a re-attach that worked is no longer
+            // "disconnected", whatever it said before).
+            if matches!(t.link, Link::Connecting | Link::Disconnected(_)) {
                 t.link = Link::Live;
             }
+            t.reattach_attempts = 0;
             let before = t.badge();
-            t.apply_event(&ev);
+            t.receive(source, ev, Utc::now());
             let after = t.badge();
             if before != after && !on_screen && (t.waiting() || t.is_terminal()) {
                 t.attention = true;
@@ -159,8 +201,9 @@ pub(super) fn stream_item(
             }
             // A stream that broke while the task runs: re-attach by itself, backing off.
             if matches!(t.link, Link::Disconnected(_))
+                && !t.gone
                 && t.reattach_attempts < MAX_REATTACH_ATTEMPTS
-                && let Some(task_id) = t.tracker.task_id.clone()
+                && let Some(task_id) = t.log.task_id.clone()
             {
                 let delay_ms = (1000u64 << t.reattach_attempts.min(5)).min(MAX_REATTACH_DELAY_MS);
                 t.reattach_attempts += 1;

@@ -121,7 +121,7 @@ fn follow_up_on_an_interrupted_task_reuses_task_and_context() {
     assert_eq!(message.task_id.as_deref(), Some("t1"));
     assert_eq!(message.context_id.as_deref(), Some("ctx"));
     assert_eq!(*generation, 2);
-    assert!(app.active_tab().unwrap().tracker.resuming);
+    assert!(app.active_tab().unwrap().log.resuming);
 }
 
 #[test]
@@ -164,7 +164,7 @@ fn events_from_a_stale_generation_are_ignored() {
         },
     );
     assert_eq!(
-        app.active_tab().unwrap().tracker.state,
+        app.active_tab().unwrap().log.state,
         TaskState::Unspecified
     );
 }
@@ -515,7 +515,7 @@ fn board_sorts_what_needs_the_user_first_and_filters() {
     assert_eq!(app.view, View::Board);
     let order: Vec<TaskState> = crate::app::board::rows(&app)
         .iter()
-        .map(|id| app.tab(*id).unwrap().tracker.state.clone())
+        .map(|id| app.tab(*id).unwrap().log.state.clone())
         .collect();
     assert_eq!(
         order,
@@ -555,7 +555,7 @@ fn board_sorts_what_needs_the_user_first_and_filters() {
         "Enter opens the task's tab"
     );
     assert_eq!(
-        app.active_tab().unwrap().tracker.task_id.as_deref(),
+        app.active_tab().unwrap().log.task_id.as_deref(),
         Some("task-3")
     );
 }
@@ -624,7 +624,7 @@ fn push_events_apply_when_no_stream_is_live_and_foreign_tasks_are_ignored() {
             event: Box::new(ev(TaskState::Completed, "t1")),
         },
     );
-    assert_eq!(app.tab(id).unwrap().tracker.state, TaskState::Working);
+    assert_eq!(app.tab(id).unwrap().log.state, TaskState::Working);
     // The stream breaks (re-attach pending): pushes now carry the task.
     update(
         &mut app,
@@ -641,7 +641,7 @@ fn push_events_apply_when_no_stream_is_live_and_foreign_tasks_are_ignored() {
             event: Box::new(ev(TaskState::Completed, "t1")),
         },
     );
-    assert_eq!(app.tab(id).unwrap().tracker.state, TaskState::Completed);
+    assert_eq!(app.tab(id).unwrap().log.state, TaskState::Completed);
     // A push for a task no tab knows changes nothing.
     let fx = update(
         &mut app,
@@ -651,7 +651,7 @@ fn push_events_apply_when_no_stream_is_live_and_foreign_tasks_are_ignored() {
         },
     );
     assert!(fx.is_empty());
-    assert_eq!(app.tab(id).unwrap().tracker.state, TaskState::Completed);
+    assert_eq!(app.tab(id).unwrap().log.state, TaskState::Completed);
 }
 
 #[test]

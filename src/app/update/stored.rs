@@ -1,0 +1,136 @@
+//! What comes back from the store: a restored tab's transcript (replayed through the task's gate, exactly as
+//! it arrived, without recording it again), the writer's health, and closed tabs to reopen.
+
+use super::stream::{lay_out_artifacts, reattach_if_ready};
+use crate::app::msg::{Effect, StoredItem};
+use crate::app::state::App;
+use crate::app::task::TabId;
+use crate::app::tasklog::Source;
+use crate::store::writer::WriterStatus;
+
+/// Part of a stored transcript: replay it. On the last part the tab is live again (and re-attached if its task
+/// still runs).
+pub(super) fn transcript_loaded(
+    app: &mut App,
+    tab: TabId,
+    items: Vec<StoredItem>,
+    done: bool,
+) -> Vec<Effect> {
+    let Some(t) = app.tab_mut(tab) else {
+        return vec![];
+    };
+    if t.loaded {
+        // Loaded already (a second request crossed the first): nothing to add.
+        return vec![];
+    }
+    t.set_replaying(true);
+    let mut generation = t.generation;
+    for item in items {
+        match item {
+            StoredItem::User {
+                text,
+                message_id,
+                at,
+            } => {
+                // The same rule as sending: after a finished task (or a direct reply) a message starts a new
+                // task in the same conversation.
+                if t.is_terminal() || t.log.direct_reply.is_some() {
+                    t.begin_new_task();
+                }
+                t.user_at(&text, vec![], &message_id, at)
+            }
+            StoredItem::Note { text, error, at } => t.note_at(text, error, at),
+            StoredItem::Event { source, event, at } => {
+                if let Source::Stream(g) = source {
+                    generation = generation.max(g);
+                }
+                t.receive(source, event, at);
+            }
+        }
+    }
+    t.set_replaying(false);
+    // Streams of this run must not be mistaken for the stored ones.
+    t.generation = generation;
+    if !done {
+        return vec![];
+    }
+    t.loaded = true;
+    // Every source it had is gone with the last run: what comes next is placed afresh.
+    t.log.forget_sources();
+    t.link = crate::app::task::Link::Idle;
+    t.scroll = None;
+    let mut fx = lay_out_artifacts(app, tab);
+    fx.extend(reattach_if_ready(app, tab));
+    fx
+}
+
+/// The store failed, or recovered: say so in the status bar, and once in each tab that lost something.
+pub(super) fn store_status(app: &mut App, status: WriterStatus) -> Vec<Effect> {
+    match &status.failure {
+        Some(why) => {
+            app.set_status(
+                format!(
+                    "⚠ the local store is failing — {} record(s) not saved, working in memory: {why}",
+                    status.lost
+                ),
+                true,
+            );
+            for key in &status.lost_tabs {
+                if let Some(t) = app.tabs.iter_mut().find(|t| &t.key == key)
+                    && !t.store_warned
+                {
+                    t.store_warned = true;
+                    t.note_unrecorded(
+                        format!("⚠ not saved to the local store ({why}); what is shown here is kept in memory only"),
+                        true,
+                    );
+                }
+            }
+        }
+        None => {
+            for t in app.tabs.iter_mut() {
+                t.store_warned = false;
+            }
+            app.set_status(
+                format!(
+                    "the local store is writable again; {} record(s) could not be saved while it failed",
+                    status.lost
+                ),
+                false,
+            );
+        }
+    }
+    vec![]
+}
+
+/// Closed tabs from the store: reopen the most recently closed one.
+pub(super) fn closed_tabs(
+    app: &mut App,
+    result: Result<Vec<crate::store::StoredTab>, String>,
+) -> Vec<Effect> {
+    let tabs = match result {
+        Ok(t) => t,
+        Err(e) => {
+            app.set_status(e, true);
+            return vec![];
+        }
+    };
+    let Some(st) = tabs.into_iter().find(|st| !app.tabs.iter().any(|t| t.key == st.row.tab)) else {
+        app.set_status("no closed tab to reopen", true);
+        return vec![];
+    };
+    let Some(id) = app.open_stored_tab(&st.row, st.events) else {
+        app.set_status(
+            "the closed tab's agent is no longer configured; it stays in the store",
+            true,
+        );
+        return vec![];
+    };
+    if let Some(t) = app.tab_mut(id) {
+        // Reopened: recorded as open again.
+        t.mark_header_dirty();
+    }
+    super::actions::show_tab(app, id);
+    app.set_status("reopened the last closed tab", false);
+    super::actions::load_if_needed(app, id)
+}
