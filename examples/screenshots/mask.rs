@@ -13,7 +13,7 @@ const FIXED_OTHER_PORT: &str = "41242";
 pub fn mask(frame: &mut Buffer, app: &App, port: u16) {
     let mut ids: Vec<String> = Vec::new();
     for t in &app.tabs {
-        for id in [&t.tracker.task_id, &t.tracker.context_id]
+        for id in [&t.log.task_id, &t.log.context_id]
             .into_iter()
             .flatten()
         {
