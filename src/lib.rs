@@ -16,6 +16,7 @@
 //! - [`cli`]: the scriptable commands: clap arguments, remote operations, stored history/export/audit,
 //!   printing and exit codes.
 //! - [`demo`]: the embedded demo agent, on the official A2A server SDK.
+//! - `testing` (tests and the `testing` feature only): fixtures and the headless console harness.
 
 pub mod app;
 pub mod cli;
@@ -24,6 +25,8 @@ pub mod demo;
 pub mod markup;
 pub mod remote;
 pub mod store;
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
 pub mod trust;
 pub mod tui;
 pub mod ui;
