@@ -301,7 +301,7 @@ async fn code_artifact(c: &mut Console) -> Result<Buffer> {
 }
 
 /// Draws the code scene from the app the real run left behind. The console lays out markdown and asks for
-/// highlighting only when a blocking `SendMessage` replies (`update.rs`, `Msg::Reply` → `lay_out_artifacts`),
+/// highlighting only when a blocking `SendMessage` replies (`app/update/remote.rs`, `Msg::Reply` → `lay_out_artifacts`),
 /// not when a stream ends, and it streams to every agent whose card says it can (the demo agent does); so this
 /// does that step itself, with the library's own functions and highlighting worker, then scrolls to the
 /// markdown artifact with the real actions and draws with the real `ui::draw`. The picture is the same whether
