@@ -12,10 +12,9 @@ use a2a_console::app::state::{AgentOrigin, App};
 use a2a_console::config::keymap::Keymap;
 use a2a_console::config::theme::Theme;
 use a2a_console::remote::agent::AgentTarget;
+use a2a_console::testing::Headless;
 use a2a_console::tui::runtime::Runtime;
-use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
+use crossterm::event::KeyCode;
 
 fn main() {
     let n: usize = std::env::args()
@@ -33,50 +32,25 @@ fn main() {
         let mut target = AgentTarget::from_url(&demo.base_url(), Duration::from_secs(60));
         target.label = "demo".into();
         app.add_agent(target, AgentOrigin::Config);
-        let (mut runtime, rx) = Runtime::new(None, "dark").expect("runtime");
-        let (stx, mut srx) = tokio::sync::watch::channel(String::new());
-        runtime.screen = Some(stx);
-        let (ktx, krx) = tokio::sync::mpsc::unbounded_channel();
-        let effects = a2a_console::tui::initial_effects(&app);
-        let handle = tokio::spawn(async move {
-            let mut term = Terminal::new(TestBackend::new(120, 40)).expect("terminal");
-            let events = tokio_stream::wrappers::UnboundedReceiverStream::new(krx);
-            let _ = runtime.run(&mut app, &mut term, events, rx, effects).await;
-            (runtime.frames, runtime.messages)
-        });
-        let key = |c: KeyCode, m: KeyModifiers| {
-            let _ = ktx.send(Ok(Event::Key(KeyEvent::new(c, m))));
-        };
-        let wait = |needle: &'static str, srx: &mut tokio::sync::watch::Receiver<String>| {
-            let mut srx = srx.clone();
-            async move {
-                loop {
-                    if srx.borrow_and_update().contains(needle) {
-                        return;
-                    }
-                    if srx.changed().await.is_err() {
-                        return;
-                    }
-                }
-            }
-        };
-        tokio::time::timeout(Duration::from_secs(30), wait("card 0.1.0", &mut srx))
+        let (runtime, rx) = Runtime::new(None, "dark").expect("runtime");
+        let mut console = Headless::start(app, runtime, rx);
+        console
+            .wait("card 0.1.0", Duration::from_secs(30))
             .await
             .expect("card");
-        key(KeyCode::Char('n'), KeyModifiers::NONE);
-        for c in format!("flood {n}").chars() {
-            key(KeyCode::Char(c), KeyModifiers::NONE);
-        }
+        console.key(KeyCode::Char('n'));
+        console.type_text(&format!("flood {n}"));
         let start = Instant::now();
-        key(KeyCode::Enter, KeyModifiers::NONE);
-        tokio::time::timeout(Duration::from_secs(600), wait("✓ completed", &mut srx))
+        console.key(KeyCode::Enter);
+        console
+            .wait("✓ completed", Duration::from_secs(600))
             .await
             .expect("flood finished");
         let flood_time = start.elapsed();
         // Idle: nothing live, so no frame should be drawn; count draws for two seconds.
         let idle_frames = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
         let counter = idle_frames.clone();
-        let mut idle = srx.clone();
+        let mut idle = console.screen.clone();
         idle.borrow_and_update();
         let _ = tokio::time::timeout(Duration::from_secs(2), async move {
             while idle.changed().await.is_ok() {
@@ -85,8 +59,11 @@ fn main() {
         })
         .await;
         let idle_frames = idle_frames.load(std::sync::atomic::Ordering::Relaxed);
-        key(KeyCode::Char('c'), KeyModifiers::CONTROL);
-        let (frames, messages) = handle.await.expect("console");
+        let done = console
+            .finish(Duration::from_secs(600))
+            .await
+            .expect("console");
+        let (frames, messages) = (done.runtime.frames, done.runtime.messages);
         println!("flood of {n} status updates through the real runtime:");
         println!("  wall time            {:.2} s", flood_time.as_secs_f64());
         println!("  messages applied     {messages} (all, including start-up)");

@@ -44,14 +44,11 @@ fn card_json(base: &str) -> String {
 }
 
 fn frame(result: serde_json::Value) -> String {
-    format!(
-        "data: {}\r\n\r\n",
-        serde_json::json!({"jsonrpc": "2.0", "id": "1", "result": result})
-    )
+    a2a_console::testing::sse_frame_crlf(result)
 }
 
 fn status(state: &str) -> serde_json::Value {
-    serde_json::json!({"statusUpdate": {"taskId": "t1", "contextId": "c1", "status": {"state": state}}})
+    a2a_console::testing::status_json("t1", "c1", state, None)
 }
 
 fn task(state: &str) -> serde_json::Value {

@@ -11,18 +11,15 @@ use a2a_console::app::state::{AgentOrigin, App};
 use a2a_console::config::keymap::Keymap;
 use a2a_console::config::theme::Theme;
 use a2a_console::remote::agent::AgentTarget;
+use a2a_console::testing::Headless;
 use a2a_console::tui::runtime::Runtime;
-use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
-use tokio::sync::{mpsc, watch};
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
+/// The shared headless console, with this file's conventions: a 45 s wait that panics with the last screen.
 struct Console {
     /// Where the local push receiver listens, when started.
     push_addr: Option<std::net::SocketAddr>,
-    keys: mpsc::UnboundedSender<std::io::Result<Event>>,
-    screen: watch::Receiver<String>,
-    done: tokio::task::JoinHandle<(App, u64)>,
+    h: Headless,
 }
 
 impl Console {
@@ -55,50 +52,27 @@ impl Console {
             p.adopt(&app);
             rt.persist = p;
         }
-        let (stx, srx) = watch::channel(String::new());
-        rt.screen = Some(stx);
         let mut push_addr = None;
         if push {
             push_addr = Some(rt.start_push("127.0.0.1:0".parse().unwrap()).await.unwrap());
             app.push_enabled = true;
         }
-        let (ktx, krx) = mpsc::unbounded_channel();
-        let events = tokio_stream::wrappers::UnboundedReceiverStream::new(krx);
-        let effects = a2a_console::tui::initial_effects(&app);
-        let done = tokio::spawn(async move {
-            let mut term = Terminal::new(TestBackend::new(120, 40)).unwrap();
-            rt.run(&mut app, &mut term, events, rx, effects)
-                .await
-                .unwrap();
-            (app, rt.frames)
-        });
         Console {
             push_addr,
-            keys: ktx,
-            screen: srx,
-            done,
+            h: Headless::start(app, rt, rx),
         }
     }
 
     fn key(&self, code: KeyCode) {
-        self.keys
-            .send(Ok(Event::Key(KeyEvent::new(code, KeyModifiers::NONE))))
-            .unwrap();
+        self.h.key(code);
     }
 
-    fn ctrl(&self, c: char) {
-        self.keys
-            .send(Ok(Event::Key(KeyEvent::new(
-                KeyCode::Char(c),
-                KeyModifiers::CONTROL,
-            ))))
-            .unwrap();
+    fn press(&self, key: KeyEvent) {
+        self.h.press(key);
     }
 
     fn type_text(&self, s: &str) {
-        for c in s.chars() {
-            self.key(KeyCode::Char(c));
-        }
+        self.h.type_text(s);
     }
 
     /// Wait until the screen contains `needle`; returns the screen.
@@ -107,28 +81,20 @@ impl Console {
     }
 
     async fn wait_until(&mut self, what: &str, cond: impl Fn(&str) -> bool) -> String {
-        let deadline = tokio::time::Instant::now() + Duration::from_secs(45);
-        loop {
-            let now = self.screen.borrow_and_update().clone();
-            if cond(&now) {
-                return now;
-            }
-            match tokio::time::timeout_at(deadline, self.screen.changed()).await {
-                Ok(Ok(())) => {}
-                Ok(Err(_)) => {
-                    panic!("the console stopped while waiting for {what:?}; last screen:\n{now}")
-                }
-                Err(_) => panic!("timed out waiting for {what:?}; last screen:\n{now}"),
-            }
-        }
+        self.h
+            .wait_until(what, Duration::from_secs(45), cond)
+            .await
+            .unwrap_or_else(|e| panic!("{e}"))
     }
 
     async fn quit(self) -> (App, u64) {
-        self.ctrl('c');
-        tokio::time::timeout(Duration::from_secs(10), self.done)
+        let done = self
+            .h
+            .finish(Duration::from_secs(10))
             .await
-            .unwrap()
-            .unwrap()
+            .unwrap_or_else(|e| panic!("{e}"));
+        done.result.unwrap();
+        (done.app, done.runtime.frames)
     }
 }
 
@@ -380,12 +346,7 @@ async fn a_running_task_survives_a_restart_and_is_reattached() {
     // A new console on the same store: the tab is back with its transcript, and follows the task again.
     let mut c = Console::start_with_db(&[("demo", &demo.base_url())], Some(&db)).await;
     c.key(KeyCode::Char('1'));
-    c.keys
-        .send(Ok(Event::Key(KeyEvent::new(
-            KeyCode::Char('1'),
-            KeyModifiers::ALT,
-        ))))
-        .unwrap();
+    c.press(KeyEvent::new(KeyCode::Char('1'), KeyModifiers::ALT));
     let restored = c.wait_for("restored from the local store").await;
     assert!(
         restored.contains("slow 30") || restored.contains("Working…"),
@@ -516,16 +477,10 @@ async fn flaky_agent() -> String {
         "skills": []
     })
     .to_string();
-    fn frame(result: serde_json::Value) -> String {
-        format!(
-            "data: {}\n\n",
-            serde_json::json!({"jsonrpc": "2.0", "id": "1", "result": result})
-        )
-    }
-    fn status(state: &str, text: &str) -> serde_json::Value {
-        serde_json::json!({"statusUpdate": {"taskId": "t-flaky", "contextId": "c-flaky", "status": {"state": state,
-            "message": {"messageId": format!("m-{text}"), "role": "ROLE_AGENT", "parts": [{"text": text}]}}}})
-    }
+    use a2a_console::testing::sse_frame as frame;
+    let status = |state: &str, text: &str| {
+        a2a_console::testing::status_json("t-flaky", "c-flaky", state, Some(text))
+    };
     let rpc = move |body: String| async move {
         let v: serde_json::Value = serde_json::from_str(&body).unwrap_or_default();
         let method = v["method"].as_str().unwrap_or("").to_string();

@@ -25,9 +25,10 @@ use a2a_console::config::keymap::Keymap;
 use a2a_console::config::theme::Theme;
 use a2a_console::demo::DemoAgent;
 use a2a_console::remote::agent::AgentTarget;
-use a2a_console::tui::runtime::{Runtime, buffer_text};
+use a2a_console::testing::{Headless, buffer_text};
+use a2a_console::tui::runtime::Runtime;
 use anyhow::{Context, Result, bail};
-use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
+use crossterm::event::KeyCode;
 use ratatui::Terminal;
 use ratatui::backend::{Backend, ClearType, TestBackend, WindowSize};
 use ratatui::buffer::{Buffer, Cell};
@@ -300,7 +301,7 @@ async fn code_artifact(c: &mut Console) -> Result<Buffer> {
 }
 
 /// Draws the code scene from the app the real run left behind. The console lays out markdown and asks for
-/// highlighting only when a blocking `SendMessage` replies (`update.rs`, `Msg::Reply` → `lay_out_artifacts`),
+/// highlighting only when a blocking `SendMessage` replies (`app/update/remote.rs`, `Msg::Reply` → `lay_out_artifacts`),
 /// not when a stream ends, and it streams to every agent whose card says it can (the demo agent does); so this
 /// does that step itself, with the library's own functions and highlighting worker, then scrolls to the
 /// markdown artifact with the real actions and draws with the real `ui::draw`. The picture is the same whether
@@ -443,12 +444,11 @@ impl From<bool> for Verdict {
     }
 }
 
-/// The console runtime on a recording backend, with its own demo agent.
+/// The shared headless console on a recording backend, with its own demo agent.
 struct Console {
-    keys: mpsc::UnboundedSender<std::io::Result<Event>>,
+    h: Headless,
     frames: mpsc::UnboundedReceiver<Buffer>,
     last: String,
-    done: tokio::task::JoinHandle<Result<App, String>>,
     demo: DemoAgent,
 }
 
@@ -463,42 +463,26 @@ impl Console {
         let mut target = AgentTarget::from_url(&demo.base_url(), Duration::from_secs(20));
         target.label = "demo".into();
         app.add_agent(target, AgentOrigin::Demo);
-        let (mut rt, rx) = Runtime::new(None, "dark").map_err(anyhow::Error::msg)?;
+        let (rt, rx) = Runtime::new(None, "dark").map_err(anyhow::Error::msg)?;
         let (ftx, frames) = mpsc::unbounded_channel();
-        let (keys, krx) = mpsc::unbounded_channel();
-        let events = tokio_stream::wrappers::UnboundedReceiverStream::new(krx);
-        let effects = a2a_console::tui::initial_effects(&app);
         let backend = Recorder {
             inner: TestBackend::new(COLS, ROWS),
             frames: ftx,
         };
-        let done = tokio::spawn(async move {
-            let mut term = Terminal::new(backend).map_err(|e| e.to_string())?;
-            rt.run(&mut app, &mut term, events, rx, effects).await?;
-            Ok(app)
-        });
         Ok(Console {
-            keys,
+            h: Headless::start_on(app, rt, rx, backend),
             frames,
             last: String::new(),
-            done,
             demo,
         })
     }
 
     fn key(&self, code: KeyCode) {
-        self.press(KeyEvent::new(code, KeyModifiers::NONE));
-    }
-
-    fn press(&self, key: KeyEvent) {
-        // A closed channel means the console stopped; the next wait reports it with the last screen.
-        let _ = self.keys.send(Ok(Event::Key(key)));
+        self.h.key(code);
     }
 
     fn type_text(&self, s: &str) {
-        for c in s.chars() {
-            self.key(KeyCode::Char(c));
-        }
+        self.h.type_text(s);
     }
 
     /// Take frames in the order they were drawn until `judge` picks one.
@@ -528,16 +512,16 @@ impl Console {
 
     /// Quit with Ctrl-C; returns the final app (for the ids to mask) and the demo agent's port.
     async fn finish(self) -> Result<(App, u16)> {
-        self.press(KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL));
         drop(self.frames);
-        let app = tokio::time::timeout(Duration::from_secs(10), self.done)
+        let done = self
+            .h
+            .finish(Duration::from_secs(10))
             .await
-            .context("the console did not quit")?
-            .context("the console task panicked")?
             .map_err(anyhow::Error::msg)?;
+        done.result.map_err(anyhow::Error::msg)?;
         let port = self.demo.addr().port();
         self.demo.shutdown().await;
-        Ok((app, port))
+        Ok((done.app, port))
     }
 }
 

@@ -880,16 +880,7 @@ mod tests {
     use a2a::*;
 
     fn status(state: TaskState, text: Option<&str>) -> StreamResponse {
-        StreamResponse::StatusUpdate(TaskStatusUpdateEvent {
-            task_id: "t1".into(),
-            context_id: "c1".into(),
-            status: TaskStatus {
-                state,
-                message: text.map(|t| Message::new(Role::Agent, vec![Part::text(t)])),
-                timestamp: None,
-            },
-            metadata: None,
-        })
+        crate::testing::status("t1", "c1", state, text)
     }
 
     fn feed(t: &mut TaskTab, ev: StreamResponse) {

@@ -265,12 +265,12 @@ fn no_color_requested_follows_the_convention() {
     let run = |value: Option<&str>| {
         let exe = std::env::current_exe().unwrap();
         let mut cmd = std::process::Command::new(exe);
-        cmd.args([
-            "--exact",
-            "theme::tests::no_color_probe",
-            "--nocapture",
-            "--ignored",
-        ]);
+        // The probe's test name, from this module's path without the crate name (so it survives moves).
+        let probe = module_path!()
+            .split_once("::")
+            .map(|(_, m)| format!("{m}::no_color_probe"))
+            .unwrap();
+        cmd.args(["--exact", &probe, "--nocapture", "--ignored"]);
         cmd.env_remove("NO_COLOR");
         if let Some(v) = value {
             cmd.env("NO_COLOR", v);

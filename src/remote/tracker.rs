@@ -307,16 +307,7 @@ mod tests {
     }
 
     fn status(task: &str, ctx: &str, state: TaskState) -> StreamResponse {
-        StreamResponse::StatusUpdate(TaskStatusUpdateEvent {
-            task_id: task.into(),
-            context_id: ctx.into(),
-            status: TaskStatus {
-                state,
-                message: None,
-                timestamp: None,
-            },
-            metadata: None,
-        })
+        crate::testing::status(task, ctx, state, None)
     }
 
     #[test]

@@ -2,41 +2,11 @@
 
 use super::*;
 use crate::app::msg::StreamItem;
-use crate::app::state::{AgentInfo, AgentOrigin, Reachability};
+use crate::app::state::Reachability;
 use crate::app::task::Link;
-use crate::config::keymap::Keymap;
-use crate::config::theme::Theme;
-use crate::remote::agent::AgentTarget;
-use crate::remote::card::parse_card;
-use crate::remote::client::{Preferences, select_interface};
+use crate::testing::app;
 use a2a::*;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseEvent, MouseEventKind};
-
-const CARD: &str = r#"{"name": "Demo", "description": "d", "version": "1",
-  "supportedInterfaces": [{"url": "http://127.0.0.1:9/rpc", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
-  "capabilities": {"streaming": true}, "defaultInputModes": [], "defaultOutputModes": [],
-  "skills": [{"id": "e", "name": "Echo", "description": "x", "tags": [], "examples": ["echo one", "echo two"]}]}"#;
-
-fn app() -> App {
-    let mut app = App::new(Keymap::defaults(), Theme::builtin("dark").unwrap());
-    app.size = (120, 40);
-    let url = url::Url::parse("http://127.0.0.1:9/.well-known/agent-card.json").unwrap();
-    let card = parse_card(
-        &url,
-        &url,
-        "application/json",
-        CARD.as_bytes().to_vec(),
-        &Default::default(),
-    )
-    .unwrap();
-    let selected = select_interface(&card.card, Preferences::default()).unwrap();
-    let i = app.add_agent(
-        AgentTarget::from_url("http://127.0.0.1:9", std::time::Duration::from_secs(5)),
-        AgentOrigin::Config,
-    );
-    app.agents[i].state = Reachability::Online(Box::new(AgentInfo::new("demo", card, selected)));
-    app
-}
 
 fn key(app: &mut App, code: KeyCode) -> Vec<Effect> {
     update(
