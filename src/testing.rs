@@ -14,7 +14,7 @@ use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 use tokio::sync::watch;
 
 use crate::app::msg::Msg;
-use crate::app::state::{AgentInfo, AgentOrigin, App, Reachability};
+use crate::app::state::{AgentId, AgentInfo, AgentOrigin, App, Reachability};
 use crate::config::keymap::Keymap;
 use crate::config::theme::Theme;
 use crate::remote::agent::AgentTarget;
@@ -70,13 +70,15 @@ pub fn empty_app(size: (u16, u16)) -> App {
     app
 }
 
-/// Add an agent whose card (`card_json`) has loaded, shown as `name`; returns its index.
-pub fn add_online(app: &mut App, target: AgentTarget, name: &str, card_json: &str) -> usize {
+/// Add an agent whose card (`card_json`) has loaded, shown as `name`; returns its id.
+pub fn add_online(app: &mut App, target: AgentTarget, name: &str, card_json: &str) -> AgentId {
     let card = fetched_card(card_json);
     let selected = select_interface(&card.card, Preferences::default()).unwrap();
-    let i = app.add_agent(target, AgentOrigin::Config);
-    app.agents[i].state = Reachability::Online(Box::new(AgentInfo::new(name, card, selected)));
-    i
+    let id = app.add_agent(target, AgentOrigin::Config);
+    if let Some(a) = app.agent_mut(id) {
+        a.state = Reachability::Online(Box::new(AgentInfo::new(name, card, selected)));
+    }
+    id
 }
 
 /// The app the `update` tests start from: 120×40, one agent ("demo", [`DEMO_CARD`]) online.
@@ -105,8 +107,9 @@ pub fn parts_app() -> App {
     let mut broken = AgentTarget::from_url("http://127.0.0.1:11", timeout);
     broken.label = "billing".into();
     let b = app.add_agent(broken, AgentOrigin::Config);
-    app.agents[b].state =
-        Reachability::Error("could not fetch the card: connection refused".into());
+    if let Some(a) = app.agent_mut(b) {
+        a.state = Reachability::Error("could not fetch the card: connection refused".into());
+    }
     app
 }
 
@@ -197,7 +200,7 @@ impl Headless {
         runtime.screen = Some(stx);
         let (keys, krx) = unbounded_channel();
         let events = tokio_stream::wrappers::UnboundedReceiverStream::new(krx);
-        let effects = crate::tui::initial_effects(&app);
+        let effects = crate::tui::initial_effects(&mut app);
         let done = tokio::spawn(async move {
             let terminal =
                 Terminal::new(backend).map_err(|e| format!("cannot set up the terminal: {e}"));
@@ -279,5 +282,16 @@ impl Headless {
             Ok(Err(e)) => Err(format!("the console task panicked: {e}")),
             Err(_) => Err("the console did not quit".into()),
         }
+    }
+}
+
+impl crate::app::task::TaskTab {
+    /// Feed one event as the tab's current stream delivers it (tests build transcripts this way).
+    pub fn feed(&mut self, ev: &StreamResponse) -> crate::app::tasklog::Verdict {
+        self.receive(
+            crate::app::tasklog::Source::Stream(self.generation),
+            Box::new(ev.clone()),
+            chrono::Utc::now(),
+        )
     }
 }

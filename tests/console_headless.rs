@@ -47,10 +47,8 @@ impl Console {
         let (mut rt, rx) = Runtime::new(None, "dark").unwrap();
         if let Some(db) = db {
             let store = a2a_console::store::Store::open(db).unwrap();
-            a2a_console::tui::persist::restore(&store, &mut app).unwrap();
-            let mut p = a2a_console::tui::persist::Persister::start(store);
-            p.adopt(&app);
-            rt.persist = p;
+            a2a_console::tui::persist::restore_headers(&store, &mut app).unwrap();
+            rt.writer = Some(a2a_console::store::writer::StoreWriter::spawn(store).unwrap());
         }
         let mut push_addr = None;
         if push {

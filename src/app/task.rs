@@ -526,6 +526,12 @@ impl TaskTab {
     pub fn receive(&mut self, source: Source, event: Box<StreamResponse>, at: DateTime<Utc>) -> Verdict {
         let had_task = self.log.task_id.is_some();
         let verdict = self.log.judge(source, &event);
+        // Ids first: what is shown next carries the task id in its provenance.
+        let adopted = !had_task && self.log.task_id.is_some();
+        if adopted || (self.shown_ids.1.is_none() && self.log.context_id.is_some()) {
+            self.refresh_shown_ids();
+            self.mark_header_dirty();
+        }
         match &verdict {
             Verdict::Applied { change, warning } => {
                 self.last_update = at;
@@ -537,16 +543,11 @@ impl TaskTab {
             Verdict::Illegal(why) => self.anomaly(why, at),
             Verdict::Duplicate | Verdict::Stale(_) => {}
         }
-        if !had_task && let Some(task_id) = self.log.task_id.clone() {
-            self.refresh_shown_ids();
+        if adopted && let Some(task_id) = self.log.task_id.clone() {
             self.record(Record::TaskAdopted {
                 tab: self.key.clone(),
                 task_id,
             });
-            self.mark_header_dirty();
-        } else if self.shown_ids.1.is_none() && self.log.context_id.is_some() {
-            self.refresh_shown_ids();
-            self.mark_header_dirty();
         }
         let task_id = self.log.task_id.clone();
         self.record(Record::Event {

@@ -457,10 +457,10 @@ mod wrap_tests {
             })
         };
         let theme = Theme::builtin("dark").unwrap();
-        let mut t = TaskTab::new(1, 0, "demo");
-        t.record_user("hello\nthere", vec![]);
-        t.apply_event(&chunk("first", "one\ntwo\nthree"));
-        t.apply_event(&chunk("second", "four"));
+        let mut t = TaskTab::new(1, crate::app::state::AgentId(1), "demo");
+        t.record_user("hello\nthere", vec![], "");
+        t.feed(&chunk("first", "one\ntwo\nthree"));
+        t.feed(&chunk("second", "four"));
         let starts = layout::artifact_starts(&t);
         assert_eq!(starts.len(), 2);
         let drawn: Vec<String> = segments(&theme, &t)

@@ -4,7 +4,7 @@ use super::*;
 use crate::app::msg::StreamItem;
 use crate::app::state::Reachability;
 use crate::app::task::Link;
-use crate::testing::app;
+use crate::testing::{app, status};
 use a2a::*;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseEvent, MouseEventKind};
 
@@ -73,6 +73,7 @@ fn follow_up_on_an_interrupted_task_reuses_task_and_context() {
         Msg::Stream {
             tab: id,
             generation: 1,
+            source: crate::app::tasklog::Source::Stream(0),
             item: StreamItem::Event(Box::new(ev(TaskState::InputRequired, "t1"))),
         },
     );
@@ -106,6 +107,7 @@ fn after_a_terminal_task_the_next_message_starts_a_new_task_in_the_same_context(
         Msg::Stream {
             tab: id,
             generation: 1,
+            source: crate::app::tasklog::Source::Stream(0),
             item: StreamItem::Event(Box::new(ev(TaskState::Completed, "t1"))),
         },
     );
@@ -130,6 +132,7 @@ fn events_from_a_stale_generation_are_ignored() {
         Msg::Stream {
             tab: id,
             generation: 0,
+            source: crate::app::tasklog::Source::Stream(0),
             item: StreamItem::Event(Box::new(ev(TaskState::Failed, "old"))),
         },
     );
@@ -151,6 +154,7 @@ fn compose_history_with_up_on_an_empty_box() {
         Msg::Stream {
             tab: id,
             generation: 1,
+            source: crate::app::tasklog::Source::Stream(0),
             item: StreamItem::Event(Box::new(ev(TaskState::InputRequired, "t"))),
         },
     );
@@ -179,6 +183,7 @@ fn cancel_asks_for_confirmation_first() {
         Msg::Stream {
             tab: id,
             generation: 1,
+            source: crate::app::tasklog::Source::Stream(0),
             item: StreamItem::Event(Box::new(ev(TaskState::Working, "t9"))),
         },
     );
@@ -240,7 +245,7 @@ fn add_agent_by_url_loads_it_and_saves_it_to_the_config() {
     keys(&mut app, "http://127.0.0.1:7/");
     let fx = key(&mut app, KeyCode::Enter);
     assert!(
-        matches!(fx.as_slice(), [Effect::LoadAgent { agent: 1, .. }, Effect::AddAgentToConfig { url }] if url == "http://127.0.0.1:7/"),
+        matches!(fx.as_slice(), [Effect::LoadAgent { .. }, Effect::AddAgentToConfig { url }] if url == "http://127.0.0.1:7/"),
         "{fx:?}"
     );
     assert_eq!(app.agents.len(), 2);
@@ -259,7 +264,7 @@ fn remove_agent_confirms_and_updates_the_config() {
     key(&mut app, KeyCode::Char('d'));
     let fx = key(&mut app, KeyCode::Char('y'));
     assert!(
-        matches!(fx.as_slice(), [Effect::RemoveAgentFromConfig { .. }]),
+        matches!(fx.as_slice(), [Effect::ForgetAgent { .. }, Effect::RemoveAgentFromConfig { .. }]),
         "{fx:?}"
     );
     assert!(app.agents.is_empty());
@@ -290,6 +295,7 @@ fn attention_when_a_background_tab_needs_the_user() {
         Msg::Stream {
             tab: id,
             generation: 1,
+            source: crate::app::tasklog::Source::Stream(0),
             item: StreamItem::Event(Box::new(ev(TaskState::InputRequired, "t"))),
         },
     );
@@ -354,6 +360,7 @@ fn auth_required_opens_the_approval_and_nothing_is_sent_without_a_choice() {
         Msg::Stream {
             tab: id,
             generation: 1,
+            source: crate::app::tasklog::Source::Stream(0),
             item: StreamItem::Event(Box::new(ev(TaskState::AuthRequired, "t7"))),
         },
     );
@@ -390,6 +397,7 @@ fn approval_deny_cancels_and_later_keeps_waiting() {
         Msg::Stream {
             tab: id,
             generation: 1,
+            source: crate::app::tasklog::Source::Stream(0),
             item: StreamItem::Event(Box::new(ev(TaskState::AuthRequired, "t8"))),
         },
     );
@@ -420,6 +428,7 @@ fn a_broken_stream_reattaches_with_back_off() {
         Msg::Stream {
             tab: id,
             generation: 1,
+            source: crate::app::tasklog::Source::Stream(0),
             item: StreamItem::Event(Box::new(ev(TaskState::Working, "t1"))),
         },
     );
@@ -428,6 +437,7 @@ fn a_broken_stream_reattaches_with_back_off() {
         Msg::Stream {
             tab: id,
             generation: 1,
+            source: crate::app::tasklog::Source::Stream(0),
             item: StreamItem::End,
         },
     );
@@ -447,6 +457,7 @@ fn a_broken_stream_reattaches_with_back_off() {
         Msg::Stream {
             tab: id,
             generation: *g,
+            source: crate::app::tasklog::Source::Stream(0),
             item: StreamItem::End,
         },
     );
@@ -477,9 +488,9 @@ fn board_sorts_what_needs_the_user_first_and_filters() {
     .into_iter()
     .enumerate()
     {
-        let id = app.new_tab(0);
+        let id = app.new_tab(app.agents[0].id);
         let t = app.tab_mut(id).unwrap();
-        t.apply_event(&ev(state, &format!("task-{i}")));
+        t.feed(&ev(state, &format!("task-{i}")));
     }
     key(&mut app, KeyCode::Char('b'));
     assert_eq!(app.view, View::Board);
@@ -533,6 +544,7 @@ fn board_sorts_what_needs_the_user_first_and_filters() {
 #[test]
 fn imported_tasks_open_tabs_and_running_ones_are_reattached() {
     let mut app = app();
+    let agent = app.agents[0].id;
     let task = |id: &str, state: TaskState| Task {
         id: id.into(),
         context_id: "c".into(),
@@ -548,7 +560,7 @@ fn imported_tasks_open_tabs_and_running_ones_are_reattached() {
     let fx = update(
         &mut app,
         Msg::Imported {
-            agent: 0,
+            agent,
             result: Ok(vec![
                 task("a", TaskState::Working),
                 task("b", TaskState::Completed),
@@ -564,7 +576,7 @@ fn imported_tasks_open_tabs_and_running_ones_are_reattached() {
     update(
         &mut app,
         Msg::Imported {
-            agent: 0,
+            agent,
             result: Ok(vec![task("a", TaskState::Working)]),
         },
     );
@@ -572,35 +584,48 @@ fn imported_tasks_open_tabs_and_running_ones_are_reattached() {
 }
 
 #[test]
-fn push_events_apply_when_no_stream_is_live_and_foreign_tasks_are_ignored() {
+fn push_and_stream_both_live_apply_each_update_once_and_foreign_tasks_are_ignored() {
     let mut app = app();
     key(&mut app, KeyCode::Char('n'));
     keys(&mut app, "slow");
     key(&mut app, KeyCode::Enter);
     let id = app.active_tab().unwrap().id;
+    let working = status("t1", "ctx", TaskState::Working, Some("step 1"));
     update(
         &mut app,
         Msg::Stream {
             tab: id,
             generation: 1,
-            item: StreamItem::Event(Box::new(ev(TaskState::Working, "t1"))),
+            source: crate::app::tasklog::Source::Stream(1),
+            item: StreamItem::Event(Box::new(working.clone())),
         },
     );
-    // Live stream: the push is counted but not applied twice.
+    let said = |app: &App| {
+        app.tab(id)
+            .unwrap()
+            .transcript
+            .iter()
+            .filter(|e| matches!(e, crate::app::task::Entry::Remote { .. }))
+            .count()
+    };
+    let shown = said(&app);
+    // The same update again by push: counted, not shown twice.
     update(
         &mut app,
         Msg::Push {
             task_id: "t1".into(),
-            event: Box::new(ev(TaskState::Completed, "t1")),
+            event: Box::new(working),
         },
     );
-    assert_eq!(app.tab(id).unwrap().log.state, TaskState::Working);
-    // The stream breaks (re-attach pending): pushes now carry the task.
+    assert_eq!(said(&app), shown);
+    assert_eq!(app.tab(id).unwrap().push_received, 1);
+    // The stream breaks: pushes carry the task on their own.
     update(
         &mut app,
         Msg::Stream {
             tab: id,
             generation: 1,
+            source: crate::app::tasklog::Source::Stream(1),
             item: StreamItem::End,
         },
     );
