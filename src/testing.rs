@@ -295,3 +295,57 @@ impl crate::app::task::TaskTab {
         )
     }
 }
+
+/// An artifact chunk of one text part for `task` (context `ctx`).
+pub fn chunk(task: &str, artifact: &str, text: &str, append: bool, last: bool) -> StreamResponse {
+    StreamResponse::ArtifactUpdate(a2a::TaskArtifactUpdateEvent {
+        task_id: task.into(),
+        context_id: "ctx".into(),
+        artifact: a2a::Artifact {
+            artifact_id: artifact.into(),
+            name: Some("story".into()),
+            description: None,
+            parts: vec![Part::text(text)],
+            metadata: None,
+            extensions: None,
+        },
+        append: Some(append),
+        last_chunk: Some(last),
+        metadata: None,
+    })
+}
+
+/// A task snapshot (context `ctx`) whose one artifact `a` holds `parts`, with a status message when given.
+pub fn snapshot(
+    task: &str,
+    state: TaskState,
+    parts: &[&str],
+    text: Option<&str>,
+) -> StreamResponse {
+    let artifacts = (!parts.is_empty()).then(|| {
+        vec![a2a::Artifact {
+            artifact_id: "a".into(),
+            name: Some("story".into()),
+            description: None,
+            parts: parts.iter().map(|p| Part::text(*p)).collect(),
+            metadata: None,
+            extensions: None,
+        }]
+    });
+    StreamResponse::Task(a2a::Task {
+        id: task.into(),
+        context_id: "ctx".into(),
+        status: TaskStatus {
+            state,
+            message: text.map(|t| {
+                let mut m = Message::new(Role::Agent, vec![Part::text(t)]);
+                m.message_id = format!("m-{t}");
+                m
+            }),
+            timestamp: None,
+        },
+        artifacts,
+        history: None,
+        metadata: None,
+    })
+}

@@ -186,7 +186,15 @@ fn kill_9_in_the_middle_of_a_100k_flood_loses_nothing_the_screen_showed() {
         config.display()
     );
     tmux(&[
-        "new-session", "-d", "-s", &session, "-x", "120", "-y", "36", &script,
+        "new-session",
+        "-d",
+        "-s",
+        &session,
+        "-x",
+        "120",
+        "-y",
+        "36",
+        &script,
     ]);
     let pid: u32 = tmux(&["list-panes", "-t", &session, "-F", "#{pane_pid}"])
         .trim()
@@ -207,7 +215,10 @@ fn kill_9_in_the_middle_of_a_100k_flood_loses_nothing_the_screen_showed() {
         .unwrap();
     let _ = tmux(&["kill-session", "-t", &session]);
     let shown = shown_update(&pane).unwrap();
-    assert!(shown < N, "killed in the middle, not after the end ({shown})");
+    assert!(
+        shown < N,
+        "killed in the middle, not after the end ({shown})"
+    );
 
     let store = Store::open(&db).unwrap();
     let tabs = store.open_tabs().unwrap();

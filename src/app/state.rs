@@ -378,7 +378,11 @@ impl App {
     }
 
     /// Bring back a tab from its stored header (restore at start, reopen): the transcript loads later.
-    pub fn open_stored_tab(&mut self, row: &crate::store::record::TabRow, events: i64) -> Option<TabId> {
+    pub fn open_stored_tab(
+        &mut self,
+        row: &crate::store::record::TabRow,
+        events: i64,
+    ) -> Option<TabId> {
         let agent = self.agents.iter().find(|a| a.key == row.agent_key)?.id;
         let id = self.new_tab(agent);
         let t = self.tab_mut(id)?;

@@ -661,13 +661,11 @@ impl Store {
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         let mut stmt = self
             .conn
-            .prepare_cached(
-                &format!(
-                    "SELECT at, agent, direction, method, task_id, context_id, message_id, detail_json
+            .prepare_cached(&format!(
+                "SELECT at, agent, direction, method, task_id, context_id, message_id, detail_json
                      FROM (SELECT * FROM ({AUDIT_LOG}) ORDER BY at DESC, k DESC, id DESC LIMIT ?1)
                      ORDER BY at, k, id"
-                ),
-            )
+            ))
             .map_err(|e| self.err(e))?;
         let rows = stmt
             .query_map([limit], audit_row)

@@ -417,7 +417,9 @@ impl Runtime {
                     });
                 }
                 None => {
-                    let _ = tx.send(Msg::Saved(Err("no local store: nothing to export from".into())));
+                    let _ = tx.send(Msg::Saved(Err(
+                        "no local store: nothing to export from".into()
+                    )));
                 }
             },
             Effect::LoadAudit => match &self.writer {
@@ -558,13 +560,7 @@ const POLL_EVERY: Duration = Duration::from_secs(2);
 const POLL_FOR: Duration = Duration::from_secs(600);
 
 /// Poll GetTask, delivering each snapshot as a stream event, until the task settles.
-async fn poll(
-    conn: &Connected,
-    tx: &Sender<Msg>,
-    tab: TabId,
-    generation: u64,
-    task_id: String,
-) {
+async fn poll(conn: &Connected, tx: &Sender<Msg>, tab: TabId, generation: u64, task_id: String) {
     let started = Instant::now();
     loop {
         let req = a2a::GetTaskRequest {

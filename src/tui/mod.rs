@@ -187,7 +187,10 @@ pub async fn run(global: Overrides, demo: bool) -> Result<(), String> {
                     Some(w)
                 }
                 Err(e) => {
-                    app.set_status(format!("working in memory only: cannot start the store writer: {e}"), true);
+                    app.set_status(
+                        format!("working in memory only: cannot start the store writer: {e}"),
+                        true,
+                    );
                     None
                 }
             }

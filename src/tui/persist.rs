@@ -260,7 +260,12 @@ pub fn audit_lines(store: &Store, n: usize) -> Result<Vec<String>, String> {
 }
 
 /// Write a task's stored transcript to `path`: JSON for a `.json` path, Markdown otherwise.
-pub fn export(store: &Store, agent_url: &str, task_id: &str, path: &Path) -> Result<String, String> {
+pub fn export(
+    store: &Store,
+    agent_url: &str,
+    task_id: &str,
+    path: &Path,
+) -> Result<String, String> {
     let rec = store
         .task(agent_url, task_id)
         .map_err(|e| e.to_string())?
@@ -306,4 +311,177 @@ pub fn cached_cards(store: &Store, app: &App) -> Vec<crate::remote::card::Fetche
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+    use std::time::Duration;
+
+    use chrono::{DateTime, Utc};
+
+    use super::*;
+    use crate::app::state::AgentOrigin;
+    use crate::app::task::Entry;
+    use crate::remote::agent::AgentTarget;
+    use crate::remote::client::{Binding, Preferences};
+    use crate::testing::{empty_app, status};
+
+    fn agent(binding: Binding) -> AgentTarget {
+        let mut t = AgentTarget::from_url("http://127.0.0.1:9", Duration::from_secs(5));
+        t.label = "same".into();
+        t.prefs = Preferences {
+            binding: Some(binding),
+            protocol: None,
+        };
+        t
+    }
+
+    fn two_agents_on_one_url() -> App {
+        let mut app = empty_app((120, 40));
+        app.add_agent(agent(Binding::JsonRpc), AgentOrigin::Config);
+        app.add_agent(agent(Binding::HttpJson), AgentOrigin::Config);
+        app
+    }
+
+    fn save(store: &Store, app: &mut App) {
+        store
+            .write_batch(&app.take_records(), &mut HashMap::new())
+            .unwrap();
+    }
+
+    fn micros(t: DateTime<Utc>) -> DateTime<Utc> {
+        DateTime::from_timestamp_micros(t.timestamp_micros()).unwrap()
+    }
+
+    #[test]
+    fn two_agents_on_one_url_keep_their_own_tabs_across_a_restart() {
+        let store = Store::open_in_memory().unwrap();
+        let mut app = two_agents_on_one_url();
+        assert_ne!(app.agents[0].key, app.agents[1].key);
+        let http_json = app.agents[1].id;
+        let tab = app.new_tab(http_json);
+        let t = app.tab_mut(tab).unwrap();
+        t.record_user("hello", vec![], "m1");
+        t.receive(
+            Source::Stream(1),
+            Box::new(status("t1", "c1", a2a::TaskState::Working, None)),
+            Utc::now(),
+        );
+        save(&store, &mut app);
+
+        let mut again = two_agents_on_one_url();
+        assert_eq!(restore_headers(&store, &mut again).unwrap(), 1);
+        let t = &again.tabs[0];
+        assert_eq!(t.agent, again.agents[1].id, "back on the HTTP+JSON agent");
+        assert_eq!(t.log.task_id.as_deref(), Some("t1"));
+        assert!(t.pending_reattach, "still running: followed again");
+    }
+
+    #[test]
+    fn a_restored_transcript_keeps_its_receive_times_and_order() {
+        let store = Store::open_in_memory().unwrap();
+        let mut app = two_agents_on_one_url();
+        let a = app.agents[0].id;
+        let tab = app.new_tab(a);
+        let t0 = micros(Utc::now() - chrono::Duration::hours(3));
+        let t1 = t0 + chrono::Duration::seconds(7);
+        let t2 = t1 + chrono::Duration::seconds(60);
+        let t = app.tab_mut(tab).unwrap();
+        let key = t.key.clone();
+        t.user_at("ask", vec![], "m1", t0);
+        t.receive(
+            Source::Stream(1),
+            Box::new(status("t1", "c1", a2a::TaskState::Submitted, None)),
+            t1,
+        );
+        t.receive(
+            Source::Stream(1),
+            Box::new(status(
+                "t1",
+                "c1",
+                a2a::TaskState::InputRequired,
+                Some("name?"),
+            )),
+            t2,
+        );
+        save(&store, &mut app);
+
+        let mut again = two_agents_on_one_url();
+        restore_headers(&store, &mut again).unwrap();
+        let id = again.tabs[0].id;
+        assert!(!again.tabs[0].loaded, "headers first");
+        let items = store
+            .tab_events(&key)
+            .unwrap()
+            .into_iter()
+            .filter_map(decode)
+            .collect();
+        crate::app::update::update(
+            &mut again,
+            Msg::TranscriptLoaded {
+                tab: id,
+                items,
+                done: true,
+            },
+        );
+        let t = again.tab(id).unwrap();
+        let times: Vec<(String, DateTime<Utc>)> = t
+            .transcript
+            .iter()
+            .filter_map(|e| match e {
+                Entry::User { at, .. } => Some(("you".into(), at.with_timezone(&Utc))),
+                Entry::State { state, at } => Some((
+                    crate::remote::tracker::state_name(state).into(),
+                    at.with_timezone(&Utc),
+                )),
+                Entry::Remote { text, at } => Some((text.as_str().into(), at.with_timezone(&Utc))),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            times,
+            vec![
+                ("you".to_string(), t0),
+                ("submitted".to_string(), t1),
+                ("input-required".to_string(), t2),
+                ("name?".to_string(), t2),
+            ]
+        );
+        assert_eq!(
+            t.state_since, t2,
+            "time in state is from the agent's update, not the restart"
+        );
+        assert_eq!(t.input_rounds, 1);
+        // Replaying records nothing again.
+        assert!(
+            again
+                .take_records()
+                .iter()
+                .all(|r| !matches!(r, Record::Event { .. } | Record::User { .. }))
+        );
+    }
+
+    #[test]
+    fn a_closed_tab_stays_closed() {
+        let store = Store::open_in_memory().unwrap();
+        let mut app = two_agents_on_one_url();
+        let a = app.agents[0].id;
+        let tab = app.new_tab(a);
+        app.tab_mut(tab).unwrap().record_user("x", vec![], "m");
+        save(&store, &mut app);
+        app.view = crate::app::state::View::Tab(tab);
+        let fx = crate::app::update::run_action(&mut app, crate::config::keymap::Action::CloseTab);
+        let records: Vec<Record> = fx
+            .into_iter()
+            .filter_map(|e| match e {
+                Effect::Record(r) => Some(r),
+                _ => None,
+            })
+            .collect();
+        store.write_batch(&records, &mut HashMap::new()).unwrap();
+        let mut again = two_agents_on_one_url();
+        assert_eq!(restore_headers(&store, &mut again).unwrap(), 0);
+        assert_eq!(store.closed_tabs(5).unwrap().len(), 1);
+    }
 }

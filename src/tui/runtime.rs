@@ -210,8 +210,14 @@ impl Runtime {
             let committed = self.committed(&status)
                 || waiting_since.is_some_and(|t| t.elapsed() >= COMMIT_WAIT);
             if due && committed {
-                if waiting_since.take().is_some_and(|t| t.elapsed() >= COMMIT_WAIT) {
-                    app.set_status("the local store is slow: the screen may be ahead of it", true);
+                if waiting_since
+                    .take()
+                    .is_some_and(|t| t.elapsed() >= COMMIT_WAIT)
+                {
+                    app.set_status(
+                        "the local store is slow: the screen may be ahead of it",
+                        true,
+                    );
                 }
                 self.draw(app, terminal)?;
                 last_draw = Instant::now();

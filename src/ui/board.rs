@@ -1,7 +1,6 @@
 //! The board (every task across agents, the ones needing a human first) and the split view (up to four live
 //! tasks side by side).
 
-
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Direction, Layout, Rect};
 use ratatui::text::{Line, Span};

@@ -371,7 +371,10 @@ fn sources_round_trip_through_their_labels() {
 #[test]
 fn one_stream_is_trusted_in_its_own_order_whatever_its_clock_says() {
     let mut log = TaskLog::default();
-    log.judge(Source::Stream(1), &status(TaskState::Working, Some("a"), 10));
+    log.judge(
+        Source::Stream(1),
+        &status(TaskState::Working, Some("a"), 10),
+    );
     // The agent's clock stepped back: the same stream is still in order.
     let v = log.judge(
         Source::Stream(1),

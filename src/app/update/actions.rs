@@ -5,10 +5,12 @@ use ratatui_textarea::TextArea;
 
 use crate::app::layout;
 use crate::app::msg::Effect;
-use crate::app::state::{AgentId, AgentOrigin, App, Focus, Overlay, PromptKind, Reachability, View};
-use crate::store::record::Record;
+use crate::app::state::{
+    AgentId, AgentOrigin, App, Focus, Overlay, PromptKind, Reachability, View,
+};
 use crate::app::task::{Link, TabId};
 use crate::config::keymap::Action;
+use crate::store::record::Record;
 
 /// Run a named action (from a key or the command palette).
 pub fn run_action(app: &mut App, a: Action) -> Vec<Effect> {
@@ -60,7 +62,8 @@ pub fn run_action(app: &mut App, a: Action) -> Vec<Effect> {
             vec![]
         }
         Action::BoardFilterAgent => {
-            let options: Vec<crate::app::state::AgentId> = app.agents.iter().map(|a| a.id).collect();
+            let options: Vec<crate::app::state::AgentId> =
+                app.agents.iter().map(|a| a.id).collect();
             app.board.agent_filter = crate::app::board::cycle(app.board.agent_filter, &options);
             app.board.selected = 0;
             app.view = View::Board;
@@ -220,7 +223,11 @@ pub fn run_action(app: &mut App, a: Action) -> Vec<Effect> {
             let mut fx = Vec::new();
             if let View::Tab(id) = app.view {
                 // Remembered as closed: the next start does not bring it back (Ctrl-T does).
-                if let Some(row) = app.tab(id).filter(|t| t.stored).and_then(|t| app.row_of(t, true)) {
+                if let Some(row) = app
+                    .tab(id)
+                    .filter(|t| t.stored)
+                    .and_then(|t| app.row_of(t, true))
+                {
                     fx.push(Effect::Record(Record::Tab(Box::new(row))));
                 }
                 app.tabs.retain(|t| t.id != id);

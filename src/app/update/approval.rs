@@ -18,9 +18,7 @@ pub(super) fn approval_key(app: &mut App, tab: TabId, k: KeyEvent) -> Vec<Effect
         t.log.task_id.as_deref().unwrap_or(""),
         t.log.context_id.as_deref().unwrap_or("")
     );
-    let has_configured = app
-        .agent(t.agent)
-        .is_some_and(|a| a.target.auth.is_some());
+    let has_configured = app.agent(t.agent).is_some_and(|a| a.target.auth.is_some());
     match k.code {
         KeyCode::Char('a') if has_configured => approve(
             app,

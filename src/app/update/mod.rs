@@ -31,7 +31,11 @@ pub use stream::lay_out_artifacts;
 pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
     let mut fx = dispatch(app, msg);
     // A restored tab on screen shows its header until its transcript is read: ask for it (once).
-    if let Some(id) = app.active_tab().filter(|t| !t.loaded && !t.loading).map(|t| t.id) {
+    if let Some(id) = app
+        .active_tab()
+        .filter(|t| !t.loaded && !t.loading)
+        .map(|t| t.id)
+    {
         fx.extend(actions::load_if_needed(app, id));
     }
     fx
@@ -159,7 +163,9 @@ fn dispatch(app: &mut App, msg: Msg) -> Vec<Effect> {
             generation,
             why,
         } => stream::task_gone(app, tab, generation, &why),
-        Msg::TranscriptLoaded { tab, items, done } => stored::transcript_loaded(app, tab, items, done),
+        Msg::TranscriptLoaded { tab, items, done } => {
+            stored::transcript_loaded(app, tab, items, done)
+        }
         Msg::StoreStatus(status) => stored::store_status(app, status),
         Msg::ClosedTabs(result) => stored::closed_tabs(app, result),
         Msg::Tick => {
@@ -194,3 +200,5 @@ fn key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_gate;

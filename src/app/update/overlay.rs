@@ -274,5 +274,7 @@ fn delete_task(app: &mut App, tab: TabId) -> Vec<Effect> {
         }
     }
     app.set_status("deleted the task from the local store", false);
-    vec![Effect::Record(crate::store::record::Record::DeleteTab { tab: key })]
+    vec![Effect::Record(crate::store::record::Record::DeleteTab {
+        tab: key,
+    })]
 }

@@ -24,6 +24,7 @@ pub(super) fn transcript_loaded(
         return vec![];
     }
     t.set_replaying(true);
+    t.restored_rows += items.len();
     let mut generation = t.generation;
     for item in items {
         match item {
@@ -55,6 +56,11 @@ pub(super) fn transcript_loaded(
         return vec![];
     }
     t.loaded = true;
+    let rows = t.restored_rows;
+    t.note_unrecorded(
+        format!("restored from the local store ({rows} row(s))"),
+        false,
+    );
     // Every source it had is gone with the last run: what comes next is placed afresh.
     t.log.forget_sources();
     t.link = crate::app::task::Link::Idle;
@@ -115,7 +121,10 @@ pub(super) fn closed_tabs(
             return vec![];
         }
     };
-    let Some(st) = tabs.into_iter().find(|st| !app.tabs.iter().any(|t| t.key == st.row.tab)) else {
+    let Some(st) = tabs
+        .into_iter()
+        .find(|st| !app.tabs.iter().any(|t| t.key == st.row.tab))
+    else {
         app.set_status("no closed tab to reopen", true);
         return vec![];
     };

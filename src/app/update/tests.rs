@@ -136,10 +136,7 @@ fn events_from_a_stale_generation_are_ignored() {
             item: StreamItem::Event(Box::new(ev(TaskState::Failed, "old"))),
         },
     );
-    assert_eq!(
-        app.active_tab().unwrap().log.state,
-        TaskState::Unspecified
-    );
+    assert_eq!(app.active_tab().unwrap().log.state, TaskState::Unspecified);
 }
 
 #[test]
@@ -264,7 +261,13 @@ fn remove_agent_confirms_and_updates_the_config() {
     key(&mut app, KeyCode::Char('d'));
     let fx = key(&mut app, KeyCode::Char('y'));
     assert!(
-        matches!(fx.as_slice(), [Effect::ForgetAgent { .. }, Effect::RemoveAgentFromConfig { .. }]),
+        matches!(
+            fx.as_slice(),
+            [
+                Effect::ForgetAgent { .. },
+                Effect::RemoveAgentFromConfig { .. }
+            ]
+        ),
         "{fx:?}"
     );
     assert!(app.agents.is_empty());
