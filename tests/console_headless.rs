@@ -555,3 +555,48 @@ async fn a_dropped_stream_is_reattached_and_nothing_received_is_lost() {
     }
     c.quit().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_the_agent_no_longer_knows_is_marked_and_not_reattached() {
+    // The demo agent restarted (a new process knows none of the old tasks): a tab restored from the store
+    // for a task it never had gets -32001 on re-attach, says so, and stops trying.
+    let demo = a2a_console::demo::spawn(0).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("console.db");
+    {
+        let store = a2a_console::store::Store::open(&db).unwrap();
+        let mut target = AgentTarget::from_url(&demo.base_url(), Duration::from_secs(20));
+        target.label = "demo".into();
+        let now = chrono::Utc::now();
+        let row = a2a_console::store::record::TabRow {
+            tab: "tab-forgotten".into(),
+            agent_key: a2a_console::app::state::agent_key(&target, AgentOrigin::Config),
+            agent_url: demo.base_url(),
+            agent_name: "demo".into(),
+            task_id: Some("task-from-before-the-restart".into()),
+            context_id: Some("ctx".into()),
+            state: "working".into(),
+            last_text: Some("Working… 3/30 s".into()),
+            created_at: now,
+            state_since: now,
+            updated_at: now,
+            closed: false,
+            gone: false,
+        };
+        store
+            .write_batch(
+                &[a2a_console::store::record::Record::Tab(Box::new(row))],
+                &mut Default::default(),
+            )
+            .unwrap();
+    }
+    let mut c = Console::start_with_db(&[("demo", &demo.base_url())], Some(&db)).await;
+    c.press(KeyEvent::new(KeyCode::Char('1'), KeyModifiers::ALT));
+    let screen = c.wait_for("no longer knows this task").await;
+    assert!(screen.contains("∅ unknown to agent"), "{screen}");
+    c.quit().await;
+    // And the next start does not try again.
+    let store = a2a_console::store::Store::open(&db).unwrap();
+    assert!(store.open_tabs().unwrap()[0].row.gone);
+    demo.shutdown().await;
+}
