@@ -154,6 +154,19 @@ pub enum Command {
         #[arg(long, value_name = "N")]
         last: Option<usize>,
     },
+    /// Apply the local store's retention now ([store] keep_days, max_mb, audit_keep_days, or these flags) and
+    /// give the freed space back to the file system.
+    Prune {
+        /// Forget tasks not updated for this many days.
+        #[arg(long, value_name = "DAYS")]
+        keep_days: Option<u32>,
+        /// Forget the least recently updated tasks until the store fits in this many MiB.
+        #[arg(long, value_name = "MIB")]
+        max_mb: Option<u64>,
+        /// Drop audit-log entries older than this many days.
+        #[arg(long, value_name = "DAYS")]
+        audit_keep_days: Option<u32>,
+    },
     /// Serve the embedded demo agent on 127.0.0.1 in the foreground.
     DemoAgent {
         /// Port to listen on (0 = any free port).

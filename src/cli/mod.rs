@@ -102,6 +102,31 @@ pub async fn run(global: GlobalOpts, command: Command) -> Exit {
             }
         };
     }
+    if let Command::Prune {
+        keep_days,
+        max_mb,
+        audit_keep_days,
+    } = command
+    {
+        let (config, _) = match config::load(global.config.as_deref()) {
+            Ok(c) => c,
+            Err(e) => {
+                eprintln!("a2a-console: {e}");
+                return Exit::Usage;
+            }
+        };
+        let mut keep = config.store.retention();
+        keep.keep_days = keep_days.unwrap_or(keep.keep_days);
+        keep.max_mb = max_mb.unwrap_or(keep.max_mb);
+        keep.audit_keep_days = audit_keep_days.unwrap_or(keep.audit_keep_days);
+        return match stored::prune(keep) {
+            Ok(()) => Exit::Done,
+            Err(e) => {
+                eprintln!("a2a-console: {e}");
+                Exit::Usage
+            }
+        };
+    }
     if matches!(
         command,
         Command::History { .. } | Command::Export { .. } | Command::Audit { .. }
@@ -142,6 +167,7 @@ fn agent_of(command: &Command) -> &str {
             | PushAction::Delete { agent, .. } => agent,
         },
         Command::DemoAgent { .. }
+        | Command::Prune { .. }
         | Command::History { .. }
         | Command::Export { .. }
         | Command::Audit { .. } => "",

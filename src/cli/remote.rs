@@ -280,6 +280,7 @@ pub(super) async fn run_remote(
         }
         Command::Push { action } => push(&conn, action).await,
         Command::DemoAgent { .. }
+        | Command::Prune { .. }
         | Command::History { .. }
         | Command::Export { .. }
         | Command::Audit { .. } => Ok(Exit::Done),

@@ -1,8 +1,33 @@
-//! The subcommands that read the local store and never touch the network: history, export, audit.
+//! The subcommands that read (or prune) the local store and never touch the network: history, export, audit,
+//! prune.
 
 use super::Command;
 use super::output::safe_json;
 use crate::remote::error::one_line;
+
+/// Apply retention now, vacuum, and say what went.
+pub(super) fn prune(keep: crate::store::Retention) -> Result<(), String> {
+    let path = crate::tui::persist::db_path().ok_or("no data directory for the local store")?;
+    if !path.exists() {
+        println!("no local store at {}: nothing to prune", path.display());
+        return Ok(());
+    }
+    let store = crate::store::Store::open(&path).map_err(|e| e.to_string())?;
+    let p = store.prune(keep, true).map_err(|e| e.to_string())?;
+    println!(
+        "pruned {}: {} task(s) and {} event(s) older than {} days or past {} MiB, {} audit entr(ies) older than {} days; {:.1} MiB → {:.1} MiB in use",
+        path.display(),
+        p.tabs,
+        p.events,
+        keep.keep_days,
+        keep.max_mb,
+        p.audit,
+        keep.audit_keep_days,
+        p.bytes_before as f64 / 1_048_576.0,
+        p.bytes_after as f64 / 1_048_576.0
+    );
+    Ok(())
+}
 
 /// The store commands: they read the local database and never touch the network.
 pub(super) fn stored(command: Command) -> Result<(), String> {

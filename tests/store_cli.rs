@@ -1,0 +1,68 @@
+//! `a2a-console prune`: retention applied from the command line on a real store file — old tasks go (with
+//! their events), recent ones stay, and the command says what it did.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use a2a_console::store::Store;
+use a2a_console::store::record::{Record, TabRow};
+use chrono::{Duration, Utc};
+
+fn row(tab: &str, days_ago: i64) -> Record {
+    let at = Utc::now() - Duration::days(days_ago);
+    Record::Tab(Box::new(TabRow {
+        tab: tab.into(),
+        agent_key: "demo".into(),
+        agent_url: "http://127.0.0.1:9".into(),
+        agent_name: "demo".into(),
+        task_id: Some(format!("task-{tab}")),
+        context_id: None,
+        state: "completed".into(),
+        last_text: None,
+        created_at: at,
+        state_since: at,
+        updated_at: at,
+        closed: false,
+        gone: false,
+    }))
+}
+
+#[test]
+fn prune_forgets_old_tasks_and_keeps_recent_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("console.db");
+    {
+        let store = Store::open(&db).unwrap();
+        let mut records = vec![row("old", 40), row("recent", 2)];
+        for i in 0..100 {
+            records.push(Record::Note {
+                tab: "old".into(),
+                task_id: Some("task-old".into()),
+                text: format!("note {i}"),
+                error: false,
+                at: Utc::now() - Duration::days(40),
+            });
+        }
+        store
+            .write_batch(&records, &mut Default::default())
+            .unwrap();
+    }
+    let dbs = db.display().to_string();
+    let r = common::cli_env(&["prune", "--keep-days", "7"], &[("A2A_CONSOLE_DB", &dbs)]);
+    assert_eq!(r.code, 0, "{}", r.all());
+    assert!(
+        r.stdout.contains("1 task(s) and 100 event(s)"),
+        "{}",
+        r.stdout
+    );
+    let store = Store::open(&db).unwrap();
+    let tabs = store.open_tabs().unwrap();
+    assert_eq!(tabs.len(), 1);
+    assert_eq!(tabs[0].row.tab, "recent");
+    let r = common::cli_env(&["history"], &[("A2A_CONSOLE_DB", &dbs)]);
+    assert!(
+        !r.stdout.contains("task-old") && r.stdout.contains("task-recent"),
+        "{}",
+        r.stdout
+    );
+}
