@@ -2,6 +2,9 @@
 //! runtime with a `TestBackend` against the embedded demo agent on 127.0.0.1 (`flood N` sends N status
 //! updates as fast as the client reads them).
 //!
+//! The console runs as it does for a user: with its store on a real SQLite file (a temp dir), so every frame
+//! waits for the batch it shows to be committed.
+//!
 //! Run: `cargo bench --bench frames` (add `-- 50000` for another flood size). Prints events, frames,
 //! frames per second and events per frame for the flood, then frames drawn during two idle seconds.
 #![allow(clippy::expect_used, clippy::unwrap_used)] // a measurement binary: failing loudly is right
@@ -32,7 +35,11 @@ fn main() {
         let mut target = AgentTarget::from_url(&demo.base_url(), Duration::from_secs(60));
         target.label = "demo".into();
         app.add_agent(target, AgentOrigin::Config);
-        let (runtime, rx) = Runtime::new(None, "dark").expect("runtime");
+        let (mut runtime, rx) = Runtime::new(None, "dark").expect("runtime");
+        let dir = tempfile::tempdir().expect("temp dir");
+        let store = a2a_console::store::Store::open(&dir.path().join("console.db")).expect("store");
+        runtime.writer =
+            Some(a2a_console::store::writer::StoreWriter::spawn(store).expect("writer"));
         let mut console = Headless::start(app, runtime, rx);
         console
             .wait("card 0.1.0", Duration::from_secs(30))
@@ -77,6 +84,12 @@ fn main() {
             messages as f64 / frames.max(1) as f64
         );
         println!("idle for 2 s after the flood: {idle_frames} frame(s) drawn");
+        println!(
+            "store: {} bytes on disk for {n} status updates",
+            std::fs::metadata(dir.path().join("console.db"))
+                .map(|m| m.len())
+                .unwrap_or(0)
+        );
         demo.shutdown().await;
     });
 }
