@@ -13,10 +13,7 @@ const FIXED_OTHER_PORT: &str = "41242";
 pub fn mask(frame: &mut Buffer, app: &App, port: u16) {
     let mut ids: Vec<String> = Vec::new();
     for t in &app.tabs {
-        for id in [&t.log.task_id, &t.log.context_id]
-            .into_iter()
-            .flatten()
-        {
+        for id in [&t.log.task_id, &t.log.context_id].into_iter().flatten() {
             if id.len() >= 8 && id.is_ascii() && !ids.contains(id) {
                 ids.push(id.clone());
             }
