@@ -274,7 +274,7 @@ impl Store {
                 ts(at),
                 tab,
                 source,
-                verdict.map(|v| *v)
+                verdict.copied()
             ])
         })
         .map(drop)

@@ -111,6 +111,16 @@ impl StoreWriter {
         rx
     }
 
+    /// Run `f` on the store's thread after everything queued so far, answering through its own channels.
+    pub fn run<F>(&self, f: F)
+    where
+        F: FnOnce(&Store) + Send + 'static,
+    {
+        if let Some(sender) = &self.tx {
+            let _ = sender.send(Job::Read(Box::new(f)));
+        }
+    }
+
     /// Write what is queued, then stop the thread.
     pub fn stop(mut self) {
         self.shut_down();

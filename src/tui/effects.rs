@@ -248,7 +248,7 @@ impl Runtime {
                     return;
                 };
                 // Decoded on the store's thread, handed over in parts so no single update is long.
-                let _ = w.read(move |store| super::persist::load_transcript(store, &key, tab, &tx));
+                w.run(move |store| super::persist::load_transcript(store, &key, tab, &tx));
             }
             Effect::LoadClosedTabs => {
                 let Some(w) = &self.writer else {
@@ -257,7 +257,7 @@ impl Runtime {
                     )));
                     return;
                 };
-                let _ = w.read(move |store| {
+                w.run(move |store| {
                     let r = store.closed_tabs(50).map_err(|e| e.to_string());
                     let _ = tx.send(Msg::ClosedTabs(r));
                 });
@@ -411,7 +411,7 @@ impl Runtime {
                 path,
             } => match &self.writer {
                 Some(w) => {
-                    let _ = w.read(move |store| {
+                    w.run(move |store| {
                         let r = super::persist::export(store, &agent_url, &task_id, &path);
                         let _ = tx.send(Msg::Saved(r));
                     });
@@ -424,7 +424,7 @@ impl Runtime {
             },
             Effect::LoadAudit => match &self.writer {
                 Some(w) => {
-                    let _ = w.read(move |store| {
+                    w.run(move |store| {
                         let _ = tx.send(Msg::AuditLoaded(super::persist::audit_lines(store, 500)));
                     });
                 }

@@ -174,7 +174,7 @@ pub async fn run(global: Overrides, demo: bool) -> Result<(), String> {
                 Ok(w) => {
                     // Retention runs on the store's thread, after start-up, never in the way of the first frame.
                     let keep = config.store.retention();
-                    let _ = w.read(move |s| match s.prune(keep, false) {
+                    w.run(move |s| match s.prune(keep, false) {
                         Ok(p) if p.tabs + p.audit > 0 => tracing::info!(
                             "retention: forgot {} task(s), {} event(s), {} audit entr(ies)",
                             p.tabs,

@@ -377,9 +377,7 @@ pub fn open_tab(app: &mut App, text: Option<&str>) -> Option<TabId> {
         app.set_status("no agent: add one with `a`", true);
         return None;
     }
-    let Some(agent) = app.selected().map(|a| a.id) else {
-        return None;
-    };
+    let agent = app.selected().map(|a| a.id)?;
     let id = app.new_tab(agent);
     if let (Some(text), Some(t)) = (text, app.tab_mut(id)) {
         t.compose.insert_str(text);
