@@ -600,3 +600,32 @@ async fn a_task_the_agent_no_longer_knows_is_marked_and_not_reattached() {
     assert!(store.open_tabs().unwrap()[0].row.gone);
     demo.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failing_store_is_shown_and_the_console_keeps_working_then_recovers() {
+    let demo = a2a_console::demo::spawn(0).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("console.db");
+    let mut c = Console::start_with_db(&[("demo", &demo.base_url())], Some(&db)).await;
+    c.wait_for("card 0.1.0").await;
+    // Another program makes every write fail, as a full disk would.
+    let other = rusqlite::Connection::open(&db).unwrap();
+    other
+        .execute_batch(
+            "CREATE TRIGGER full BEFORE INSERT ON events BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END;",
+        )
+        .unwrap();
+    c.key(KeyCode::Char('n'));
+    c.wait_for("Message → demo").await;
+    send(&c, "echo while the disk is full");
+    let screen = c.wait_for("the local store is failing").await;
+    assert!(screen.contains("not saved to the local store"), "{screen}");
+    // The conversation goes on in memory.
+    c.wait_for("✓ completed").await;
+    // Space again: the next write succeeds and the console says so.
+    other.execute_batch("DROP TRIGGER full;").unwrap();
+    send(&c, "echo after");
+    c.wait_for("writable again").await;
+    c.quit().await;
+    demo.shutdown().await;
+}

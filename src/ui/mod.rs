@@ -71,7 +71,10 @@ pub fn badge_style(theme: &Theme, b: Badge) -> Style {
         Badge::Canceled => theme.canceled,
         Badge::Rejected => theme.rejected,
         Badge::Idle => theme.dim,
-        Badge::Lost => theme.disconnected,
+        // Its own look without a colour of its own: struck through, in the disconnected colour.
+        Badge::Lost => theme
+            .disconnected
+            .add_modifier(ratatui::style::Modifier::CROSSED_OUT),
     }
 }
 
