@@ -13,57 +13,87 @@ use std::process::Command;
 
 use a2a_console::store::{Store, kind};
 
+/// The real console in tmux, on a store in a temp dir, with the demo agent (its own process) configured; a
+/// flood of `n` status updates already sent.
+struct Flood {
+    _demo: common::Server,
+    _dir: tempfile::TempDir,
+    db: std::path::PathBuf,
+    session: String,
+    script: String,
+    pid: u32,
+}
+
+impl Flood {
+    fn start(name: &str, n: u64) -> Flood {
+        let demo = common::demo_agent();
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("console.db");
+        let config = dir.path().join("config.toml");
+        std::fs::write(
+            &config,
+            format!("[[agents]]\nname = \"demo\"\nurl = \"{}\"\n", demo.url),
+        )
+        .unwrap();
+        let session = format!("a2a-{name}-{}", std::process::id());
+        let script = format!(
+            "exec env A2A_CONSOLE_DB={} XDG_STATE_HOME={} {} --config {}",
+            db.display(),
+            dir.path().display(),
+            common::bin(),
+            config.display()
+        );
+        tmux(&[
+            "new-session",
+            "-d",
+            "-s",
+            &session,
+            "-x",
+            "120",
+            "-y",
+            "36",
+            &script,
+        ]);
+        let pid: u32 = tmux(&["list-panes", "-t", &session, "-F", "#{pane_pid}"])
+            .trim()
+            .parse()
+            .unwrap();
+        wait_pane(&session, "the agent online", |p| p.contains("card 0.1.0"));
+        tmux(&["send-keys", "-t", &session, "n"]);
+        wait_pane(&session, "a new tab", |p| p.contains("Message → demo"));
+        tmux(&["send-keys", "-t", &session, "-l", &format!("flood {n}")]);
+        tmux(&["send-keys", "-t", &session, "Enter"]);
+        Flood {
+            _demo: demo,
+            _dir: dir,
+            db,
+            session,
+            script,
+            pid,
+        }
+    }
+
+    /// SIGKILL: no chance to flush anything.
+    fn kill(&self) {
+        Command::new("kill")
+            .args(["-9", &self.pid.to_string()])
+            .status()
+            .unwrap();
+        let _ = tmux(&["kill-session", "-t", &self.session]);
+    }
+}
+
 #[test]
 fn kill_9_after_a_flood_loses_no_event() {
     const N: usize = 3000;
-    let demo = common::demo_agent();
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("console.db");
-    let config = dir.path().join("config.toml");
-    std::fs::write(
-        &config,
-        format!("[[agents]]\nname = \"demo\"\nurl = \"{}\"\n", demo.url),
-    )
-    .unwrap();
-    let session = format!("a2a-kill-{}", std::process::id());
-    let script = format!(
-        "exec env A2A_CONSOLE_DB={} XDG_STATE_HOME={} {} --config {}",
-        db.display(),
-        dir.path().display(),
-        common::bin(),
-        config.display()
-    );
-    tmux(&[
-        "new-session",
-        "-d",
-        "-s",
-        &session,
-        "-x",
-        "120",
-        "-y",
-        "36",
-        &script,
-    ]);
-    let pid: u32 = tmux(&["list-panes", "-t", &session, "-F", "#{pane_pid}"])
-        .trim()
-        .parse()
-        .unwrap();
-    wait_pane(&session, "the agent online", |p| p.contains("card 0.1.0"));
-    tmux(&["send-keys", "-t", &session, "n"]);
-    wait_pane(&session, "a new tab", |p| p.contains("Message → demo"));
-    tmux(&["send-keys", "-t", &session, "-l", &format!("flood {N}")]);
-    tmux(&["send-keys", "-t", &session, "Enter"]);
-    wait_pane(&session, "the flood to complete", |p| {
+    let f = Flood::start("kill", N as u64);
+    wait_pane(&f.session, "the flood to complete", |p| {
         p.contains("✓ completed")
     });
-    // SIGKILL: no chance to flush anything.
-    Command::new("kill")
-        .args(["-9", &pid.to_string()])
-        .status()
-        .unwrap();
-    let _ = tmux(&["kill-session", "-t", &session]);
+    f.kill();
+    let (db, session, script) = (&f.db, &f.session, &f.script);
 
-    let store = Store::open(&db).unwrap();
+    let store = Store::open(db).unwrap();
     let tasks = store.tasks().unwrap();
     assert_eq!(tasks.len(), 1, "{tasks:?}");
     let events = store
@@ -144,7 +174,7 @@ fn kill_9_after_a_flood_loses_no_event() {
         "120",
         "-y",
         "36",
-        &script,
+        script,
     ]);
     tmux(&["send-keys", "-t", &session2, "M-1"]);
     let pane = wait_pane(&session2, "the restored tab", |p| {
@@ -168,59 +198,19 @@ fn shown_update(pane: &str) -> Option<u64> {
 #[test]
 fn kill_9_in_the_middle_of_a_100k_flood_loses_nothing_the_screen_showed() {
     const N: u64 = 100_000;
-    let demo = common::demo_agent();
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("console.db");
-    let config = dir.path().join("config.toml");
-    std::fs::write(
-        &config,
-        format!("[[agents]]\nname = \"demo\"\nurl = \"{}\"\n", demo.url),
-    )
-    .unwrap();
-    let session = format!("a2a-kill-mid-{}", std::process::id());
-    let script = format!(
-        "exec env A2A_CONSOLE_DB={} XDG_STATE_HOME={} {} --config {}",
-        db.display(),
-        dir.path().display(),
-        common::bin(),
-        config.display()
-    );
-    tmux(&[
-        "new-session",
-        "-d",
-        "-s",
-        &session,
-        "-x",
-        "120",
-        "-y",
-        "36",
-        &script,
-    ]);
-    let pid: u32 = tmux(&["list-panes", "-t", &session, "-F", "#{pane_pid}"])
-        .trim()
-        .parse()
-        .unwrap();
-    wait_pane(&session, "the agent online", |p| p.contains("card 0.1.0"));
-    tmux(&["send-keys", "-t", &session, "n"]);
-    wait_pane(&session, "a new tab", |p| p.contains("Message → demo"));
-    tmux(&["send-keys", "-t", &session, "-l", &format!("flood {N}")]);
-    tmux(&["send-keys", "-t", &session, "Enter"]);
+    let f = Flood::start("kill-mid", N);
     // Well into the flood, read what the screen shows and kill at once.
-    let pane = wait_pane(&session, "the flood to be under way", |p| {
+    let pane = wait_pane(&f.session, "the flood to be under way", |p| {
         shown_update(p).is_some_and(|i| i >= 5_000)
     });
-    Command::new("kill")
-        .args(["-9", &pid.to_string()])
-        .status()
-        .unwrap();
-    let _ = tmux(&["kill-session", "-t", &session]);
+    f.kill();
     let shown = shown_update(&pane).unwrap();
     assert!(
         shown < N,
         "killed in the middle, not after the end ({shown})"
     );
 
-    let store = Store::open(&db).unwrap();
+    let store = Store::open(&f.db).unwrap();
     let tabs = store.open_tabs().unwrap();
     assert_eq!(tabs.len(), 1, "{tabs:?}");
     let events = store.tab_events(&tabs[0].row.tab).unwrap();
