@@ -185,10 +185,8 @@ async fn record() -> Recording {
 /// Every string in `v` that is `from` or starts with `from/` gets `to` instead of `from`.
 fn rebase(v: &mut serde_json::Value, from: &str, to: &str) {
     match v {
-        serde_json::Value::String(s) => {
-            if s == from || s.starts_with(&format!("{from}/")) {
-                *s = format!("{to}{}", &s[from.len()..]);
-            }
+        serde_json::Value::String(s) if s == from || s.starts_with(&format!("{from}/")) => {
+            *s = format!("{to}{}", &s[from.len()..]);
         }
         serde_json::Value::Array(a) => a.iter_mut().for_each(|x| rebase(x, from, to)),
         serde_json::Value::Object(o) => o.values_mut().for_each(|x| rebase(x, from, to)),
@@ -663,7 +661,10 @@ async fn parent() {
     let mut restored = 0;
     for i in 0..3 {
         let (ms, n) = restore_once(&restore_db, &target).await;
-        println!("  restore {}: first frame after {ms:.1} ms ({n} tabs)", i + 1);
+        println!(
+            "  restore {}: first frame after {ms:.1} ms ({n} tabs)",
+            i + 1
+        );
         restores.push(ms);
         restored = n;
     }
@@ -676,10 +677,7 @@ async fn parent() {
     };
     println!();
     println!("flood of {EVENTS} status updates, replayed at full speed, through the real runtime");
-    println!(
-        "{:<34} {:>28} {:>28}   target",
-        "", "store off", "store on"
-    );
+    println!("{:<34} {:>28} {:>28}   target", "", "store off", "store on");
     println!(
         "{:<34} {:>28} {:>28}",
         "Enter → ✓ completed (s), per run",
@@ -733,7 +731,9 @@ async fn parent() {
     println!(
         "{:<34} {:>28.1} {:>28.1}",
         "key→frame max (ms)",
-        lat_off.last().map_or(f64::NAN, |d| d.as_secs_f64() * 1000.0),
+        lat_off
+            .last()
+            .map_or(f64::NAN, |d| d.as_secs_f64() * 1000.0),
         lat_on.last().map_or(f64::NAN, |d| d.as_secs_f64() * 1000.0)
     );
     let rss_on_mb = rss_on as f64 / 1024.0;

@@ -50,10 +50,11 @@ impl AgentInfo {
     /// Sanitise everything the UI will show, once.
     pub fn new(label: &str, card: FetchedCard, selected: Selected) -> Self {
         let c = &card.card;
+        let agent: std::sync::Arc<str> = label.into();
         let prov = |field: String| Provenance {
-            agent: label.to_string(),
+            agent: agent.clone(),
             task: None,
-            field,
+            field: field.into(),
         };
         let line = |s: &str| sanitize_line(s).0;
         let skills = c

@@ -260,6 +260,10 @@ pub struct TaskTab {
     pub stored: bool,
     /// Rebuilding from the store: nothing is recorded again.
     replaying: bool,
+    /// The provenance parts shared by this tab's remote entries (agent name, task id as drawn).
+    prov: (std::sync::Arc<str>, Option<std::sync::Arc<str>>),
+    /// The transcript has a state entry (the first state is always shown, even if it did not "change").
+    has_state_entry: bool,
     /// Lines of every transcript entry but artifacts (which grow), kept as entries arrive, so a frame never
     /// counts a 100 000-entry transcript.
     fixed_lines: usize,
@@ -311,6 +315,8 @@ impl TaskTab {
             stored: false,
             replaying: false,
             fixed_lines: 0,
+            has_state_entry: false,
+            prov: (agent_name.into(), None),
         }
     }
 
@@ -413,6 +419,7 @@ impl TaskTab {
             self.log = TaskLog::default();
             self.transcript.clear();
             self.fixed_lines = 0;
+            self.has_state_entry = false;
             self.artifacts.clear();
             self.flag_count = 0;
             self.input_rounds = 0;
@@ -450,15 +457,22 @@ impl TaskTab {
         });
     }
 
-    fn provenance(&self, field: &str) -> Provenance {
+    /// Where remote text came from. The agent and task parts are shared by every entry of the tab.
+    fn provenance(&mut self, field: &'static str) -> Provenance {
+        if *self.prov.0 != *self.agent_name {
+            self.prov.0 = self.agent_name.as_str().into();
+        }
+        if self.prov.1.as_deref() != self.shown_ids.0.as_deref() {
+            self.prov.1 = self.shown_ids.0.as_deref().map(Into::into);
+        }
         Provenance {
-            agent: self.agent_name.clone(),
-            task: self.task_id_shown().map(str::to_string),
-            field: field.to_string(),
+            agent: self.prov.0.clone(),
+            task: self.prov.1.clone(),
+            field: field.into(),
         }
     }
 
-    fn remote(&mut self, raw: &str, field: &str, at: DateTime<Utc>) {
+    fn remote(&mut self, raw: &str, field: &'static str, at: DateTime<Utc>) {
         let text = Untrusted::new(raw, self.provenance(field));
         if text.is_flagged() {
             self.flag_count += 1;
@@ -470,7 +484,7 @@ impl TaskTab {
         self.mark_header_dirty();
     }
 
-    fn message(&mut self, m: &Message, field: &str, at: DateTime<Utc>) {
+    fn message(&mut self, m: &Message, field: &'static str, at: DateTime<Utc>) {
         if m.role == Role::User {
             return;
         }
@@ -479,6 +493,7 @@ impl TaskTab {
     }
 
     fn state_entry(&mut self, at: DateTime<Utc>) {
+        self.has_state_entry = true;
         let now = self.log.state.clone();
         if now == TaskState::InputRequired {
             self.input_rounds += 1;
@@ -612,12 +627,7 @@ impl TaskTab {
                 return;
             }
         };
-        let first_state = !self
-            .transcript
-            .iter()
-            .rev()
-            .any(|e| matches!(e, Entry::State { .. }));
-        if state_changed || (first_state && self.log.state != TaskState::Unspecified) {
+        if state_changed || (!self.has_state_entry && self.log.state != TaskState::Unspecified) {
             self.state_entry(at);
         }
         if new_message {
@@ -961,6 +971,10 @@ mod tests {
         assert!(!remote.as_str().contains('\u{1b}'));
         assert_eq!(remote.provenance.field, "status message");
         assert_eq!(remote.provenance.task.as_deref(), Some("t1"));
+        assert!(
+            std::sync::Arc::ptr_eq(&remote.provenance.agent, &t.prov.0),
+            "shared, not copied"
+        );
         assert!(t.flag_count >= 1);
     }
 

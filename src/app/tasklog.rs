@@ -201,6 +201,22 @@ pub struct TaskLog {
 const ALIGN_WINDOW: usize = 256;
 
 impl TaskLog {
+    /// Follow a task we know by id (a subscribe).
+    pub fn for_task(task_id: impl Into<String>) -> Self {
+        TaskLog {
+            task_id: Some(task_id.into()),
+            ..TaskLog::default()
+        }
+    }
+
+    /// Follow a task we just answered (a follow-up message): its old interrupted state is not news.
+    pub fn resuming(task_id: impl Into<String>) -> Self {
+        TaskLog {
+            resuming: true,
+            ..TaskLog::for_task(task_id)
+        }
+    }
+
     /// Where the task stands; `None` before any state arrived.
     pub fn phase(&self) -> Option<Phase> {
         (self.task_id.is_some() && self.state != TaskState::Unspecified).then(|| phase(&self.state))

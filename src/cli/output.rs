@@ -61,9 +61,9 @@ pub fn remote_block(out: &mut String, agent: &str, task: Option<&str>, field: &s
     let text = Untrusted::new(
         raw,
         Provenance {
-            agent: agent.to_string(),
-            task: task.map(str::to_string),
-            field: field.to_string(),
+            agent: agent.into(),
+            task: task.map(Into::into),
+            field: field.to_string().into(),
         },
     );
     let (agent_l, _) = sanitize_line(agent);

@@ -8,13 +8,14 @@ use super::exit::Exit;
 use super::output::{self, safe_json};
 use super::stream_print::StreamPrinter;
 use super::{Command, GlobalOpts, PushAction, agent_of, resolve_target};
+use crate::app::tasklog::{Source, TaskLog, Verdict};
 use crate::config::Config;
 use crate::remote::agent::{self, Connected};
 use crate::remote::card::CardFetcher;
 use crate::remote::client;
 use crate::remote::error::{RemoteError, classify, one_line};
 use crate::remote::message::build_message;
-use crate::remote::tracker::{Change, TaskTracker, parse_state, state_name};
+use crate::remote::tracker::{parse_state, state_name};
 
 pub(super) async fn run_remote(
     config: &Config,
@@ -109,7 +110,7 @@ pub(super) async fn run_remote(
                     .send_streaming_message(&req)
                     .await
                     .map_err(|e| agent_err("SendStreamingMessage", e))?;
-                let tracker = task.map(TaskTracker::resuming).unwrap_or_default();
+                let tracker = task.map(TaskLog::resuming).unwrap_or_default();
                 return follow(Some(&conn.client), &label, events, tracker, json).await;
             }
             let req = SendMessageRequest {
@@ -273,7 +274,7 @@ pub(super) async fn run_remote(
                 Some(&conn.client),
                 &label,
                 events,
-                TaskTracker::for_task(task_id),
+                TaskLog::for_task(task_id),
                 json,
             )
             .await
@@ -395,7 +396,7 @@ async fn follow(
     client: Option<&client::Client>,
     label: &str,
     mut events: a2a_client::BoxStream<'static, Result<StreamResponse, A2AError>>,
-    mut tracker: TaskTracker,
+    mut tracker: TaskLog,
     json: bool,
 ) -> Result<Exit, RemoteError> {
     let mut printer = StreamPrinter::new(label);
@@ -403,14 +404,22 @@ async fn follow(
     while let Some(item) = events.next().await {
         match item {
             Ok(event) => {
-                let change = tracker.apply(&event);
+                // The same gate as the console's: one stream here, so only protocol breaks show.
+                let verdict = tracker.judge(Source::Stream(0), &event);
                 if json {
                     println!("{}", safe_json(&event, false));
                 } else {
-                    printer.event(&tracker, &event, &change);
+                    printer.event(&tracker, &event, &verdict);
                 }
-                if let Change::Rejected(why) = &change {
-                    eprintln!("a2a-console: agent {label}: {}", one_line(why));
+                match &verdict {
+                    Verdict::Illegal(why)
+                    | Verdict::Applied {
+                        warning: Some(why), ..
+                    } => eprintln!(
+                        "a2a-console: agent {label}: protocol anomaly: {}",
+                        one_line(why)
+                    ),
+                    _ => {}
                 }
                 if tracker.settled() {
                     // Do not wait for the server to close: streams may stay open in interrupted states.
@@ -450,7 +459,7 @@ async fn follow(
             })
             .await
     {
-        tracker.apply_task(&task);
+        tracker.judge(Source::Refresh, &StreamResponse::Task(task.clone()));
         if tracker.settled() {
             eprintln!(
                 "a2a-console: agent {label}: the stream closed early; the task's state was fetched with GetTask"

@@ -5,8 +5,9 @@ use std::io::Write;
 
 use a2a::{PartContent, StreamResponse};
 
+use crate::app::tasklog::{ArtifactChange, Change, TaskLog, Verdict};
 use crate::cli::output::{self, short_id};
-use crate::remote::tracker::{Change, TaskTracker, state_name};
+use crate::remote::tracker::state_name;
 use crate::trust::sanitize::{sanitize_line, sanitize_text};
 
 pub struct StreamPrinter {
@@ -37,7 +38,7 @@ impl StreamPrinter {
         }
     }
 
-    fn header(&mut self, out: &mut String, t: &TaskTracker) {
+    fn header(&mut self, out: &mut String, t: &TaskLog) {
         if self.header_done {
             return;
         }
@@ -50,12 +51,15 @@ impl StreamPrinter {
         }
     }
 
-    pub fn event(&mut self, t: &TaskTracker, event: &StreamResponse, change: &Change) {
+    pub fn event(&mut self, t: &TaskLog, event: &StreamResponse, verdict: &Verdict) {
         let mut out = String::new();
         self.header(&mut out, t);
         let task = t.task_id.as_deref();
+        let Verdict::Applied { change, .. } = verdict else {
+            // Duplicates and stale data print nothing; protocol breaks go to stderr (the caller's).
+            return;
+        };
         match (event, change) {
-            (_, Change::Rejected(_)) => {}
             (StreamResponse::Task(_), _) => {
                 self.close_artifact(&mut out);
                 out.push_str(&format!("state:   {}\n", state_name(&t.state)));
@@ -77,12 +81,8 @@ impl StreamPrinter {
                     output::message_text(&mut out, &self.agent, task, "status message", m);
                 }
             }
-            (
-                StreamResponse::ArtifactUpdate(u),
-                Change::Artifact {
-                    index, last_chunk, ..
-                },
-            ) => {
+            (StreamResponse::ArtifactUpdate(u), Change::Artifact(ArtifactChange { index, .. })) => {
+                let last_chunk = &u.last_chunk.unwrap_or(false);
                 if self.open_artifact != Some(*index) {
                     self.close_artifact(&mut out);
                     let name = u
@@ -141,7 +141,7 @@ impl StreamPrinter {
     }
 
     /// Final line: where the task stands and what to do next.
-    pub fn summary(&self, t: &TaskTracker) {
+    pub fn summary(&self, t: &TaskLog) {
         let id = t
             .task_id
             .as_deref()
@@ -157,13 +157,6 @@ impl StreamPrinter {
                 println!("the agent needs authorization before it continues (task {id})")
             }
             _ => println!("final state: {}", state_name(&t.state)),
-        }
-        for a in &t.anomalies {
-            eprintln!(
-                "a2a-console: agent {}: protocol anomaly: {}",
-                sanitize_line(&self.agent).0,
-                sanitize_line(a).0
-            );
         }
     }
 }

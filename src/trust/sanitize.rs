@@ -49,9 +49,10 @@ pub const TAB_SPACES: usize = 4;
 /// Where a remote string came from, shown next to it in the UI.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Provenance {
-    pub agent: String,
-    pub task: Option<String>,
-    pub field: String,
+    /// Shared, not copied: a 100 000-message transcript holds one agent name, not 100 000.
+    pub agent: std::sync::Arc<str>,
+    pub task: Option<std::sync::Arc<str>>,
+    pub field: std::borrow::Cow<'static, str>,
 }
 
 impl Provenance {
@@ -60,9 +61,9 @@ impl Provenance {
     /// text.
     pub fn new(agent: &str, task: Option<&str>, field: &str) -> Self {
         Self {
-            agent: sanitize_line(agent).0,
-            task: task.map(|t| sanitize_line(t).0),
-            field: sanitize_line(field).0,
+            agent: sanitize_line(agent).0.into(),
+            task: task.map(|t| sanitize_line(t).0.into()),
+            field: sanitize_line(field).0.into(),
         }
     }
 }

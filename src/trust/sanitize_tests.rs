@@ -375,7 +375,7 @@ fn invalid_utf8_bytes() {
 #[test]
 fn provenance_is_sanitised_and_displayed() {
     let p = Provenance::new("evil\x1b[2J\nagent", Some("t-1\u{202E}"), "card.name");
-    assert_eq!(p.agent, "evil␛⏎agent");
+    assert_eq!(&*p.agent, "evil␛⏎agent");
     assert_eq!(p.task.as_deref(), Some("t-1⟨RLO⟩"));
     assert_eq!(p.to_string(), "evil␛⏎agent › t-1⟨RLO⟩ › card.name");
     assert_eq!(Provenance::new("a", None, "f").to_string(), "a › f");

@@ -270,8 +270,8 @@ fn approval(f: &mut Frame, app: &App, tab: crate::app::task::TabId, area: Rect) 
             let text = crate::trust::sanitize::Untrusted::new(
                 &crate::remote::message::parts_text(&m.parts),
                 crate::trust::sanitize::Provenance {
-                    agent: tb.agent_name.clone(),
-                    task: tb.log.task_id.clone(),
+                    agent: tb.agent_name.as_str().into(),
+                    task: tb.task_id_shown().map(Into::into),
                     field: "auth-required status message".into(),
                 },
             );

@@ -383,3 +383,14 @@ fn one_stream_is_trusted_in_its_own_order_whatever_its_clock_says() {
     assert!(applied(&v), "{v:?}");
     assert_eq!(log.state, TaskState::InputRequired);
 }
+
+#[test]
+fn an_append_to_an_artifact_never_started_is_kept_with_a_warning() {
+    let mut log = TaskLog::default();
+    let v = log.judge(Source::Stream(1), &chunk("x", "late", true, true));
+    assert!(
+        matches!(v, Verdict::Applied { warning: Some(ref w), .. } if w.contains("unknown artifact")),
+        "{v:?}"
+    );
+    assert_eq!(text_of(&log), "late");
+}
