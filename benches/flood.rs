@@ -300,6 +300,10 @@ async fn flood_once(url: &str, db: Option<&Path>, typing: bool) -> FloodRun {
         let mut term = Terminal::new(TestBackend::new(120, 40)).expect("terminal");
         let events = tokio_stream::wrappers::UnboundedReceiverStream::new(krx);
         let _ = runtime.run(&mut app, &mut term, events, rx, effects).await;
+        eprintln!(
+            "    (frames waited {:.0} ms in all for the store)",
+            runtime.held.as_secs_f64() * 1000.0
+        );
         (runtime.frames, runtime.messages)
     });
     if wait_screen(&mut srx, Duration::from_secs(30), |s| {

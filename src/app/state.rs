@@ -409,14 +409,18 @@ impl App {
         Some(id)
     }
 
-    /// Everything the tabs asked to record since the last call, in order, with one header row per changed tab.
+    /// Everything the tabs asked to record since the last call, in order. A tab's first header row comes before
+    /// its first record (the store files the tab's events under it); later header changes wait for
+    /// [`App::take_header_rows`], once per round, however many events changed them.
     pub fn take_records(&mut self) -> Vec<crate::store::record::Record> {
         let mut out = Vec::new();
         for i in 0..self.tabs.len() {
             if !self.tabs[i].has_records() {
                 continue;
             }
-            if let Some(row) = self.tab_row(i) {
+            if !self.tabs[i].header_recorded
+                && let Some(row) = self.tab_row(i)
+            {
                 out.push(crate::store::record::Record::Tab(Box::new(row)));
             }
             out.extend(self.tabs[i].take_outbox());
@@ -424,11 +428,21 @@ impl App {
         out
     }
 
+    /// The header rows that changed since the last call (one per tab).
+    pub fn take_header_rows(&mut self) -> Vec<crate::store::record::Record> {
+        (0..self.tabs.len())
+            .filter_map(|i| self.tab_row(i))
+            .map(|row| crate::store::record::Record::Tab(Box::new(row)))
+            .collect()
+    }
+
     /// The header row of tab `i`, when its header changed and it has anything in the store.
     fn tab_row(&mut self, i: usize) -> Option<crate::store::record::TabRow> {
-        if !self.tabs.get_mut(i)?.take_header_dirty() {
+        let t = self.tabs.get_mut(i)?;
+        if !t.take_header_dirty() {
             return None;
         }
+        t.header_recorded = true;
         self.row_of(self.tabs.get(i)?, false)
     }
 

@@ -258,6 +258,8 @@ pub struct TaskTab {
     header_dirty: bool,
     /// The tab has something in the store (a message was sent, or it was restored or imported).
     pub stored: bool,
+    /// Its header row was handed to the store at least once.
+    pub header_recorded: bool,
     /// Rebuilding from the store: nothing is recorded again.
     replaying: bool,
     /// The provenance parts shared by this tab's remote entries (agent name, task id as drawn).
@@ -313,6 +315,7 @@ impl TaskTab {
             outbox: Vec::new(),
             header_dirty: false,
             stored: false,
+            header_recorded: false,
             replaying: false,
             fixed_lines: 0,
             has_state_entry: false,
@@ -393,7 +396,7 @@ impl TaskTab {
     }
 
     pub fn has_records(&self) -> bool {
-        !self.outbox.is_empty() || (self.header_dirty && self.stored)
+        !self.outbox.is_empty()
     }
 
     /// The header changed: record it with the next batch (once per batch, however often it changed).

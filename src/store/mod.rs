@@ -352,6 +352,14 @@ impl Store {
         self.migrate()
     }
 
+    /// Copy what the WAL holds into the database file, without waiting for readers (the writer does this when it
+    /// has nothing else to do), and keep the WAL file from staying large.
+    pub fn checkpoint(&self) -> Result<(), StoreError> {
+        self.conn
+            .query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()))
+            .map_err(|e| self.err(e))
+    }
+
     fn migrate(&self) -> Result<(), StoreError> {
         let tx = Transaction::new_unchecked(&self.conn, rusqlite::TransactionBehavior::Immediate)
             .map_err(|e| self.err(e))?;

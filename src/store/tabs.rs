@@ -32,6 +32,9 @@ pub(super) const MIGRATION_2: &str = "
     ALTER TABLE events ADD COLUMN source TEXT;
     ALTER TABLE events ADD COLUMN verdict TEXT;
     CREATE INDEX events_by_tab ON events (tab_key, id);
+    -- The v1 index led with the agent's URL, repeated in every entry; the task id alone finds a task's rows.
+    DROP INDEX events_by_task;
+    CREATE INDEX events_by_task ON events (task_id);
     INSERT INTO tabs (tab_key, agent_key, agent_url, agent_name, task_id, context_id, state, created_at,
                       state_since, updated_at)
         SELECT agent_url || ' ' || task_id, '|' || agent_url || '||', agent_url, agent_name, task_id, context_id,

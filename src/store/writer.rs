@@ -18,6 +18,9 @@ use super::record::Record;
 /// never waits long for it.
 const MAX_BATCH: usize = 8192;
 
+/// How long without work before the writer checkpoints the WAL.
+const IDLE_CHECKPOINT: std::time::Duration = std::time::Duration::from_millis(500);
+
 /// How far the writer has got.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct WriterStatus {
@@ -145,12 +148,25 @@ fn run(store: Store, rx: mpsc::Receiver<Job>, status_tx: tokio::sync::watch::Sen
     let mut status = WriterStatus::default();
     // A read taken off the queue while merging writes waits for those writes to commit.
     let mut pending_read: Option<ReadJob> = None;
+    let mut dirty = false;
     loop {
         let job = match pending_read.take() {
             Some(read) => Job::Read(read),
-            None => match rx.recv() {
+            None => match rx.recv_timeout(IDLE_CHECKPOINT) {
                 Ok(job) => job,
-                Err(_) => return,
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    // Quiet for a moment: a good time to checkpoint, off everyone's path.
+                    if std::mem::take(&mut dirty)
+                        && let Err(e) = store.checkpoint()
+                    {
+                        tracing::debug!("checkpoint: {e}");
+                    }
+                    continue;
+                }
+                Err(mpsc::RecvTimeoutError::Disconnected) => {
+                    let _ = store.checkpoint();
+                    return;
+                }
             },
         };
         let (mut last_seq, mut batch) = match job {
@@ -176,6 +192,7 @@ fn run(store: Store, rx: mpsc::Receiver<Job>, status_tx: tokio::sync::watch::Sen
                 Err(_) => break,
             }
         }
+        dirty = true;
         match store.write_batch(&batch, &mut urls) {
             Ok(()) => {
                 if status.failure.take().is_some() {

@@ -50,6 +50,8 @@ pub struct Runtime {
     pub frames: u64,
     /// Messages applied, for tests and benchmarks.
     pub messages: u64,
+    /// Time frames spent waiting for the store to commit what they show (benchmarks report it).
+    pub held: Duration,
     pub(super) highlighter: crate::markup::highlight::Highlighter,
     /// The store's writer thread, when there is a store.
     pub writer: Option<StoreWriter>,
@@ -102,6 +104,7 @@ impl Runtime {
                 config_path,
                 frames: 0,
                 messages: 0,
+                held: Duration::ZERO,
                 screen: None,
                 drawn: None,
                 targets: HashMap::new(),
@@ -181,7 +184,7 @@ impl Runtime {
             self.run_effect(e);
         }
         self.pending.extend(app.take_records());
-        self.flush();
+        self.flush_app(app);
         let mut store = self
             .writer
             .as_ref()
@@ -202,7 +205,7 @@ impl Runtime {
             if status.failure != reported.failure || status.lost != reported.lost {
                 reported = status.clone();
                 self.apply(app, Msg::StoreStatus(status.clone()));
-                self.flush();
+                self.flush_app(app);
                 dirty = true;
             }
             let due = dirty && last_draw.elapsed() >= FRAME;
@@ -245,7 +248,7 @@ impl Runtime {
                                 app.size = (w, h);
                             }
                             self.apply(app, Msg::Input(ev));
-                            self.flush();
+                            self.flush_app(app);
                             dirty = true;
                         }
                         Some(Err(e)) => return Err(format!("terminal input failed: {e}")),
@@ -272,6 +275,7 @@ impl Runtime {
                 _ = tokio::time::sleep_until(frame_due), if dirty && !hold => {}
                 _ = tick.tick(), if live => {
                     self.apply(app, Msg::Tick);
+                    self.flush_app(app);
                     dirty = true;
                 }
             }
@@ -280,7 +284,7 @@ impl Runtime {
             h.abort();
         }
         self.pending.extend(crate::tui::persist::drafts(app));
-        self.flush();
+        self.flush_app(app);
         if let Some(w) = self.writer.take() {
             // Everything handed over is written before the console exits.
             w.stop();
@@ -325,10 +329,16 @@ impl Runtime {
                 break;
             }
         }
+        self.flush_app(app);
+    }
+
+    /// Hand the round's records to the writer, with the tab headers that changed (nothing to do without a
+    /// store).
+    fn flush_app(&mut self, app: &mut App) {
+        self.pending.extend(app.take_header_rows());
         self.flush();
     }
 
-    /// Hand the pending records to the writer (nothing to do without a store).
     fn flush(&mut self) {
         if self.pending.is_empty() {
             return;
