@@ -242,6 +242,9 @@ pub struct TaskTab {
     pub loading: bool,
     /// The replay of the stored transcript has begun (the header-only view was reset).
     replay_begun: bool,
+    /// While a stored transcript replays, the badge keeps the state the store's header gave (the replay walks
+    /// through every state the task ever had).
+    state_while_loading: Option<TaskState>,
     /// The user was told this tab lost records to a failing store (once per failure).
     pub store_warned: bool,
     /// Rows replayed from the store so far.
@@ -307,6 +310,7 @@ impl TaskTab {
             loading: false,
             replay_begun: false,
             store_warned: false,
+            state_while_loading: None,
             restored_rows: 0,
             push_requested: false,
             push_ids: Vec::new(),
@@ -324,6 +328,9 @@ impl TaskTab {
     }
 
     pub fn badge(&self) -> Badge {
+        if let (false, Some(state)) = (self.loaded, &self.state_while_loading) {
+            return Badge::of_state(state);
+        }
         match &self.link {
             _ if self.gone => Badge::Lost,
             Link::Disconnected(_) => Badge::Disconnected,
@@ -419,6 +426,7 @@ impl TaskTab {
     pub fn set_replaying(&mut self, on: bool) {
         if on && !self.replay_begun {
             self.replay_begun = true;
+            self.state_while_loading = Some(self.log.state.clone());
             self.log = TaskLog::default();
             self.transcript.clear();
             self.fixed_lines = 0;

@@ -63,6 +63,7 @@ pub(super) fn compose_key(app: &mut App, k: KeyEvent, action: Option<Action>) ->
             | Action::Back
             | Action::AttachFile
             | Action::CloseTab
+            | Action::ReopenTab
             | Action::NextTab
             | Action::PrevTab),
         ) if !is_plain_char(&k) => {

@@ -314,3 +314,25 @@ fn a_successful_reattach_clears_the_disconnected_badge() {
     stream(&mut app, tab, g, &chunk("t1", "a", "more", false, false));
     assert_eq!(app.tab(tab).unwrap().badge(), Badge::Working);
 }
+
+#[test]
+fn ctrl_t_reopens_a_closed_tab_even_from_the_compose_box() {
+    let mut app = app();
+    let _ = send(&mut app, "echo hi");
+    assert_eq!(app.focus, crate::app::state::Focus::Compose);
+    let fx = update(
+        &mut app,
+        Msg::Input(Event::Key(KeyEvent::new(
+            KeyCode::Char('t'),
+            KeyModifiers::CONTROL,
+        ))),
+    );
+    assert!(
+        fx.iter().any(|e| matches!(e, Effect::LoadClosedTabs)),
+        "{fx:?}"
+    );
+    assert!(
+        app.active_tab().unwrap().compose.is_empty(),
+        "not typed as text"
+    );
+}
