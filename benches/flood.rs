@@ -470,8 +470,8 @@ fn write_tab(
             a2a::TaskState::Working
         };
         batch.push(Record::Event {
-            tab: tab.clone(),
-            task_id: Some(task.clone()),
+            tab: tab.as_str().into(),
+            task_id: Some(task.as_str().into()),
             source: "stream#1".into(),
             verdict: "applied",
             event: Box::new(status_event(&task, &context, i, state)),

@@ -414,6 +414,12 @@ impl App {
     /// [`App::take_header_rows`], once per round, however many events changed them.
     pub fn take_records(&mut self) -> Vec<crate::store::record::Record> {
         let mut out = Vec::new();
+        self.drain_records(&mut out);
+        out
+    }
+
+    /// [`App::take_records`] into `out` (the tabs keep their buffers: no allocation per event).
+    pub fn drain_records(&mut self, out: &mut Vec<crate::store::record::Record>) {
         for i in 0..self.tabs.len() {
             if !self.tabs[i].has_records() {
                 continue;
@@ -423,9 +429,8 @@ impl App {
             {
                 out.push(crate::store::record::Record::Tab(Box::new(row)));
             }
-            out.extend(self.tabs[i].take_outbox());
+            self.tabs[i].drain_outbox(out);
         }
-        out
     }
 
     /// The header rows that changed since the last call (one per tab).

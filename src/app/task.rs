@@ -265,6 +265,13 @@ pub struct TaskTab {
     pub header_recorded: bool,
     /// Rebuilding from the store: nothing is recorded again.
     replaying: bool,
+    /// The tab key, task id and source label as the store's records share them (not copied per event).
+    #[allow(clippy::type_complexity)]
+    record_ids: (
+        std::sync::Arc<str>,
+        Option<std::sync::Arc<str>>,
+        Option<(Source, std::sync::Arc<str>)>,
+    ),
     /// The provenance parts shared by this tab's remote entries (agent name, task id as drawn).
     prov: (std::sync::Arc<str>, Option<std::sync::Arc<str>>),
     /// The transcript has a state entry (the first state is always shown, even if it did not "change").
@@ -324,6 +331,7 @@ impl TaskTab {
             fixed_lines: 0,
             has_state_entry: false,
             prov: (agent_name.into(), None),
+            record_ids: ("".into(), None, None),
         }
     }
 
@@ -395,6 +403,11 @@ impl TaskTab {
         self.log.new_task();
         self.shown_ids = (None, None);
         self.refresh_shown_ids();
+    }
+
+    /// What to record, in order, moved onto `out` (the outbox keeps its capacity).
+    pub fn drain_outbox(&mut self, out: &mut Vec<Record>) {
+        out.append(&mut self.outbox);
     }
 
     /// What to record, in order (taken: the caller hands it to the store).
@@ -583,11 +596,26 @@ impl TaskTab {
                 task_id,
             });
         }
-        let task_id = self.log.task_id.clone();
+        if self.record_ids.0.as_ref() != self.key.as_str()
+            || self.record_ids.1.as_deref() != self.log.task_id.as_deref()
+        {
+            self.record_ids.0 = self.key.as_str().into();
+            self.record_ids.1 = self.log.task_id.as_deref().map(Into::into);
+        }
+        if self.record_ids.2.as_ref().is_none_or(|(s, _)| *s != source) {
+            self.record_ids.2 = Some((source, source.label().into()));
+        }
+        let (tab, task_id) = (self.record_ids.0.clone(), self.record_ids.1.clone());
+        let label = self
+            .record_ids
+            .2
+            .as_ref()
+            .map(|(_, l)| l.clone())
+            .unwrap_or_else(|| source.label().into());
         self.record(Record::Event {
-            tab: self.key.clone(),
+            tab,
             task_id,
-            source: source.label(),
+            source: label,
             verdict: verdict.label(),
             event,
             at,

@@ -37,9 +37,10 @@ pub enum Record {
     /// Something that arrived for a tab's task, as received, with where it came from and what the task log
     /// made of it (`applied`, `duplicate`, `stale`, `illegal`). One row per received event.
     Event {
-        tab: String,
-        task_id: Option<String>,
-        source: String,
+        /// Shared with the tab (one allocation per tab, not per event: a flood makes 100 000 of these).
+        tab: std::sync::Arc<str>,
+        task_id: Option<std::sync::Arc<str>>,
+        source: std::sync::Arc<str>,
         verdict: &'static str,
         event: Box<a2a::StreamResponse>,
         at: DateTime<Utc>,
@@ -90,8 +91,8 @@ impl Record {
     pub fn tab(&self) -> Option<&str> {
         match self {
             Record::Tab(r) => Some(&r.tab),
-            Record::Event { tab, .. }
-            | Record::User { tab, .. }
+            Record::Event { tab, .. } => Some(tab),
+            Record::User { tab, .. }
             | Record::Note { tab, .. }
             | Record::TaskAdopted { tab, .. }
             | Record::Draft { tab, .. }

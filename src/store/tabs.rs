@@ -175,10 +175,10 @@ impl Store {
                         &tx,
                         tab,
                         &url,
-                        task_id,
+                        &task_id.as_deref().map(str::to_string),
                         k,
                         &json,
-                        Some(source),
+                        Some(source.as_ref()),
                         Some(verdict),
                         at,
                     )?;
@@ -260,7 +260,7 @@ impl Store {
         task_id: &Option<String>,
         kind: &str,
         json: &str,
-        source: Option<&String>,
+        source: Option<&str>,
         verdict: Option<&&'static str>,
         at: &DateTime<Utc>,
     ) -> Result<(), StoreError> {

@@ -370,7 +370,7 @@ impl Runtime {
         }
         // What the tabs accepted, in the order they accepted it (after the effects' own records, which are
         // about requests being sent).
-        self.pending.extend(app.take_records());
+        app.drain_records(&mut self.pending);
     }
 }
 
