@@ -35,7 +35,11 @@ fn first_frame_then_q_quits_and_the_terminal_is_restored() {
     );
     assert!(first.contains("demo"), "{first}");
     tmux(&["send-keys", "-t", &session, "q"]);
-    let after = wait_pane(&session, "the exit line", |p| p.contains("EXIT="));
+    // The exit code and the stty line are printed one after the other: wait for both (under load the second
+    // can come a moment later).
+    let after = wait_pane(&session, "the exit line and the tty mode", |p| {
+        p.contains("EXIT=") && p.lines().any(|l| matches!(l.trim(), "icanon" | "-icanon"))
+    });
     tmux(&["kill-session", "-t", &session]);
     assert!(after.contains("EXIT=0"), "{after}");
     assert!(
