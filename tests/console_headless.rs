@@ -593,7 +593,7 @@ async fn a_task_the_agent_no_longer_knows_is_marked_and_not_reattached() {
     let mut c = Console::start_with_db(&[("demo", &demo.base_url())], Some(&db)).await;
     c.press(KeyEvent::new(KeyCode::Char('1'), KeyModifiers::ALT));
     let screen = c.wait_for("no longer knows this task").await;
-    assert!(screen.contains("∅ unknown to agent"), "{screen}");
+    assert!(screen.contains("∅ task unknown"), "{screen}");
     c.quit().await;
     // And the next start does not try again.
     let store = a2a_console::store::Store::open(&db).unwrap();

@@ -93,7 +93,7 @@ impl Badge {
             Badge::Canceled => "canceled",
             Badge::Rejected => "rejected",
             Badge::Idle => "new",
-            Badge::Lost => "unknown to agent",
+            Badge::Lost => "task unknown",
         }
     }
 
