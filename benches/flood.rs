@@ -595,10 +595,9 @@ async fn parent() {
     let mut db_size = 0;
     let (mut lat_on, mut lat_off) = (Vec::new(), Vec::new());
     let (mut missed_on, mut missed_off) = (0, 0);
-    for i in 0..PAIRS {
-        let r = flood_once(&url, None, true).await;
+    let report = |i: usize, mode: &str, r: &FloodRun| {
         println!(
-            "  pair {} store off: {:.3} s, {:>8.0} events/s, {} frames, {} messages, {} key samples",
+            "  pair {} store {mode}: {:.3} s, {:>8.0} events/s, {} frames, {} messages, {} key samples",
             i + 1,
             r.secs,
             EVENTS as f64 / r.secs,
@@ -606,20 +605,16 @@ async fn parent() {
             r.messages,
             r.latencies.len()
         );
+    };
+    for i in 0..PAIRS {
+        let r = flood_once(&url, None, true).await;
+        report(i, "off", &r);
         lat_off.extend(r.latencies);
         missed_off += r.missed;
         off.push(r.secs);
         let db = dir.path().join(format!("flood-{i}.db"));
         let r = flood_once(&url, Some(&db), true).await;
-        println!(
-            "  pair {} store on:  {:.3} s, {:>8.0} events/s, {} frames, {} messages, {} key samples",
-            i + 1,
-            r.secs,
-            EVENTS as f64 / r.secs,
-            r.frames,
-            r.messages,
-            r.latencies.len()
-        );
+        report(i, "on ", &r);
         lat_on.extend(r.latencies);
         missed_on += r.missed;
         on.push(r.secs);

@@ -43,21 +43,7 @@ impl Flood {
             common::bin(),
             config.display()
         );
-        tmux(&[
-            "new-session",
-            "-d",
-            "-s",
-            &session,
-            "-x",
-            "120",
-            "-y",
-            "36",
-            &script,
-        ]);
-        let pid: u32 = tmux(&["list-panes", "-t", &session, "-F", "#{pane_pid}"])
-            .trim()
-            .parse()
-            .unwrap();
+        let pid = common::tmux_start(&session, &script);
         wait_pane(&session, "the agent online", |p| p.contains("card 0.1.0"));
         tmux(&["send-keys", "-t", &session, "n"]);
         wait_pane(&session, "a new tab", |p| p.contains("Message → demo"));
@@ -165,17 +151,7 @@ fn kill_9_after_a_flood_loses_no_event() {
 
     // And a new console shows it again.
     let session2 = format!("{session}-2");
-    tmux(&[
-        "new-session",
-        "-d",
-        "-s",
-        &session2,
-        "-x",
-        "120",
-        "-y",
-        "36",
-        script,
-    ]);
+    common::tmux_start(&session2, script);
     tmux(&["send-keys", "-t", &session2, "M-1"]);
     let pane = wait_pane(&session2, "the restored tab", |p| {
         p.contains("✓ completed") && p.contains(&format!("Sent {N} status updates"))

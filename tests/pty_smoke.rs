@@ -17,17 +17,7 @@ fn first_frame_then_q_quits_and_the_terminal_is_restored() {
         empty.display(),
         common::bin()
     );
-    tmux(&[
-        "new-session",
-        "-d",
-        "-s",
-        &session,
-        "-x",
-        "120",
-        "-y",
-        "36",
-        &script,
-    ]);
+    common::tmux_start(&session, &script);
     let first = wait_pane(
         &session,
         "the first frame with the demo agent online",

@@ -382,12 +382,12 @@ impl App {
     pub fn open_stored_tab(
         &mut self,
         row: &crate::store::record::TabRow,
-        events: i64,
+        has_events: bool,
     ) -> Option<TabId> {
         let agent = self.agents.iter().find(|a| a.key == row.agent_key)?.id;
         let id = self.new_tab(agent);
         let t = self.tab_mut(id)?;
-        t.key = row.tab.clone();
+        t.key = row.tab.as_str().into();
         let state = row
             .task_id
             .as_ref()
@@ -399,7 +399,7 @@ impl App {
         t.last_update = row.updated_at;
         t.gone = row.gone;
         t.stored = true;
-        t.loaded = events == 0;
+        t.loaded = !has_events;
         t.stored_last_text = row
             .last_text
             .as_deref()
@@ -455,7 +455,7 @@ impl App {
     pub fn row_of(&self, t: &TaskTab, closed: bool) -> Option<crate::store::record::TabRow> {
         let a = self.agent(t.agent)?;
         Some(crate::store::record::TabRow {
-            tab: t.key.clone(),
+            tab: t.key.to_string(),
             agent_key: a.key.clone(),
             agent_url: a.target.url.clone(),
             agent_name: t.agent_name.clone(),

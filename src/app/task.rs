@@ -198,8 +198,9 @@ pub struct FileInfo {
 /// A conversation tab.
 pub struct TaskTab {
     pub id: TabId,
-    /// The tab's identity in the store (a UUID minted at creation): survives restarts.
-    pub key: String,
+    /// The tab's identity in the store (a UUID minted at creation): survives restarts. Shared by every record
+    /// of the tab.
+    pub key: std::sync::Arc<str>,
     pub agent: AgentId,
     pub agent_name: String,
     /// The task as judged by its one gate (every source goes through it).
@@ -240,10 +241,8 @@ pub struct TaskTab {
     pub stored_last_text: Option<String>,
     /// The transcript was asked for (a restored tab opened, or followed again).
     pub loading: bool,
-    /// The replay of the stored transcript has begun (the header-only view was reset).
-    replay_begun: bool,
     /// While a stored transcript replays, the badge keeps the state the store's header gave (the replay walks
-    /// through every state the task ever had).
+    /// through every state the task ever had). Set when the replay begins.
     state_while_loading: Option<TaskState>,
     /// The user was told this tab lost records to a failing store (once per failure).
     pub store_warned: bool,
@@ -265,13 +264,8 @@ pub struct TaskTab {
     pub header_recorded: bool,
     /// Rebuilding from the store: nothing is recorded again.
     replaying: bool,
-    /// The tab key, task id and source label as the store's records share them (not copied per event).
-    #[allow(clippy::type_complexity)]
-    record_ids: (
-        std::sync::Arc<str>,
-        Option<std::sync::Arc<str>>,
-        Option<(Source, std::sync::Arc<str>)>,
-    ),
+    /// The task id and source label as the store's event records share them (not copied per event).
+    record_ids: RecordIds,
     /// The provenance parts shared by this tab's remote entries (agent name, task id as drawn).
     prov: (std::sync::Arc<str>, Option<std::sync::Arc<str>>),
     /// The transcript has a state entry (the first state is always shown, even if it did not "change").
@@ -290,7 +284,7 @@ impl TaskTab {
         let now = Utc::now();
         Self {
             id,
-            key: uuid::Uuid::new_v4().to_string(),
+            key: uuid::Uuid::new_v4().to_string().into(),
             agent,
             agent_name: agent_name.to_string(),
             log: TaskLog::default(),
@@ -315,7 +309,6 @@ impl TaskTab {
             loaded: true,
             stored_last_text: None,
             loading: false,
-            replay_begun: false,
             store_warned: false,
             state_while_loading: None,
             restored_rows: 0,
@@ -331,7 +324,7 @@ impl TaskTab {
             fixed_lines: 0,
             has_state_entry: false,
             prov: (agent_name.into(), None),
-            record_ids: ("".into(), None, None),
+            record_ids: RecordIds::default(),
         }
     }
 
@@ -410,11 +403,6 @@ impl TaskTab {
         out.append(&mut self.outbox);
     }
 
-    /// What to record, in order (taken: the caller hands it to the store).
-    pub fn take_outbox(&mut self) -> Vec<Record> {
-        std::mem::take(&mut self.outbox)
-    }
-
     pub fn has_records(&self) -> bool {
         !self.outbox.is_empty()
     }
@@ -437,8 +425,7 @@ impl TaskTab {
     /// Rebuild from the store: what is fed in while this is on is applied but not recorded again. The first
     /// time, the header-only view is reset, so the task's gate judges the stored events from the start.
     pub fn set_replaying(&mut self, on: bool) {
-        if on && !self.replay_begun {
-            self.replay_begun = true;
+        if on && self.state_while_loading.is_none() {
             self.state_while_loading = Some(self.log.state.clone());
             self.log = TaskLog::default();
             self.transcript.clear();
@@ -459,7 +446,7 @@ impl TaskTab {
     pub fn note_at(&mut self, text: String, error: bool, at: DateTime<Utc>) {
         let task_id = self.log.task_id.clone();
         self.record(Record::Note {
-            tab: self.key.clone(),
+            tab: self.key.to_string(),
             task_id,
             text: text.clone(),
             error,
@@ -546,7 +533,7 @@ impl TaskTab {
             m.message_id = message_id.to_string();
         }
         self.record(Record::User {
-            tab: self.key.clone(),
+            tab: self.key.to_string(),
             task_id: self.log.task_id.clone(),
             message: Box::new(m),
             at,
@@ -592,28 +579,13 @@ impl TaskTab {
         }
         if adopted && let Some(task_id) = self.log.task_id.clone() {
             self.record(Record::TaskAdopted {
-                tab: self.key.clone(),
+                tab: self.key.to_string(),
                 task_id,
             });
         }
-        if self.record_ids.0.as_ref() != self.key.as_str()
-            || self.record_ids.1.as_deref() != self.log.task_id.as_deref()
-        {
-            self.record_ids.0 = self.key.as_str().into();
-            self.record_ids.1 = self.log.task_id.as_deref().map(Into::into);
-        }
-        if self.record_ids.2.as_ref().is_none_or(|(s, _)| *s != source) {
-            self.record_ids.2 = Some((source, source.label().into()));
-        }
-        let (tab, task_id) = (self.record_ids.0.clone(), self.record_ids.1.clone());
-        let label = self
-            .record_ids
-            .2
-            .as_ref()
-            .map(|(_, l)| l.clone())
-            .unwrap_or_else(|| source.label().into());
+        let (task_id, label) = self.record_ids.get(self.log.task_id.as_deref(), source);
         self.record(Record::Event {
-            tab,
+            tab: self.key.clone(),
             task_id,
             source: label,
             verdict: verdict.label(),
@@ -799,6 +771,34 @@ impl TaskTab {
 
     pub fn is_terminal(&self) -> bool {
         phase(&self.log.state) == Phase::Terminal && self.log.task_id.is_some()
+    }
+}
+
+/// The task id and source label of a tab's event records, made once and shared (`Arc`) until they change.
+#[derive(Default)]
+struct RecordIds {
+    task: Option<std::sync::Arc<str>>,
+    source: Option<(Source, std::sync::Arc<str>)>,
+}
+
+impl RecordIds {
+    fn get(
+        &mut self,
+        task_id: Option<&str>,
+        source: Source,
+    ) -> (Option<std::sync::Arc<str>>, std::sync::Arc<str>) {
+        if self.task.as_deref() != task_id {
+            self.task = task_id.map(Into::into);
+        }
+        let label = match &self.source {
+            Some((s, label)) if *s == source => label.clone(),
+            _ => {
+                let label: std::sync::Arc<str> = source.label().into();
+                self.source = Some((source, label.clone()));
+                label
+            }
+        };
+        (self.task.clone(), label)
     }
 }
 

@@ -93,27 +93,6 @@ impl StoreWriter {
         self.status.clone()
     }
 
-    /// Is everything handed over committed?
-    pub fn caught_up(&self) -> bool {
-        self.status.borrow().committed >= self.sent
-    }
-
-    /// Run `f` on the store's thread after everything queued so far; the answer comes back on the receiver.
-    pub fn read<T, F>(&self, f: F) -> tokio::sync::oneshot::Receiver<T>
-    where
-        T: Send + 'static,
-        F: FnOnce(&Store) -> T + Send + 'static,
-    {
-        let (tx, rx) = tokio::sync::oneshot::channel();
-        let job = Job::Read(Box::new(move |store| {
-            let _ = tx.send(f(store));
-        }));
-        if let Some(sender) = &self.tx {
-            let _ = sender.send(job);
-        }
-        rx
-    }
-
     /// Run `f` on the store's thread after everything queued so far, answering through its own channels.
     pub fn run<F>(&self, f: F)
     where

@@ -40,6 +40,19 @@ impl Runtime {
             .and_then(|m| m.get(&agent).cloned())
     }
 
+    /// Run `f` on the store's thread (it answers over its own channel); without a store, answer `none`.
+    fn on_store<F>(&self, f: F, none: Msg)
+    where
+        F: FnOnce(&crate::store::Store) + Send + 'static,
+    {
+        match &self.writer {
+            Some(w) => w.run(f),
+            None => {
+                let _ = self.tx.send(none);
+            }
+        }
+    }
+
     /// Start what an effect asks for; never blocks.
     pub fn run_effect(&mut self, effect: Effect) {
         let tx = self.tx.clone();
@@ -239,29 +252,25 @@ impl Runtime {
                 self.targets.remove(&agent);
             }
             Effect::LoadTranscript { tab, key } => {
-                let Some(w) = &self.writer else {
-                    let _ = tx.send(Msg::TranscriptLoaded {
+                // Decoded on the store's thread, handed over in parts so no single update is long.
+                self.on_store(
+                    move |store| super::persist::load_transcript(store, &key, tab, &tx),
+                    Msg::TranscriptLoaded {
                         tab,
                         items: Vec::new(),
                         done: true,
-                    });
-                    return;
-                };
-                // Decoded on the store's thread, handed over in parts so no single update is long.
-                w.run(move |store| super::persist::load_transcript(store, &key, tab, &tx));
+                    },
+                );
             }
-            Effect::LoadClosedTabs => {
-                let Some(w) = &self.writer else {
-                    let _ = tx.send(Msg::ClosedTabs(Err(
-                        "no local store: closed tabs are kept only with one".into(),
-                    )));
-                    return;
-                };
-                w.run(move |store| {
+            Effect::LoadClosedTabs => self.on_store(
+                move |store| {
                     let r = store.closed_tabs(50).map_err(|e| e.to_string());
                     let _ = tx.send(Msg::ClosedTabs(r));
-                });
-            }
+                },
+                Msg::ClosedTabs(Err(
+                    "no local store: closed tabs are kept only with one".into()
+                )),
+            ),
             Effect::RegisterPush {
                 tab,
                 agent,
@@ -409,31 +418,28 @@ impl Runtime {
                 agent_url,
                 task_id,
                 path,
-            } => match &self.writer {
-                Some(w) => {
-                    w.run(move |store| {
+            } => {
+                let answer = tx.clone();
+                self.on_store(
+                    move |store| {
                         let r = super::persist::export(store, &agent_url, &task_id, &path);
-                        let _ = tx.send(Msg::Saved(r));
-                    });
-                }
-                None => {
-                    let _ = tx.send(Msg::Saved(Err(
-                        "no local store: nothing to export from".into()
-                    )));
-                }
-            },
-            Effect::LoadAudit => match &self.writer {
-                Some(w) => {
-                    w.run(move |store| {
-                        let _ = tx.send(Msg::AuditLoaded(super::persist::audit_lines(store, 500)));
-                    });
-                }
-                None => {
-                    let _ = tx.send(Msg::AuditLoaded(Err(
-                        "no local store: the audit log is kept only with one".into(),
-                    )));
-                }
-            },
+                        let _ = answer.send(Msg::Saved(r));
+                    },
+                    Msg::Saved(Err("no local store: nothing to export from".into())),
+                );
+            }
+            Effect::LoadAudit => {
+                let answer = tx.clone();
+                self.on_store(
+                    move |store| {
+                        let _ =
+                            answer.send(Msg::AuditLoaded(super::persist::audit_lines(store, 500)));
+                    },
+                    Msg::AuditLoaded(Err(
+                        "no local store: the audit log is kept only with one".into()
+                    )),
+                );
+            }
             Effect::Bell => {
                 if self.bell_enabled {
                     use std::io::Write;

@@ -30,7 +30,7 @@ pub fn restore_headers(store: &Store, app: &mut App) -> Result<usize, String> {
     let tabs = store.open_tabs().map_err(|e| e.to_string())?;
     let mut restored = 0;
     for st in tabs {
-        let Some(id) = app.open_stored_tab(&st.row, st.events) else {
+        let Some(id) = app.open_stored_tab(&st.row, st.has_events) else {
             continue;
         };
         if let (Ok(Some(draft)), Some(t)) = (store.draft(&st.row.tab), app.tab_mut(id)) {
@@ -140,7 +140,7 @@ pub fn drafts(app: &App) -> Vec<Record> {
         .iter()
         .filter(|t| t.stored)
         .map(|t| Record::Draft {
-            tab: t.key.clone(),
+            tab: t.key.to_string(),
             text: t.compose.lines().join("\n"),
         })
         .collect()

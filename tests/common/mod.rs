@@ -222,6 +222,25 @@ pub fn tmux(args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// Start `script` in a detached 120×36 tmux session; returns the pid of the process in its pane.
+pub fn tmux_start(session: &str, script: &str) -> u32 {
+    tmux(&[
+        "new-session",
+        "-d",
+        "-s",
+        session,
+        "-x",
+        "120",
+        "-y",
+        "36",
+        script,
+    ]);
+    tmux(&["list-panes", "-t", session, "-F", "#{pane_pid}"])
+        .trim()
+        .parse()
+        .expect("tmux reports the pane's pid")
+}
+
 /// Wait until the tmux pane shows what `cond` wants; panics with the pane after 90 s.
 pub fn wait_pane(session: &str, what: &str, cond: impl Fn(&str) -> bool) -> String {
     let deadline = Instant::now() + Duration::from_secs(90);

@@ -4,6 +4,7 @@ use a2a::*;
 use chrono::{TimeZone, Utc};
 
 use super::*;
+use crate::testing::chunk;
 
 fn at(sec: i64) -> Option<chrono::DateTime<Utc>> {
     Utc.timestamp_opt(1_700_000_000 + sec, 0).single()
@@ -12,7 +13,7 @@ fn at(sec: i64) -> Option<chrono::DateTime<Utc>> {
 fn status(state: TaskState, text: Option<&str>, sec: i64) -> StreamResponse {
     StreamResponse::StatusUpdate(TaskStatusUpdateEvent {
         task_id: "t".into(),
-        context_id: "c".into(),
+        context_id: "ctx".into(),
         status: TaskStatus {
             state,
             message: text.map(|t| {
@@ -22,24 +23,6 @@ fn status(state: TaskState, text: Option<&str>, sec: i64) -> StreamResponse {
             }),
             timestamp: at(sec),
         },
-        metadata: None,
-    })
-}
-
-fn chunk(id: &str, text: &str, append: bool, last: bool) -> StreamResponse {
-    StreamResponse::ArtifactUpdate(TaskArtifactUpdateEvent {
-        task_id: "t".into(),
-        context_id: "c".into(),
-        artifact: Artifact {
-            artifact_id: id.into(),
-            name: Some("story".into()),
-            description: None,
-            parts: vec![Part::text(text)],
-            metadata: None,
-            extensions: None,
-        },
-        append: Some(append),
-        last_chunk: Some(last),
         metadata: None,
     })
 }
@@ -60,7 +43,7 @@ fn task(state: TaskState, parts: &[&str], text: Option<&str>, sec: i64) -> Strea
     };
     StreamResponse::Task(Task {
         id: "t".into(),
-        context_id: "c".into(),
+        context_id: "ctx".into(),
         status: u.status,
         artifacts,
         history: None,
@@ -87,10 +70,10 @@ fn the_same_chunks_from_stream_and_push_are_placed_once() {
     let s = Source::Stream(1);
     for (i, word) in ["one ", "two ", "three"].iter().enumerate() {
         let last = i == 2;
-        assert!(applied(&log.judge(s, &chunk("a", word, i > 0, last))));
+        assert!(applied(&log.judge(s, &chunk("t", "a", word, i > 0, last))));
         // The push receiver delivers the very same chunk a moment later.
         assert_eq!(
-            log.judge(Source::Push, &chunk("a", word, i > 0, last)),
+            log.judge(Source::Push, &chunk("t", "a", word, i > 0, last)),
             Verdict::Duplicate
         );
     }
@@ -103,9 +86,9 @@ fn late_pushes_after_a_resubscribe_snapshot_do_not_append_on_top() {
     // The stream breaks after two chunks; pushes lag; the re-attach snapshot holds four parts; then the
     // lagging pushes for parts 3 and 4 arrive, then the new stream continues with part 5.
     let mut log = TaskLog::default();
-    log.judge(Source::Stream(1), &chunk("a", "1", false, false));
-    log.judge(Source::Stream(1), &chunk("a", "2", true, false));
-    log.judge(Source::Push, &chunk("a", "1", false, false));
+    log.judge(Source::Stream(1), &chunk("t", "a", "1", false, false));
+    log.judge(Source::Stream(1), &chunk("t", "a", "2", true, false));
+    log.judge(Source::Push, &chunk("t", "a", "1", false, false));
     let v = log.judge(
         Source::Stream(2),
         &task(TaskState::Working, &["1", "2", "3", "4"], None, 1),
@@ -113,16 +96,16 @@ fn late_pushes_after_a_resubscribe_snapshot_do_not_append_on_top() {
     assert!(applied(&v), "{v:?}");
     for p in ["2", "3", "4"] {
         assert_eq!(
-            log.judge(Source::Push, &chunk("a", p, true, false)),
+            log.judge(Source::Push, &chunk("t", "a", p, true, false)),
             Verdict::Duplicate,
             "push of part {p}"
         );
     }
     assert!(applied(
-        &log.judge(Source::Stream(2), &chunk("a", "5", true, true))
+        &log.judge(Source::Stream(2), &chunk("t", "a", "5", true, true))
     ));
     assert_eq!(
-        log.judge(Source::Push, &chunk("a", "5", true, true)),
+        log.judge(Source::Push, &chunk("t", "a", "5", true, true)),
         Verdict::Duplicate
     );
     assert_eq!(text_of(&log), "12345");
@@ -133,8 +116,8 @@ fn late_pushes_after_a_resubscribe_snapshot_do_not_append_on_top() {
 fn an_artifact_with_a_skipped_chunk_is_never_complete_until_a_snapshot_heals_it() {
     let mut log = TaskLog::default();
     // A stream re-opened without a snapshot (no offsets known) whose first chunk is not what we hold.
-    log.judge(Source::Stream(1), &chunk("a", "1", false, false));
-    log.judge(Source::Stream(2), &chunk("a", "3", true, true));
+    log.judge(Source::Stream(1), &chunk("t", "a", "1", false, false));
+    log.judge(Source::Stream(2), &chunk("t", "a", "3", true, true));
     assert!(log.artifacts[0].last_chunk);
     assert!(!log.artifacts[0].complete(), "a chunk may be missing");
     let v = log.judge(
@@ -292,14 +275,14 @@ fn the_answered_question_in_a_follow_up_snapshot_is_stale() {
 #[test]
 fn a_chunk_without_append_replaces_unless_it_is_the_same_first_chunk() {
     let mut log = TaskLog::default();
-    log.judge(Source::Stream(1), &chunk("a", "draft", false, false));
-    log.judge(Source::Stream(1), &chunk("a", " more", true, false));
+    log.judge(Source::Stream(1), &chunk("t", "a", "draft", false, false));
+    log.judge(Source::Stream(1), &chunk("t", "a", " more", true, false));
     assert_eq!(
-        log.judge(Source::Push, &chunk("a", "draft", false, false)),
+        log.judge(Source::Push, &chunk("t", "a", "draft", false, false)),
         Verdict::Duplicate
     );
     assert_eq!(text_of(&log), "draft more");
-    let v = log.judge(Source::Stream(1), &chunk("a", "final", false, true));
+    let v = log.judge(Source::Stream(1), &chunk("t", "a", "final", false, true));
     assert!(matches!(
         v,
         Verdict::Applied {
@@ -316,21 +299,21 @@ fn a_chunk_without_append_replaces_unless_it_is_the_same_first_chunk() {
 #[test]
 fn a_push_that_joined_mid_artifact_is_aligned_by_content() {
     let mut log = TaskLog::default();
-    log.judge(Source::Stream(1), &chunk("a", "1", false, false));
-    log.judge(Source::Stream(1), &chunk("a", "2", true, false));
-    log.judge(Source::Stream(1), &chunk("a", "3", true, false));
+    log.judge(Source::Stream(1), &chunk("t", "a", "1", false, false));
+    log.judge(Source::Stream(1), &chunk("t", "a", "2", true, false));
+    log.judge(Source::Stream(1), &chunk("t", "a", "3", true, false));
     // The push registration happened after part 1: its first chunk is part 2.
     assert_eq!(
-        log.judge(Source::Push, &chunk("a", "2", true, false)),
+        log.judge(Source::Push, &chunk("t", "a", "2", true, false)),
         Verdict::Duplicate
     );
     assert_eq!(
-        log.judge(Source::Push, &chunk("a", "3", true, false)),
+        log.judge(Source::Push, &chunk("t", "a", "3", true, false)),
         Verdict::Duplicate
     );
     // The stream breaks; the push carries on alone.
     assert!(applied(
-        &log.judge(Source::Push, &chunk("a", "4", true, true))
+        &log.judge(Source::Push, &chunk("t", "a", "4", true, true))
     ));
     assert_eq!(text_of(&log), "1234");
     assert!(log.artifacts[0].complete());
@@ -387,7 +370,7 @@ fn one_stream_is_trusted_in_its_own_order_whatever_its_clock_says() {
 #[test]
 fn an_append_to_an_artifact_never_started_is_kept_with_a_warning() {
     let mut log = TaskLog::default();
-    let v = log.judge(Source::Stream(1), &chunk("x", "late", true, true));
+    let v = log.judge(Source::Stream(1), &chunk("t", "x", "late", true, true));
     assert!(
         matches!(v, Verdict::Applied { warning: Some(ref w), .. } if w.contains("unknown artifact")),
         "{v:?}"

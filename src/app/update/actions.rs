@@ -590,6 +590,6 @@ pub(super) fn load_if_needed(app: &mut App, id: TabId) -> Vec<Effect> {
     t.loading = true;
     vec![Effect::LoadTranscript {
         tab: id,
-        key: t.key.clone(),
+        key: t.key.to_string(),
     }]
 }

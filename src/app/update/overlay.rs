@@ -275,6 +275,6 @@ fn delete_task(app: &mut App, tab: TabId) -> Vec<Effect> {
     }
     app.set_status("deleted the task from the local store", false);
     vec![Effect::Record(crate::store::record::Record::DeleteTab {
-        tab: key,
+        tab: key.to_string(),
     })]
 }

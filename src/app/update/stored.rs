@@ -82,7 +82,7 @@ pub(super) fn store_status(app: &mut App, status: WriterStatus) -> Vec<Effect> {
                 true,
             );
             for key in &status.lost_tabs {
-                if let Some(t) = app.tabs.iter_mut().find(|t| &t.key == key)
+                if let Some(t) = app.tabs.iter_mut().find(|t| *t.key == **key)
                     && !t.store_warned
                 {
                     t.store_warned = true;
@@ -123,12 +123,12 @@ pub(super) fn closed_tabs(
     };
     let Some(st) = tabs
         .into_iter()
-        .find(|st| !app.tabs.iter().any(|t| t.key == st.row.tab))
+        .find(|st| !app.tabs.iter().any(|t| *t.key == *st.row.tab))
     else {
         app.set_status("no closed tab to reopen", true);
         return vec![];
     };
-    let Some(id) = app.open_stored_tab(&st.row, st.events) else {
+    let Some(id) = app.open_stored_tab(&st.row, st.has_events) else {
         app.set_status(
             "the closed tab's agent is no longer configured; it stays in the store",
             true,

@@ -40,6 +40,19 @@ fn stream(app: &mut App, tab: u64, generation: u64, ev: &StreamResponse) -> Vec<
     )
 }
 
+/// The current stream of `tab` closes.
+fn end(app: &mut App, tab: u64, generation: u64) -> Vec<Effect> {
+    update(
+        app,
+        Msg::Stream {
+            tab,
+            generation,
+            source: Source::Stream(generation),
+            item: StreamItem::End,
+        },
+    )
+}
+
 fn push(app: &mut App, ev: &StreamResponse) {
     update(
         app,
@@ -87,15 +100,7 @@ fn push_and_stream_overlapping_a_reattach_reassemble_the_artifact_exactly_once()
         push(&mut app, &c);
     }
     // Parts 3 and 4 are pushed late; the stream breaks before it sends them.
-    let fx = update(
-        &mut app,
-        Msg::Stream {
-            tab,
-            generation: 1,
-            source: Source::Stream(1),
-            item: StreamItem::End,
-        },
-    );
+    let fx = end(&mut app, tab, 1);
     let Some(Effect::Resubscribe { generation, .. }) =
         fx.iter().find(|e| matches!(e, Effect::Resubscribe { .. }))
     else {
@@ -260,15 +265,7 @@ fn a_task_the_agent_does_not_know_is_marked_and_never_reattached() {
             why: "the agent answered -32001 (task not found)".into(),
         },
     );
-    let fx = update(
-        &mut app,
-        Msg::Stream {
-            tab,
-            generation: 1,
-            source: Source::Stream(1),
-            item: StreamItem::End,
-        },
-    );
+    let fx = end(&mut app, tab, 1);
     assert!(
         !fx.iter()
             .any(|e| matches!(e, Effect::Resubscribe { .. } | Effect::Subscribe { .. })),
@@ -299,15 +296,7 @@ fn a_successful_reattach_clears_the_disconnected_badge() {
         1,
         &status("t1", "ctx", TaskState::Working, None),
     );
-    let fx = update(
-        &mut app,
-        Msg::Stream {
-            tab,
-            generation: 1,
-            source: Source::Stream(1),
-            item: StreamItem::End,
-        },
-    );
+    let fx = end(&mut app, tab, 1);
     assert_eq!(app.tab(tab).unwrap().badge(), Badge::Disconnected);
     let g = app.tab(tab).unwrap().generation;
     assert!(fx.iter().any(|e| matches!(e, Effect::Resubscribe { .. })));
