@@ -437,7 +437,7 @@ fn status_event(task: &str, context: &str, i: usize, state: a2a::TaskState) -> a
 /// Write `events` status updates into a new tab of `store`, in batches of [`RESTORE_BATCH`].
 fn write_tab(
     store: &Store,
-    urls: &mut HashMap<String, String>,
+    urls: &mut HashMap<String, std::sync::Arc<str>>,
     target: &AgentTarget,
     index: usize,
     events: usize,

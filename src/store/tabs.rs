@@ -142,7 +142,7 @@ impl Store {
     pub fn write_batch(
         &self,
         records: &[Record],
-        urls: &mut HashMap<String, String>,
+        urls: &mut HashMap<String, std::sync::Arc<str>>,
     ) -> Result<(), StoreError> {
         // Only the last header of each tab in the batch matters (a flood updates it on every event).
         let mut last_row: HashMap<&str, usize> = HashMap::new();
@@ -156,7 +156,7 @@ impl Store {
         for (i, r) in records.iter().enumerate() {
             match r {
                 Record::Tab(row) => {
-                    urls.insert(row.tab.clone(), row.agent_url.clone());
+                    urls.insert(row.tab.clone(), row.agent_url.as_str().into());
                     if last_row.get(row.tab.as_str()) == Some(&i) {
                         self.upsert_tab(&tx, row)?;
                     }
@@ -175,7 +175,7 @@ impl Store {
                         &tx,
                         tab,
                         &url,
-                        &task_id.as_deref().map(str::to_string),
+                        task_id.as_deref(),
                         k,
                         &json,
                         Some(source.as_ref()),
@@ -193,7 +193,17 @@ impl Store {
                         StoreError::Other(format!("cannot encode the message: {e}"))
                     })?;
                     let url = self.url_of(&tx, urls, tab)?;
-                    self.insert_event(&tx, tab, &url, task_id, kind::USER, &json, None, None, at)?;
+                    self.insert_event(
+                        &tx,
+                        tab,
+                        &url,
+                        task_id.as_deref(),
+                        kind::USER,
+                        &json,
+                        None,
+                        None,
+                        at,
+                    )?;
                 }
                 Record::Note {
                     tab,
@@ -204,7 +214,17 @@ impl Store {
                 } => {
                     let json = serde_json::json!({ "text": text, "error": error }).to_string();
                     let url = self.url_of(&tx, urls, tab)?;
-                    self.insert_event(&tx, tab, &url, task_id, kind::NOTE, &json, None, None, at)?;
+                    self.insert_event(
+                        &tx,
+                        tab,
+                        &url,
+                        task_id.as_deref(),
+                        kind::NOTE,
+                        &json,
+                        None,
+                        None,
+                        at,
+                    )?;
                 }
                 Record::TaskAdopted { tab, task_id } => {
                     tx.prepare_cached(
@@ -232,9 +252,9 @@ impl Store {
     fn url_of(
         &self,
         tx: &Transaction<'_>,
-        urls: &mut HashMap<String, String>,
+        urls: &mut HashMap<String, std::sync::Arc<str>>,
         tab: &str,
-    ) -> Result<String, StoreError> {
+    ) -> Result<std::sync::Arc<str>, StoreError> {
         if let Some(u) = urls.get(tab) {
             return Ok(u.clone());
         }
@@ -246,7 +266,7 @@ impl Store {
             )
             .optional()
             .map_err(|e| self.err(e))?;
-        let url = url.unwrap_or_default();
+        let url: std::sync::Arc<str> = url.unwrap_or_default().into();
         urls.insert(tab.to_string(), url.clone());
         Ok(url)
     }
@@ -257,7 +277,7 @@ impl Store {
         tx: &Transaction<'_>,
         tab: &str,
         agent_url: &str,
-        task_id: &Option<String>,
+        task_id: Option<&str>,
         kind: &str,
         json: &str,
         source: Option<&str>,
@@ -271,7 +291,7 @@ impl Store {
         .and_then(|mut s| {
             s.execute(params![
                 agent_url,
-                task_id.as_deref().unwrap_or(""),
+                task_id.unwrap_or(""),
                 kind,
                 json,
                 ts(at),

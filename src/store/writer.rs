@@ -123,7 +123,7 @@ impl Drop for StoreWriter {
 }
 
 fn run(store: Store, rx: mpsc::Receiver<Job>, status_tx: tokio::sync::watch::Sender<WriterStatus>) {
-    let mut urls: HashMap<String, String> = HashMap::new();
+    let mut urls: HashMap<String, std::sync::Arc<str>> = HashMap::new();
     let mut status = WriterStatus::default();
     // A read taken off the queue while merging writes waits for those writes to commit.
     let mut pending_read: Option<ReadJob> = None;
