@@ -46,6 +46,70 @@ pub(super) const MIGRATION_2: &str = "
     UPDATE events SET tab_key = agent_url || ' ' || task_id;
 ";
 
+/// Columns of an `events` row as the writer fills them.
+const EVENT_COLUMNS: usize = 8;
+const INSERT_ONE: &str =
+    "INSERT INTO events (agent_url, task_id, kind, json, at, tab_key, source, verdict)
+                          VALUES (?, ?, ?, ?, ?, ?, ?, ?)";
+/// Rows per multi-row INSERT. One statement per row spent a third of the writer's time in statement overhead
+/// (bind, step, reset) during a flood; 64 rows × 8 columns stays far below SQLite's parameter limit.
+const ROWS_PER_INSERT: usize = 64;
+static INSERT_GROUP: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    let one = "(?, ?, ?, ?, ?, ?, ?, ?)";
+    format!(
+        "INSERT INTO events (agent_url, task_id, kind, json, at, tab_key, source, verdict) VALUES {}",
+        vec![one; ROWS_PER_INSERT].join(", ")
+    )
+});
+
+/// One transcript row waiting for its INSERT.
+struct EventRow<'a> {
+    url: std::sync::Arc<str>,
+    task_id: &'a str,
+    kind: &'static str,
+    json: String,
+    at: String,
+    tab: &'a str,
+    source: Option<&'a str>,
+    verdict: Option<&'static str>,
+}
+
+impl EventRow<'_> {
+    /// Bind this row's columns after the first `offset` parameters (SQLite counts them from 1).
+    fn bind(
+        &self,
+        stmt: &mut rusqlite::CachedStatement<'_>,
+        offset: usize,
+    ) -> rusqlite::Result<()> {
+        stmt.raw_bind_parameter(offset + 1, &*self.url)?;
+        stmt.raw_bind_parameter(offset + 2, self.task_id)?;
+        stmt.raw_bind_parameter(offset + 3, self.kind)?;
+        stmt.raw_bind_parameter(offset + 4, &self.json)?;
+        stmt.raw_bind_parameter(offset + 5, &self.at)?;
+        stmt.raw_bind_parameter(offset + 6, self.tab)?;
+        stmt.raw_bind_parameter(offset + 7, self.source)?;
+        stmt.raw_bind_parameter(offset + 8, self.verdict)
+    }
+}
+
+/// The rows of a batch not inserted yet, in record order.
+#[derive(Default)]
+struct EventRows<'a>(Vec<EventRow<'a>>);
+
+impl<'a> EventRows<'a> {
+    fn push(&mut self, row: EventRow<'a>) {
+        self.0.push(row);
+    }
+}
+
+/// Schema 3: events lose their task-id index. Every event row is written with its tab, so a task's events are
+/// found through `tabs` (small) and `events_by_tab`; a second index on the busiest table cost the writer about a
+/// fifth of its time in a flood.
+pub(super) const MIGRATION_3: &str = "
+    DROP INDEX events_by_task;
+    CREATE INDEX tabs_by_task ON tabs (task_id);
+";
+
 /// A tab as stored: its header (the transcript is loaded when the tab is opened).
 #[derive(Debug, Clone, PartialEq)]
 pub struct StoredTab {
@@ -153,14 +217,9 @@ impl Store {
         }
         let tx = Transaction::new_unchecked(&self.conn, rusqlite::TransactionBehavior::Immediate)
             .map_err(|e| self.err(e))?;
+        let mut rows = EventRows::default();
         for (i, r) in records.iter().enumerate() {
             match r {
-                Record::Tab(row) => {
-                    urls.insert(row.tab.clone(), row.agent_url.as_str().into());
-                    if last_row.get(row.tab.as_str()) == Some(&i) {
-                        self.upsert_tab(&tx, row)?;
-                    }
-                }
                 Record::Event {
                     tab,
                     task_id,
@@ -170,18 +229,16 @@ impl Store {
                     at,
                 } => {
                     let (k, json) = event_json(event)?;
-                    let url = self.url_of(&tx, urls, tab)?;
-                    self.insert_event(
-                        &tx,
+                    rows.push(EventRow {
+                        url: self.url_of(&tx, urls, tab)?,
+                        task_id: task_id.as_deref().unwrap_or(""),
+                        kind: k,
+                        json,
+                        at: ts(at),
                         tab,
-                        &url,
-                        task_id.as_deref(),
-                        k,
-                        &json,
-                        Some(source.as_ref()),
-                        Some(verdict),
-                        at,
-                    )?;
+                        source: Some(source),
+                        verdict: Some(verdict),
+                    });
                 }
                 Record::User {
                     tab,
@@ -192,18 +249,16 @@ impl Store {
                     let json = serde_json::to_string(message).map_err(|e| {
                         StoreError::Other(format!("cannot encode the message: {e}"))
                     })?;
-                    let url = self.url_of(&tx, urls, tab)?;
-                    self.insert_event(
-                        &tx,
+                    rows.push(EventRow {
+                        url: self.url_of(&tx, urls, tab)?,
+                        task_id: task_id.as_deref().unwrap_or(""),
+                        kind: kind::USER,
+                        json,
+                        at: ts(at),
                         tab,
-                        &url,
-                        task_id.as_deref(),
-                        kind::USER,
-                        &json,
-                        None,
-                        None,
-                        at,
-                    )?;
+                        source: None,
+                        verdict: None,
+                    });
                 }
                 Record::Note {
                     tab,
@@ -213,40 +268,93 @@ impl Store {
                     at,
                 } => {
                     let json = serde_json::json!({ "text": text, "error": error }).to_string();
-                    let url = self.url_of(&tx, urls, tab)?;
-                    self.insert_event(
-                        &tx,
+                    rows.push(EventRow {
+                        url: self.url_of(&tx, urls, tab)?,
+                        task_id: task_id.as_deref().unwrap_or(""),
+                        kind: kind::NOTE,
+                        json,
+                        at: ts(at),
                         tab,
-                        &url,
-                        task_id.as_deref(),
-                        kind::NOTE,
-                        &json,
-                        None,
-                        None,
-                        at,
-                    )?;
+                        source: None,
+                        verdict: None,
+                    });
                 }
-                Record::TaskAdopted { tab, task_id } => {
-                    tx.prepare_cached(
-                        "UPDATE events SET task_id = ?1 WHERE tab_key = ?2 AND task_id = ''",
-                    )
-                    .and_then(|mut s| s.execute(params![task_id, tab]))
-                    .map_err(|e| self.err(e))?;
-                }
-                Record::Draft { tab, text } => self.save_draft(tab, text)?,
-                Record::Card {
-                    agent_url,
-                    card_url,
-                    raw,
-                    etag,
-                } => self.save_card(agent_url, card_url, raw, etag.as_deref())?,
-                Record::Audit(entry) => self.audit(entry)?,
-                Record::DeleteTab { tab } => {
-                    self.delete_tab_in(&tx, tab)?;
+                other => {
+                    // Rows go in before anything that may refer to them (a task adopted, a tab deleted).
+                    self.insert_events(&tx, &mut rows)?;
+                    self.write_other(&tx, other, i, &last_row, urls)?;
                 }
             }
+            if rows.0.len() == ROWS_PER_INSERT {
+                self.insert_events(&tx, &mut rows)?;
+            }
         }
+        self.insert_events(&tx, &mut rows)?;
         tx.commit().map_err(|e| self.err(e))
+    }
+
+    /// Everything but the transcript's rows.
+    fn write_other(
+        &self,
+        tx: &Transaction<'_>,
+        record: &Record,
+        i: usize,
+        last_row: &HashMap<&str, usize>,
+        urls: &mut HashMap<String, std::sync::Arc<str>>,
+    ) -> Result<(), StoreError> {
+        match record {
+            Record::Tab(row) => {
+                urls.insert(row.tab.clone(), row.agent_url.as_str().into());
+                if last_row.get(row.tab.as_str()) == Some(&i) {
+                    self.upsert_tab(tx, row)?;
+                }
+            }
+            Record::TaskAdopted { tab, task_id } => {
+                tx.prepare_cached(
+                    "UPDATE events SET task_id = ?1 WHERE tab_key = ?2 AND task_id = ''",
+                )
+                .and_then(|mut s| s.execute(params![task_id, tab]))
+                .map_err(|e| self.err(e))?;
+            }
+            Record::Draft { tab, text } => self.save_draft(tab, text)?,
+            Record::Card {
+                agent_url,
+                card_url,
+                raw,
+                etag,
+            } => self.save_card(agent_url, card_url, raw, etag.as_deref())?,
+            Record::Audit(entry) => self.audit(entry)?,
+            Record::DeleteTab { tab } => {
+                self.delete_tab_in(tx, tab)?;
+            }
+            Record::Event { .. } | Record::User { .. } | Record::Note { .. } => {}
+        }
+        Ok(())
+    }
+
+    /// Insert the waiting rows, in order: whole groups with one statement each, the rest one by one (a
+    /// statement per group size would crowd the statement cache).
+    fn insert_events(
+        &self,
+        tx: &Transaction<'_>,
+        rows: &mut EventRows<'_>,
+    ) -> Result<(), StoreError> {
+        if rows.0.len() == ROWS_PER_INSERT {
+            let mut stmt = tx.prepare_cached(&INSERT_GROUP).map_err(|e| self.err(e))?;
+            for (n, row) in rows.0.iter().enumerate() {
+                row.bind(&mut stmt, n * EVENT_COLUMNS)
+                    .map_err(|e| self.err(e))?;
+            }
+            stmt.raw_execute().map_err(|e| self.err(e))?;
+        } else {
+            let mut stmt = tx.prepare_cached(INSERT_ONE).map_err(|e| self.err(e))?;
+            for row in &rows.0 {
+                row.bind(&mut stmt, 0).map_err(|e| self.err(e))?;
+                stmt.raw_execute().map_err(|e| self.err(e))?;
+            }
+        }
+        rows.0.clear();
+        Ok(())
     }
 
     fn url_of(
@@ -269,39 +377,6 @@ impl Store {
         let url: std::sync::Arc<str> = url.unwrap_or_default().into();
         urls.insert(tab.to_string(), url.clone());
         Ok(url)
-    }
-
-    #[allow(clippy::too_many_arguments)] // one row's columns
-    fn insert_event(
-        &self,
-        tx: &Transaction<'_>,
-        tab: &str,
-        agent_url: &str,
-        task_id: Option<&str>,
-        kind: &str,
-        json: &str,
-        source: Option<&str>,
-        verdict: Option<&&'static str>,
-        at: &DateTime<Utc>,
-    ) -> Result<(), StoreError> {
-        tx.prepare_cached(
-            "INSERT INTO events (agent_url, task_id, kind, json, at, tab_key, source, verdict)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-        )
-        .and_then(|mut s| {
-            s.execute(params![
-                agent_url,
-                task_id.unwrap_or(""),
-                kind,
-                json,
-                ts(at),
-                tab,
-                source,
-                verdict.copied()
-            ])
-        })
-        .map(drop)
-        .map_err(|e| self.err(e))
     }
 
     fn upsert_tab(&self, tx: &Transaction<'_>, row: &TabRow) -> Result<(), StoreError> {
@@ -522,6 +597,7 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::SCHEMA_VERSION;
     use crate::store::writer::StoreWriter;
 
     fn row(tab: &str, agent_key: &str, state: &str, at: DateTime<Utc>) -> TabRow {
@@ -742,7 +818,7 @@ mod tests {
             .unwrap();
         }
         let store = Store::open(&path).unwrap();
-        assert_eq!(store.schema_version().unwrap(), 2);
+        assert_eq!(store.schema_version().unwrap(), SCHEMA_VERSION);
         let tabs = store.open_tabs().unwrap();
         assert_eq!(tabs.len(), 1);
         assert_eq!(tabs[0].row.task_id.as_deref(), Some("t1"));
@@ -751,5 +827,16 @@ mod tests {
             "2026-01-01T00:00:01+00:00"
         );
         assert_eq!(store.tab_events(&tabs[0].row.tab).unwrap().len(), 1);
+        // Schema 3: the task's rows are still found by task (through its tab), without an index of their own.
+        assert_eq!(store.events("http://a", "t1").unwrap().len(), 1);
+        let indexes: Vec<String> = store
+            .conn
+            .prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'events'")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(indexes, vec!["events_by_tab".to_string()]);
     }
 }

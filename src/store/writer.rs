@@ -18,7 +18,11 @@ use super::record::Record;
 /// never waits long for it.
 const MAX_BATCH: usize = 8192;
 
-/// How long without work before the writer checkpoints the WAL.
+/// Records written between two checkpoints during a burst (about 6 MB of WAL); when the writer is idle for
+/// [`IDLE_CHECKPOINT`] it asks for one anyway.
+const CHECKPOINT_EVERY: usize = 8192;
+
+/// How long without work before the writer asks for a checkpoint.
 const IDLE_CHECKPOINT: std::time::Duration = std::time::Duration::from_millis(500);
 
 /// How far the writer has got.
@@ -58,7 +62,10 @@ impl StoreWriter {
         let (status_tx, status) = tokio::sync::watch::channel(WriterStatus::default());
         let thread = std::thread::Builder::new()
             .name("a2a-console-store".into())
-            .spawn(move || run(store, rx, status_tx))?;
+            .spawn(move || {
+                let checkpoints = Checkpointer::spawn(&store);
+                run(store, rx, status_tx, checkpoints)
+            })?;
         Ok(StoreWriter {
             tx: Some(tx),
             thread: Some(thread),
@@ -122,7 +129,70 @@ impl Drop for StoreWriter {
     }
 }
 
-fn run(store: Store, rx: mpsc::Receiver<Job>, status_tx: tokio::sync::watch::Sender<WriterStatus>) {
+/// Checkpoints on a connection and a thread of their own. SQLite's automatic checkpoint runs inside the commit
+/// that crosses its threshold: in a 100 000-event flood that was one commit of ~160 ms every 64 MB (or a few
+/// ms every 4 MB at the default), and the frame waiting for that commit waited with it. A WAL checkpoint may
+/// run beside the writer (it copies committed pages and never blocks a commit), so it runs here.
+struct Checkpointer {
+    nudge: Option<mpsc::SyncSender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Checkpointer {
+    /// `None` when there is no file to checkpoint (an in-memory store) or no second connection to be had; the
+    /// writer then keeps SQLite's automatic checkpoints.
+    fn spawn(store: &Store) -> Option<Checkpointer> {
+        let side = store.side_connection()?;
+        let (nudge, rx) = mpsc::sync_channel::<()>(1);
+        let thread = std::thread::Builder::new()
+            .name("a2a-console-checkpoint".into())
+            .spawn(move || {
+                while rx.recv().is_ok() {
+                    if let Err(e) = side.checkpoint() {
+                        tracing::debug!("checkpoint: {e}");
+                    }
+                }
+            })
+            .ok()?;
+        if let Err(e) = store.set_autocheckpoint(0) {
+            tracing::debug!("wal_autocheckpoint: {e}");
+        }
+        Some(Checkpointer {
+            nudge: Some(nudge),
+            thread: Some(thread),
+        })
+    }
+
+    /// Ask for a checkpoint; one already asked for and not yet started covers this one too.
+    fn request(&self) {
+        if let Some(n) = &self.nudge {
+            let _ = n.try_send(());
+        }
+    }
+
+    fn stop(mut self) {
+        self.nudge = None;
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+fn run(
+    store: Store,
+    rx: mpsc::Receiver<Job>,
+    status_tx: tokio::sync::watch::Sender<WriterStatus>,
+    checkpoints: Option<Checkpointer>,
+) {
+    let checkpoint = |store: &Store| match &checkpoints {
+        Some(c) => c.request(),
+        None => {
+            if let Err(e) = store.checkpoint() {
+                tracing::debug!("checkpoint: {e}");
+            }
+        }
+    };
+    let mut since_checkpoint = 0usize;
     let mut urls: HashMap<String, std::sync::Arc<str>> = HashMap::new();
     let mut status = WriterStatus::default();
     // A read taken off the queue while merging writes waits for those writes to commit.
@@ -135,14 +205,17 @@ fn run(store: Store, rx: mpsc::Receiver<Job>, status_tx: tokio::sync::watch::Sen
                 Ok(job) => job,
                 Err(mpsc::RecvTimeoutError::Timeout) => {
                     // Quiet for a moment: a good time to checkpoint, off everyone's path.
-                    if std::mem::take(&mut dirty)
-                        && let Err(e) = store.checkpoint()
-                    {
-                        tracing::debug!("checkpoint: {e}");
+                    if std::mem::take(&mut dirty) {
+                        since_checkpoint = 0;
+                        checkpoint(&store);
                     }
                     continue;
                 }
                 Err(mpsc::RecvTimeoutError::Disconnected) => {
+                    if let Some(c) = checkpoints {
+                        c.stop();
+                    }
+                    // The last word: leave the WAL folded into the file for whoever opens it next.
                     let _ = store.checkpoint();
                     return;
                 }
@@ -195,6 +268,11 @@ fn run(store: Store, rx: mpsc::Receiver<Job>, status_tx: tokio::sync::watch::Sen
                 status.lost_tabs = tabs;
                 status.failure = Some(message);
             }
+        }
+        since_checkpoint += batch.len();
+        if since_checkpoint >= CHECKPOINT_EVERY {
+            since_checkpoint = 0;
+            checkpoint(&store);
         }
         status.committed = last_seq;
         let _ = status_tx.send(status.clone());
