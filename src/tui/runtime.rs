@@ -1,7 +1,9 @@
 //! The event loop. It sleeps until something happens (no unconditional tick), reads terminal input before
 //! anything else so a key is never stuck behind a flood, applies at most a frame's budget of messages at a time,
-//! hands what `update` asked to record to the store writer, and draws at most ~60 frames a second — but only
-//! once the store has committed everything the frame would show, so nothing the screen has shown is ever lost.
+//! hands what `update` asked to record to the store writer, and renders at most ~60 frames a second. A rendered
+//! frame goes on screen only once the store has committed everything it shows, so nothing the screen has shown
+//! is ever lost; the loop does not stop for that wait (messages keep being applied, into the next frame), so the
+//! store costs the flood its CPU time, not a stall per frame.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -35,6 +37,15 @@ pub const STREAM_QUEUE: usize = 2048;
 /// A frame waits for the store at most this long; past it the store is reported slow and the frame drawn.
 const COMMIT_WAIT: Duration = Duration::from_secs(2);
 
+/// A frame rendered into the terminal's buffer, waiting for the store before it goes on screen.
+struct UnshownFrame {
+    /// The writer's sequence number when it was rendered: everything it shows is at or below it.
+    needs: u64,
+    /// Its text, for [`Runtime::screen`].
+    text: Option<String>,
+    rendered: Instant,
+}
+
 /// Owns the I/O side: HTTP client, connected agents, running streams, the store writer.
 pub struct Runtime {
     pub(super) tx: UnboundedSender<Msg>,
@@ -50,8 +61,10 @@ pub struct Runtime {
     pub frames: u64,
     /// Messages applied, for tests and benchmarks.
     pub messages: u64,
-    /// Time frames spent waiting for the store to commit what they show (benchmarks report it).
+    /// Time rendered frames spent waiting for the store to commit what they show (benchmarks report it).
     pub held: Duration,
+    /// A frame rendered but not yet on screen.
+    unshown: Option<UnshownFrame>,
     pub(super) highlighter: crate::markup::highlight::Highlighter,
     /// The store's writer thread, when there is a store.
     pub writer: Option<StoreWriter>,
@@ -105,6 +118,7 @@ impl Runtime {
                 frames: 0,
                 messages: 0,
                 held: Duration::ZERO,
+                unshown: None,
                 screen: None,
                 drawn: None,
                 targets: HashMap::new(),
@@ -157,9 +171,9 @@ impl Runtime {
     }
 
     /// Has the store committed everything handed to it (or is there nothing to wait for)?
-    fn committed(&self, status: &WriterStatus) -> bool {
+    fn committed(&self, status: &WriterStatus, needs: u64) -> bool {
         match &self.writer {
-            Some(w) => status.committed >= w.sent() || status.failure.is_some(),
+            Some(_) => status.committed >= needs || status.failure.is_some(),
             None => true,
         }
     }
@@ -193,10 +207,9 @@ impl Runtime {
         let mut reported = WriterStatus::default();
         let mut dirty = true;
         // So the first frame is drawn at once (checked: `Instant` cannot go below the clock's start).
-        let mut last_draw = Instant::now()
+        let mut last_render = Instant::now()
             .checked_sub(FRAME)
             .unwrap_or_else(Instant::now);
-        let mut waiting_since: Option<Instant> = None;
         let mut tick = tokio::time::interval(TICK);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         let mut input_open = true;
@@ -208,35 +221,45 @@ impl Runtime {
                 self.flush_app(app);
                 dirty = true;
             }
-            let due = dirty && last_draw.elapsed() >= FRAME;
-            // A frame shows only what is committed: wait for the writer (bounded, see COMMIT_WAIT).
-            let committed = self.committed(&status)
-                || waiting_since.is_some_and(|t| t.elapsed() >= COMMIT_WAIT);
-            if due && committed {
-                if waiting_since
-                    .take()
-                    .is_some_and(|t| t.elapsed() >= COMMIT_WAIT)
-                {
-                    app.set_status(
-                        "the local store is slow: the screen may be ahead of it",
-                        true,
-                    );
+            // A rendered frame goes on screen once the store holds everything it shows (bounded wait).
+            if let Some(frame) = &self.unshown {
+                let waited = frame.rendered.elapsed();
+                if self.committed(&status, frame.needs) || waited >= COMMIT_WAIT {
+                    self.present(terminal)?;
+                    self.held += waited;
+                    if waited >= COMMIT_WAIT {
+                        app.set_status(
+                            "the local store is slow: the screen may be ahead of it",
+                            true,
+                        );
+                        dirty = true;
+                    }
                 }
-                self.draw(app, terminal)?;
-                last_draw = Instant::now();
+            }
+            if dirty && self.unshown.is_none() && last_render.elapsed() >= FRAME {
+                self.render(app, terminal)?;
+                last_render = Instant::now();
                 dirty = false;
-            } else if due && waiting_since.is_none() {
-                waiting_since = Some(Instant::now());
+                if self
+                    .unshown
+                    .as_ref()
+                    .is_some_and(|f| self.committed(&status, f.needs))
+                {
+                    self.present(terminal)?;
+                }
             }
             if app.quit {
                 break;
             }
-            // While a frame waits for the store, apply no more remote messages (the frame would show them);
-            // keys are still read.
-            let hold = due && !committed;
-            let frame_due = tokio::time::Instant::from_std(last_draw + FRAME);
+            // Messages keep being applied while a frame waits for the store: the frame was rendered from the
+            // state it shows, so what arrives meanwhile only goes into the next one.
+            let waiting = self.unshown.is_some();
+            let frame_due = tokio::time::Instant::from_std(last_render + FRAME);
             let commit_deadline = tokio::time::Instant::from_std(
-                waiting_since.unwrap_or_else(Instant::now) + COMMIT_WAIT,
+                self.unshown
+                    .as_ref()
+                    .map_or_else(Instant::now, |f| f.rendered)
+                    + COMMIT_WAIT,
             );
             let live = app.is_live();
             tokio::select! {
@@ -255,24 +278,24 @@ impl Runtime {
                         None => input_open = false,
                     }
                 }
-                changed = store.changed(), if hold => {
+                changed = store.changed(), if waiting => {
                     if changed.is_err() {
                         // The writer is gone: nothing to wait for any more.
                         self.writer = None;
                     }
                 }
-                _ = tokio::time::sleep_until(commit_deadline), if hold => {}
-                Some(msg) = rx.recv(), if !hold => {
+                _ = tokio::time::sleep_until(commit_deadline), if waiting => {}
+                Some(msg) = rx.recv() => {
                     self.apply(app, msg);
                     self.drain(app, &mut rx, &mut srx);
                     dirty = true;
                 }
-                Some(msg) = srx.recv(), if !hold => {
+                Some(msg) = srx.recv() => {
                     self.apply(app, msg);
                     self.drain(app, &mut rx, &mut srx);
                     dirty = true;
                 }
-                _ = tokio::time::sleep_until(frame_due), if dirty && !hold => {}
+                _ = tokio::time::sleep_until(frame_due), if dirty && !waiting => {}
                 _ = tick.tick(), if live => {
                     self.apply(app, Msg::Tick);
                     self.flush_app(app);
@@ -292,16 +315,45 @@ impl Runtime {
         Ok(())
     }
 
-    fn draw<B: Backend>(&mut self, app: &App, terminal: &mut Terminal<B>) -> Result<(), String> {
-        let screen = &self.screen;
+    /// Render the app into the terminal's next buffer without putting it on screen: [`Runtime::present`] does
+    /// that once the store has committed what the frame shows.
+    fn render<B: Backend>(
+        &mut self,
+        app: &mut App,
+        terminal: &mut Terminal<B>,
+    ) -> Result<(), String> {
+        // Everything this frame shows is handed to the writer before its sequence number is taken.
+        self.flush_app(app);
         terminal
-            .draw(|f| {
-                crate::ui::draw(f, app);
-                if let Some(tx) = screen {
-                    let _ = tx.send(buffer_text(f.buffer_mut()));
-                }
-            })
+            .autoresize()
             .map_err(|e| format!("drawing failed: {e}"))?;
+        let mut frame = terminal.get_frame();
+        crate::ui::draw(&mut frame, app);
+        let text = self
+            .screen
+            .as_ref()
+            .map(|_| buffer_text(frame.buffer_mut()));
+        self.unshown = Some(UnshownFrame {
+            needs: self.writer.as_ref().map_or(0, StoreWriter::sent),
+            text,
+            rendered: Instant::now(),
+        });
+        Ok(())
+    }
+
+    /// Put the rendered frame on screen.
+    fn present<B: Backend>(&mut self, terminal: &mut Terminal<B>) -> Result<(), String> {
+        let Some(frame) = self.unshown.take() else {
+            return Ok(());
+        };
+        // The terminal's cursor stays hidden: the compose box draws its own (a styled cell), so the frame
+        // never sets one.
+        terminal
+            .apply_buffer()
+            .map_err(|e| format!("drawing failed: {e}"))?;
+        if let (Some(tx), Some(text)) = (&self.screen, frame.text) {
+            let _ = tx.send(text);
+        }
         if let Some(d) = &self.drawn {
             let _ = d.send(Instant::now());
         }
@@ -327,6 +379,11 @@ impl Runtime {
             // Reading the clock costs more than applying a small message: look every 32.
             if n.is_multiple_of(32) && start.elapsed() >= DRAIN_BUDGET {
                 break;
+            }
+            // Hand records over as they come, so the writer works alongside and the next frame waits only
+            // for the last few.
+            if n.is_multiple_of(256) {
+                self.flush_app(app);
             }
         }
         self.flush_app(app);
