@@ -1,7 +1,7 @@
 //! What the local store costs the console under a flood, measured on the real runtime with a `TestBackend`:
 //! a 100 000-event `flood` stream is recorded once from the embedded demo agent, then replayed at full speed
 //! by a tiny server on 127.0.0.1 (so the agent's own speed is out of the picture), and the console drinks it
-//! with the store off (`writer: None`) and on (a real SQLite file in a temp dir), three times each,
+//! with the store off (`writer: None`) and on (a real SQLite file in a temp dir), five times each,
 //! alternating. Prints, side by side:
 //!
 //! - wall time from Enter to `✓ completed`, events per second, and the median on/off ratio;
@@ -40,7 +40,7 @@ use tokio::sync::watch;
 /// Status updates in the recorded flood.
 const EVENTS: u64 = 100_000;
 /// Pairs of (store off, store on) runs.
-const PAIRS: usize = 3;
+const PAIRS: usize = 5;
 /// Typed into the compose box during the flood, one letter every [`TYPE_EVERY`] (at most 40).
 const PHRASE: &str = "thequickbrownfoxjumpsoverthelazydogagain";
 const TYPE_EVERY: Duration = Duration::from_millis(25);
@@ -277,6 +277,9 @@ struct FloodRun {
     missed: usize,
     frames: u64,
     messages: u64,
+    /// CPU seconds the process spent from Enter to `✓ completed`, and those of the store's own threads.
+    cpu: f64,
+    store_cpu: f64,
 }
 
 /// Start a console on a `TestBackend` against `url` (store at `db`, or none), open a tab, send
@@ -326,6 +329,7 @@ async fn flood_once(url: &str, db: Option<&Path>, typing: bool) -> FloodRun {
     .await
     .expect("the compose box shows the command");
     let mut done_rx = srx.clone();
+    let cpu_before = thread_cpu();
     let start = Instant::now();
     send_key(&ktx, KeyCode::Enter, KeyModifiers::NONE);
     let done = tokio::spawn(async move {
@@ -366,6 +370,7 @@ async fn flood_once(url: &str, db: Option<&Path>, typing: bool) -> FloodRun {
         panic!("the flood did not complete; screen:\n{}", *srx.borrow());
     };
     let secs = (end - start).as_secs_f64();
+    let cpu = cpu_since(&cpu_before);
     send_key(&ktx, KeyCode::Char('c'), KeyModifiers::CONTROL);
     let (frames, messages) = tokio::time::timeout(Duration::from_secs(60), handle)
         .await
@@ -377,6 +382,8 @@ async fn flood_once(url: &str, db: Option<&Path>, typing: bool) -> FloodRun {
         missed,
         frames,
         messages,
+        cpu: cpu.0,
+        store_cpu: cpu.1,
     }
 }
 
@@ -592,15 +599,19 @@ async fn parent() {
     let dir = tempfile::tempdir().expect("temp dir");
 
     let (mut off, mut on) = (Vec::new(), Vec::new());
+    // CPU seconds per run: (all threads, the store's threads).
+    let (mut runs_off, mut runs_on) = (Vec::new(), Vec::new());
     let mut db_size = 0;
     let (mut lat_on, mut lat_off) = (Vec::new(), Vec::new());
     let (mut missed_on, mut missed_off) = (0, 0);
     let report = |i: usize, mode: &str, r: &FloodRun| {
         println!(
-            "  pair {} store {mode}: {:.3} s, {:>8.0} events/s, {} frames, {} messages, {} key samples",
+            "  pair {} store {mode}: {:.3} s, {:>8.0} events/s, CPU {:.2} s (store threads {:.2} s), {} frames, {} messages, {} key samples",
             i + 1,
             r.secs,
             EVENTS as f64 / r.secs,
+            r.cpu,
+            r.store_cpu,
             r.frames,
             r.messages,
             r.latencies.len()
@@ -612,12 +623,14 @@ async fn parent() {
         lat_off.extend(r.latencies);
         missed_off += r.missed;
         off.push(r.secs);
+        runs_off.push((r.cpu, r.store_cpu));
         let db = dir.path().join(format!("flood-{i}.db"));
         let r = flood_once(&url, Some(&db), true).await;
         report(i, "on ", &r);
         lat_on.extend(r.latencies);
         missed_on += r.missed;
         on.push(r.secs);
+        runs_on.push((r.cpu, r.store_cpu));
         if i == 0 {
             db_size = file_size(&db);
         }
@@ -676,59 +689,78 @@ async fn parent() {
     };
     println!();
     println!("flood of {EVENTS} status updates, replayed at full speed, through the real runtime");
-    println!("{:<34} {:>28} {:>28}   target", "", "store off", "store on");
+    println!("{:<34} {:>36} {:>36}   target", "", "store off", "store on");
     println!(
-        "{:<34} {:>28} {:>28}",
+        "{:<34} {:>36} {:>36}",
         "Enter → ✓ completed (s), per run",
         fmt_list(&off, &|x| format!("{x:.3}")),
         fmt_list(&on, &|x| format!("{x:.3}"))
     );
     println!(
-        "{:<34} {:>28} {:>28}",
+        "{:<34} {:>36} {:>36}",
         "events/s, per run (k)",
         fmt_list(&off, &|x| format!("{:.1}", EVENTS as f64 / x / 1000.0)),
         fmt_list(&on, &|x| format!("{:.1}", EVENTS as f64 / x / 1000.0))
     );
     println!(
-        "{:<34} {:>28.0} {:>28.0}",
+        "{:<34} {:>36.0} {:>36.0}",
         "events/s, median",
         EVENTS as f64 / median(off.clone()),
         EVENTS as f64 / median(on.clone())
     );
+    let (cpu_off, cpu_on): (Vec<f64>, Vec<f64>) = (
+        runs_off.iter().map(|r| r.0).collect(),
+        runs_on.iter().map(|r| r.0).collect(),
+    );
     println!(
-        "{:<34} {:>28} {:>28}",
+        "{:<34} {:>36} {:>36}",
+        "CPU s per run (all threads)",
+        fmt_list(&cpu_off, &|x| format!("{x:.2}")),
+        fmt_list(&cpu_on, &|x| format!("{x:.2}"))
+    );
+    println!(
+        "{:<34} {:>36} {:>36}",
+        "  of which the store's threads",
+        "",
+        fmt_list(
+            &runs_on.iter().map(|r| r.1).collect::<Vec<_>>(),
+            &|x| format!("{x:.2}")
+        )
+    );
+    println!(
+        "{:<34} {:>36} {:>36}",
         "time ratio on/off, per pair",
         "",
         fmt_list(&ratios, &|x| format!("{x:.2}"))
     );
     println!(
-        "{:<34} {:>28} {:>28.2}   ≤ {TARGET_RATIO}  {}",
+        "{:<34} {:>36} {:>36.2}   ≤ {TARGET_RATIO}  {}",
         "time ratio on/off, median",
         "",
         ratio,
         verdict(ratio <= TARGET_RATIO)
     );
     println!(
-        "{:<34} {:>28} {:>28}",
+        "{:<34} {:>36} {:>36}",
         "key→frame samples (missed)",
         format!("{} ({missed_off})", lat_off.len()),
         format!("{} ({missed_on})", lat_on.len())
     );
     println!(
-        "{:<34} {:>28.1} {:>28.1}",
+        "{:<34} {:>36.1} {:>36.1}",
         "key→frame p50 (ms)",
         percentile_ms(&lat_off, 50.0),
         p50_on
     );
     println!(
-        "{:<34} {:>28.1} {:>28.1}   < {TARGET_P99_MS} ms  {}",
+        "{:<34} {:>36.1} {:>36.1}   < {TARGET_P99_MS} ms  {}",
         "key→frame p99 (ms)",
         percentile_ms(&lat_off, 99.0),
         p99_on,
         verdict(p99_on < TARGET_P99_MS && missed_on == 0)
     );
     println!(
-        "{:<34} {:>28.1} {:>28.1}",
+        "{:<34} {:>36.1} {:>36.1}",
         "key→frame max (ms)",
         lat_off
             .last()
@@ -737,30 +769,30 @@ async fn parent() {
     );
     let rss_on_mb = rss_on as f64 / 1024.0;
     println!(
-        "{:<34} {:>28.1} {:>28.1}   < {TARGET_RSS_MB} MB (on)  {}",
+        "{:<34} {:>36.1} {:>36.1}   < {TARGET_RSS_MB} MB (on)  {}",
         "peak RSS, child process (MB)",
         rss_off as f64 / 1024.0,
         rss_on_mb,
         verdict(rss_on_mb < TARGET_RSS_MB)
     );
     println!(
-        "{:<34} {:>28.3} {:>28.3}",
+        "{:<34} {:>36.3} {:>36.3}",
         "child's flood time (s)", child_off, child_on
     );
     println!(
-        "{:<34} {:>28} {:>28.1}",
+        "{:<34} {:>36} {:>36.1}",
         "store file after one flood (MB)",
         "—",
         mb(db_size)
     );
     println!(
-        "{:<34} {:>28} {:>28.0}",
+        "{:<34} {:>36} {:>36.0}",
         "store bytes per event",
         "—",
         db_size as f64 / EVENTS as f64
     );
     println!(
-        "{:<34} {:>28} {:>28.1}",
+        "{:<34} {:>36} {:>36.1}",
         "  (child run's file, MB)",
         "—",
         mb(child_db_size)
@@ -772,4 +804,48 @@ async fn parent() {
         verdict(restore_ms < TARGET_RESTORE_MS)
     );
     println!("total bench time {:.1} s", total.elapsed().as_secs_f64());
+}
+
+/// CPU time (user + system, in clock ticks) of each of this process's threads, by thread id, with its name.
+fn thread_cpu() -> HashMap<String, (String, u64)> {
+    let mut out = HashMap::new();
+    let Ok(dir) = std::fs::read_dir("/proc/self/task") else {
+        return out;
+    };
+    for entry in dir.flatten() {
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        // `pid (name) state …`: the name may hold spaces, so split after the last parenthesis.
+        let (Some(open), Some(close)) = (stat.find('('), stat.rfind(')')) else {
+            continue;
+        };
+        let fields: Vec<&str> = stat[close + 2..].split(' ').collect();
+        let ticks = |i: usize| {
+            fields
+                .get(i)
+                .and_then(|f| f.parse::<u64>().ok())
+                .unwrap_or(0)
+        };
+        out.insert(
+            entry.file_name().to_string_lossy().into_owned(),
+            (stat[open + 1..close].to_string(), ticks(11) + ticks(12)),
+        );
+    }
+    out
+}
+
+/// CPU seconds since `before`: the whole process, and the store's threads (writer and checkpointer).
+fn cpu_since(before: &HashMap<String, (String, u64)>) -> (f64, f64) {
+    // Linux reports thread times in USER_HZ ticks, 100 a second.
+    const TICKS: f64 = 100.0;
+    let (mut all, mut store) = (0u64, 0u64);
+    for (tid, (name, t)) in thread_cpu() {
+        let spent = t.saturating_sub(before.get(&tid).map_or(0, |b| b.1));
+        all += spent;
+        if name.starts_with("a2a-console-sto") || name.starts_with("a2a-console-che") {
+            store += spent;
+        }
+    }
+    (all as f64 / TICKS, store as f64 / TICKS)
 }
