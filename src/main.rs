@@ -56,6 +56,6 @@ fn init_logging() {
     };
     let _ = tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::new(filter))
-        .with_writer(std::io::stderr)
+        .with_writer(a2a_console::trust::redact::Redacting(std::io::stderr))
         .try_init();
 }

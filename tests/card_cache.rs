@@ -7,8 +7,7 @@ use a2a_console::remote::card::CardFetcher;
 #[tokio::test]
 async fn fresh_cards_are_reused_and_refresh_revalidates_with_304() {
     let demo = a2a_console::demo::spawn(0).await.unwrap();
-    let http = reqwest::Client::new();
-    let fetcher = CardFetcher::new(http);
+    let fetcher = CardFetcher::new(std::time::Duration::from_secs(5)).unwrap();
     let none = reqwest::header::HeaderMap::new();
     let first = fetcher.fetch(&demo.base_url(), &none).await.unwrap();
     assert!(!first.revalidated);

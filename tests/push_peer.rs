@@ -24,9 +24,13 @@ const PATIENCE: Duration = Duration::from_secs(30);
 async fn connect_to(url: &str) -> Connected {
     let http = http_client(Duration::from_secs(5)).unwrap();
     let target = AgentTarget::from_url(url, Duration::from_secs(20));
-    connect(&target, &http, &CardFetcher::new(http.clone()))
-        .await
-        .unwrap_or_else(|e| panic!("connect to {url}: {e:?}"))
+    connect(
+        &target,
+        &http,
+        &CardFetcher::new(Duration::from_secs(5)).unwrap(),
+    )
+    .await
+    .unwrap_or_else(|e| panic!("connect to {url}: {e:?}"))
 }
 
 /// Sends `text` (a follow-up when `task` is given) and returns the task.

@@ -444,6 +444,11 @@ impl TaskTab {
     }
 
     pub fn note_at(&mut self, text: String, error: bool, at: DateTime<Utc>) {
+        // A note can quote an error, a URL or a reply: no secret goes on screen or into the store with it.
+        let text = match crate::trust::redact::redact(&text) {
+            std::borrow::Cow::Borrowed(_) => text,
+            std::borrow::Cow::Owned(r) => r,
+        };
         let task_id = self.log.task_id.clone();
         self.record(Record::Note {
             tab: self.key.to_string(),

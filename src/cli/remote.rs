@@ -24,7 +24,7 @@ pub(super) async fn run_remote(
 ) -> Result<Exit, RemoteError> {
     let target = resolve_target(config, global, agent_of(&command))?;
     let http = client::http_client(target.timeout)?;
-    let fetcher = CardFetcher::new(http.clone());
+    let fetcher = CardFetcher::new(target.timeout)?;
     let conn = agent::connect(&target, &http, &fetcher).await?;
     let label = conn.label.clone();
     let ctx = |what: &str| format!("agent {label}: {what}");

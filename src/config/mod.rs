@@ -121,6 +121,10 @@ pub struct AgentConfig {
     /// Per-agent request timeout in seconds.
     #[serde(default)]
     pub timeout_secs: Option<u64>,
+    /// Other origins (`https://host[:port]`) this agent's credential and headers may be sent to — a card
+    /// interface or a card redirect on another host. Without it, they go only to the origin of `url`.
+    #[serde(default)]
+    pub allowed_origins: Vec<String>,
 }
 
 /// How to authenticate to an agent. Secrets never live in the file: they come from an environment variable
@@ -151,6 +155,22 @@ pub struct AuthConfig {
     /// Which of the card's `securitySchemes` this credential satisfies (informational; used to pick defaults).
     #[serde(default)]
     pub scheme: Option<String>,
+}
+
+impl AuthConfig {
+    /// A credential of this kind with nothing else set (the file's defaults).
+    pub fn new(kind: AuthKind) -> Self {
+        Self {
+            kind,
+            token_env: None,
+            token_cmd: None,
+            location: None,
+            name: None,
+            client_id: None,
+            username: None,
+            scheme: None,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]

@@ -8,6 +8,7 @@ use super::auth::{self, Credential, HeaderInterceptor};
 use super::card::{CardFetcher, FetchedCard};
 use super::client::{self, Binding, Client, Preferences, ProtocolChoice, Selected};
 use super::error::RemoteError;
+use super::origin::CredentialScope;
 use crate::config::{AgentConfig, AuthConfig, AuthKind};
 
 /// Everything needed to reach one agent, from the config file, the command line, or both.
@@ -20,6 +21,8 @@ pub struct AgentTarget {
     pub headers: BTreeMap<String, String>,
     pub auth: Option<AuthConfig>,
     pub timeout: Duration,
+    /// Other origins the credential and headers may go to (see `origin::CredentialScope`).
+    pub allowed_origins: Vec<String>,
 }
 
 impl AgentTarget {
@@ -47,6 +50,7 @@ impl AgentTarget {
                 .timeout_secs
                 .map(Duration::from_secs)
                 .unwrap_or(default_timeout),
+            allowed_origins: a.allowed_origins.clone(),
         })
     }
 
@@ -58,7 +62,18 @@ impl AgentTarget {
             headers: BTreeMap::new(),
             auth: None,
             timeout,
+            allowed_origins: Vec::new(),
         }
+    }
+
+    /// Where this agent's credential and headers may go.
+    pub fn scope(&self) -> Result<CredentialScope, RemoteError> {
+        CredentialScope::new(&self.url, &self.allowed_origins).map_err(RemoteError::usage)
+    }
+
+    /// Does a call to this agent carry anything secret-ish (a credential, a configured header)?
+    pub fn sends_secrets(&self) -> bool {
+        self.auth.is_some() || !self.headers.is_empty()
     }
 }
 
@@ -70,9 +85,11 @@ pub struct Connected {
     pub client: Client,
 }
 
-/// Whether the credential can be resolved before the card is known (API-key defaults come from the card).
+/// Whether the credential can be resolved before the card is known: API-key defaults come from the card, and
+/// so does the OAuth 2.0 token endpoint (resolving it first always failed: "the card declares no flow").
 fn needs_card_for_credential(a: &AuthConfig) -> bool {
-    a.kind == AuthKind::ApiKey && (a.location.is_none() || a.name.is_none())
+    (a.kind == AuthKind::ApiKey && (a.location.is_none() || a.name.is_none()))
+        || a.kind == AuthKind::Oauth2
 }
 
 /// Fetch the card, choose an interface, resolve credentials and build the client.
@@ -92,6 +109,9 @@ pub async fn connect_with(
     revalidate: bool,
 ) -> Result<Connected, RemoteError> {
     let label = crate::remote::error::one_line(&target.label);
+    let scope = target
+        .scope()
+        .map_err(|e| e.context(format!("agent {label}")))?;
     let early_credential: Option<Credential> = match &target.auth {
         Some(a) if !needs_card_for_credential(a) => Some(
             auth::resolve(a, None)
@@ -103,20 +123,33 @@ pub async fn connect_with(
     let card_headers =
         HeaderInterceptor::new(&target.headers, early_credential.as_ref()).header_map();
     let card = fetcher
-        .fetch_with(&target.url, &card_headers, revalidate)
+        .fetch_scoped(&target.url, &card_headers, revalidate, &scope)
         .await
         .map_err(|e| e.context(format!("agent {label}")))?;
     let credential = match (&target.auth, early_credential) {
         (_, Some(c)) => Some(c),
         (Some(a), None) => Some(
-            auth::resolve(a, card.card.security_schemes.as_ref())
-                .await
-                .map_err(|e| e.context(format!("agent {label}")))?,
+            auth::resolve_scoped(
+                a,
+                card.card.security_schemes.as_ref(),
+                Some((&scope, &label)),
+            )
+            .await
+            .map_err(|e| e.context(format!("agent {label}")))?,
         ),
         (None, None) => None,
     };
-    let selected = client::select_interface(&card.card, target.prefs)
-        .map_err(|e| e.context(format!("agent {label}")))?;
+    let sends_secrets = target.sends_secrets();
+    let selected =
+        client::select_interface_within(&card.card, target.prefs, sends_secrets.then_some(&scope))
+            .map_err(|e| e.context(format!("agent {label}")))?;
+    if sends_secrets && !scope.permits_url(&selected.interface.url) {
+        return Err(RemoteError::usage(scope.refusal(
+            &format!("the card's {} interface", selected.binding.wire_name()),
+            &selected.interface.url,
+            &label,
+        )));
+    }
     let headers = Arc::new(HeaderInterceptor::new(&target.headers, credential.as_ref()));
     let client = client::build(client::ClientSpec {
         card: &card.card,

@@ -13,12 +13,25 @@ use base64::Engine;
 use super::error::RemoteError;
 use crate::config::{AuthConfig, AuthKind};
 
-/// A secret value. `Debug` and `Display` never show it.
+/// A secret value. `Debug` and `Display` never show it, and making one registers it for redaction
+/// (`trust::redact`), so it is replaced wherever else it turns up (an error quoting a URL, a debug log line).
 #[derive(Clone, PartialEq, Eq)]
 pub struct Secret(String);
 
 impl Secret {
     pub fn new(s: impl Into<String>) -> Self {
+        let s = s.into();
+        crate::trust::redact::register_secret(&s);
+        // `Bearer xyz` / `Basic xyz`: the bare token is what a log line would show.
+        if let Some((_, token)) = s.split_once(' ') {
+            crate::trust::redact::register_secret(token);
+        }
+        Self(s)
+    }
+
+    /// A header value that is not a secret by name (`X-Tenant`): carried as a `Secret` like the others, but not
+    /// redacted from everything the console shows.
+    fn plain(s: impl Into<String>) -> Self {
         Self(s.into())
     }
     /// The only way to read the value; grep for it when auditing.
@@ -141,10 +154,20 @@ pub async fn resolve(
     auth: &AuthConfig,
     schemes: Option<&std::collections::HashMap<String, SecurityScheme>>,
 ) -> Result<Credential, RemoteError> {
+    resolve_scoped(auth, schemes, None).await
+}
+
+/// `resolve` for an agent whose secrets belong to `scope` (with the agent's label for the message): the OAuth
+/// 2.0 client secret goes to the token endpoint the card names only when that endpoint is within the scope.
+pub async fn resolve_scoped(
+    auth: &AuthConfig,
+    schemes: Option<&std::collections::HashMap<String, SecurityScheme>>,
+    scope: Option<(&super::origin::CredentialScope, &str)>,
+) -> Result<Credential, RemoteError> {
     check(auth).map_err(RemoteError::usage)?;
     let secret = read_secret(auth.token_env.as_deref(), auth.token_cmd.as_deref()).await?;
     Ok(match auth.kind {
-        AuthKind::Oauth2 => client_credentials_token(auth, &secret, schemes).await?,
+        AuthKind::Oauth2 => client_credentials_token(auth, &secret, schemes, scope).await?,
         AuthKind::Bearer => Credential::Bearer(secret),
         AuthKind::Basic => Credential::Basic {
             username: auth.username.clone().unwrap_or_default(),
@@ -162,6 +185,10 @@ pub async fn resolve(
                 .clone()
                 .or_else(|| declared.map(|(_, n)| n))
                 .unwrap_or_else(|| "X-API-Key".to_string());
+            if location == KeyLocation::Query {
+                // reqwest quotes the URL in its errors: `?name=…` must come out redacted.
+                crate::trust::redact::register_query_param(&name);
+            }
             Credential::ApiKey {
                 location,
                 name,
@@ -177,6 +204,7 @@ async fn client_credentials_token(
     auth: &AuthConfig,
     client_secret: &Secret,
     schemes: Option<&std::collections::HashMap<String, SecurityScheme>>,
+    scope: Option<(&super::origin::CredentialScope, &str)>,
 ) -> Result<Credential, RemoteError> {
     let mut flows: Vec<(&String, &a2a::ClientCredentialsOAuthFlow)> = schemes
         .into_iter()
@@ -197,6 +225,15 @@ async fn client_credentials_token(
              in from the console's approval dialog)",
         ));
     };
+    if let Some((scope, label)) = scope
+        && !scope.permits_url(&flow.token_url)
+    {
+        return Err(RemoteError::usage(scope.refusal(
+            "the card's OAuth 2.0 token endpoint",
+            &flow.token_url,
+            label,
+        )));
+    }
     let client_id = auth.client_id.as_deref().unwrap_or("a2a-console");
     let mut scopes: Vec<String> = flow.scopes.keys().cloned().collect();
     scopes.sort();
@@ -284,7 +321,14 @@ impl HeaderInterceptor {
     pub fn new(static_headers: &BTreeMap<String, String>, credential: Option<&Credential>) -> Self {
         let mut headers: Vec<(String, Secret)> = static_headers
             .iter()
-            .map(|(k, v)| (k.clone(), Secret::new(v.clone())))
+            .map(|(k, v)| {
+                let value = if crate::trust::redact::is_secret_header(k) {
+                    Secret::new(v.clone())
+                } else {
+                    Secret::plain(v.clone())
+                };
+                (k.clone(), value)
+            })
             .collect();
         if let Some(h) = credential.and_then(Credential::header) {
             headers.push(h);

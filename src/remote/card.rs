@@ -1,6 +1,7 @@
 //! Fetching agent cards: well-known path (with the legacy fallback) or a direct card URL, `A2A-Version` sent,
 //! the raw JSON kept byte for byte (signature checks need it), HTTP caching honoured (`ETag`,
-//! `Cache-Control: max-age`), and every way a card can be broken turned into a one-line error.
+//! `Cache-Control: max-age`), and every way a card can be broken turned into a one-line error. Redirects are
+//! followed here, hop by hop, by the rules of `origin::judge_redirect` (the HTTP client itself follows none).
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -14,6 +15,10 @@ use url::Url;
 
 use super::error::{RemoteError, one_line};
 use super::normalize::{CardShape, CardWarning, normalize};
+use super::origin::{CredentialScope, Redirect, judge_redirect};
+
+/// Redirects followed for one card fetch.
+const MAX_REDIRECTS: usize = 5;
 
 /// The current well-known path (v0.3 and later).
 pub const WELL_KNOWN_CARD: &str = ".well-known/agent-card.json";
@@ -76,11 +81,19 @@ pub fn card_urls(input: &str) -> Result<Vec<Url>, RemoteError> {
 }
 
 impl CardFetcher {
-    pub fn new(http: reqwest::Client) -> Self {
-        Self {
+    /// A fetcher with its own HTTP client: one that follows no redirect by itself, so each hop can be judged
+    /// (and the headers dropped on an origin change) before any connection is made to it.
+    pub fn new(connect_timeout: Duration) -> Result<Self, RemoteError> {
+        let http = reqwest::Client::builder()
+            .connect_timeout(connect_timeout)
+            .redirect(reqwest::redirect::Policy::none())
+            .user_agent(concat!("a2a-console/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .map_err(|e| RemoteError::transport(format!("cannot build the HTTP client: {e}")))?;
+        Ok(Self {
             http,
             cache: Mutex::new(HashMap::new()),
-        }
+        })
     }
 
     /// Fetch a card from a base URL or a direct card URL. `headers` are the agent's static and auth headers
@@ -101,10 +114,23 @@ impl CardFetcher {
         headers: &HeaderMap,
         revalidate: bool,
     ) -> Result<FetchedCard, RemoteError> {
+        let scope = CredentialScope::new(input, &[]).map_err(RemoteError::usage)?;
+        self.fetch_scoped(input, headers, revalidate, &scope).await
+    }
+
+    /// `fetch_with` for an agent whose credentials and headers belong to `scope`: redirects to its other
+    /// allowed origins are followed (without the headers), to anywhere else refused.
+    pub async fn fetch_scoped(
+        &self,
+        input: &str,
+        headers: &HeaderMap,
+        revalidate: bool,
+        scope: &CredentialScope,
+    ) -> Result<FetchedCard, RemoteError> {
         let urls = card_urls(input)?;
         let mut last_err = None;
         for (i, url) in urls.iter().enumerate() {
-            match self.fetch_url(url, headers, revalidate).await {
+            match self.fetch_url(url, headers, revalidate, scope).await {
                 Ok(card) => return Ok(card),
                 // Only a 404 on the modern path sends us to the legacy one.
                 Err(FetchError::NotFound(e)) if i + 1 < urls.len() => last_err = Some(e),
@@ -128,6 +154,7 @@ impl CardFetcher {
         url: &Url,
         headers: &HeaderMap,
         revalidate: bool,
+        scope: &CredentialScope,
     ) -> Result<FetchedCard, FetchError> {
         let cached = self.cached(url);
         if let Some(entry) = cached.as_ref().filter(|_| !revalidate) {
@@ -139,21 +166,8 @@ impl CardFetcher {
                 return Ok(entry.card.clone());
             }
         }
-        let mut req = self
-            .http
-            .get(url.clone())
-            .headers(headers.clone())
-            .header(a2a::SVC_PARAM_VERSION, a2a::VERSION)
-            .header(header::ACCEPT, "application/json");
-        if let Some(etag) = cached.as_ref().and_then(|c| c.card.etag.clone()) {
-            req = req.header(header::IF_NONE_MATCH, etag);
-        }
-        let resp = req.send().await.map_err(|e| {
-            FetchError::Other(RemoteError::transport(format!(
-                "could not fetch the card from {url}: {}",
-                reqwest_reason(&e)
-            )))
-        })?;
+        let etag = cached.as_ref().and_then(|c| c.card.etag.clone());
+        let resp = self.send_following(url, headers, etag, scope).await?;
         let status = resp.status();
         let final_url = resp.url().clone();
         let resp_headers = resp.headers().clone();
@@ -193,6 +207,66 @@ impl CardFetcher {
         Ok(card)
     }
 
+    /// GET the card, following redirects one hop at a time: each target is judged (origin, address ranges)
+    /// before anything connects to it, and once the origin changes no configured header goes along.
+    async fn send_following(
+        &self,
+        url: &Url,
+        headers: &HeaderMap,
+        etag: Option<String>,
+        scope: &CredentialScope,
+    ) -> Result<reqwest::Response, FetchError> {
+        let mut at = url.clone();
+        let mut headers = headers.clone();
+        for _ in 0..=MAX_REDIRECTS {
+            let mut req = self
+                .http
+                .get(at.clone())
+                .headers(headers.clone())
+                .header(a2a::SVC_PARAM_VERSION, a2a::VERSION)
+                .header(header::ACCEPT, "application/json");
+            if let Some(etag) = etag.as_deref().filter(|_| at == *url) {
+                req = req.header(header::IF_NONE_MATCH, etag);
+            }
+            let resp = req.send().await.map_err(|e| {
+                FetchError::Other(RemoteError::transport(format!(
+                    "could not fetch the card from {at}: {}",
+                    reqwest_reason(&e)
+                )))
+            })?;
+            let status = resp.status();
+            if !status.is_redirection() || status == StatusCode::NOT_MODIFIED {
+                return Ok(resp);
+            }
+            let Some(to) = resp
+                .headers()
+                .get(header::LOCATION)
+                .and_then(|v| v.to_str().ok())
+                .and_then(|l| at.join(l).ok())
+            else {
+                return Err(FetchError::Other(RemoteError::transport(format!(
+                    "the card request to {at} was answered with HTTP {} and no usable Location",
+                    status.as_u16()
+                ))));
+            };
+            let addresses = resolve(&to).await;
+            match judge_redirect(scope, &at, &to, &addresses) {
+                Redirect::Follow { keep_headers } => {
+                    if !keep_headers {
+                        headers = HeaderMap::new();
+                    }
+                    at = to;
+                }
+                Redirect::Refuse(why) => {
+                    return Err(FetchError::Other(RemoteError::transport(why)));
+                }
+            }
+        }
+        Err(FetchError::Other(RemoteError::transport(format!(
+            "the card at {url} redirects more than {MAX_REDIRECTS} times"
+        ))))
+    }
+
     fn cached(&self, url: &Url) -> Option<CacheEntry> {
         self.cache
             .lock()
@@ -227,6 +301,24 @@ impl CardFetcher {
                 },
             );
         }
+    }
+}
+
+/// The addresses a redirect target's host stands for: its literal address, or what DNS says (empty when the
+/// lookup fails; the request then fails on its own). reqwest resolves again when it connects, so a name that
+/// changes its answer in between is not caught here; IP literals, the usual SSRF vector in a Location, are.
+async fn resolve(url: &Url) -> Vec<std::net::IpAddr> {
+    match url.host() {
+        Some(url::Host::Ipv4(ip)) => vec![ip.into()],
+        Some(url::Host::Ipv6(ip)) => vec![ip.into()],
+        Some(url::Host::Domain(name)) => {
+            let port = url.port_or_known_default().unwrap_or(80);
+            match tokio::net::lookup_host((name, port)).await {
+                Ok(addrs) => addrs.map(|a| a.ip()).collect(),
+                Err(_) => Vec::new(),
+            }
+        }
+        None => Vec::new(),
     }
 }
 

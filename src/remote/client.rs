@@ -105,6 +105,16 @@ pub struct Selected {
 /// Choose an interface: walk `supportedInterfaces` in the card's order (its preference), keep those we can
 /// speak and that match the user's choices, prefer 1.x over 0.3, and among equals the user's binding first.
 pub fn select_interface(card: &AgentCard, prefs: Preferences) -> Result<Selected, RemoteError> {
+    select_interface_within(card, prefs, None)
+}
+
+/// `select_interface`, preferring interfaces on the origins of `scope` when the agent's calls carry a
+/// credential or headers (a card may list the same agent on several hosts).
+pub fn select_interface_within(
+    card: &AgentCard,
+    prefs: Preferences,
+    scope: Option<&super::origin::CredentialScope>,
+) -> Result<Selected, RemoteError> {
     let mut candidates: Vec<(usize, Selected)> = Vec::new();
     for (order, iface) in card.supported_interfaces.iter().enumerate() {
         let Some(binding) = Binding::from_card(&iface.protocol_binding) else {
@@ -131,7 +141,10 @@ pub fn select_interface(card: &AgentCard, prefs: Preferences) -> Result<Selected
             },
         ));
     }
-    candidates.sort_by_key(|(order, s)| (std::cmp::Reverse(s.protocol), *order));
+    candidates.sort_by_key(|(order, s)| {
+        let outside = scope.is_some_and(|sc| !sc.permits_url(&s.interface.url));
+        (outside, std::cmp::Reverse(s.protocol), *order)
+    });
     match candidates.into_iter().next() {
         Some((_, s)) => Ok(s),
         None => {
@@ -224,9 +237,25 @@ pub async fn build(spec: ClientSpec<'_>) -> Result<Client, RemoteError> {
 
 /// The HTTP client every transport and card fetch shares: connection timeout only, because SSE streams may
 /// legitimately stay idle for minutes (the per-request bound lives in `GuardedTransport`).
+///
+/// It follows no redirect: a JSON-RPC or REST call that is redirected would carry the agent's credential (and a
+/// POST body) to wherever the `Location` says. The refusal is remembered so the error can name it.
 pub fn http_client(connect_timeout: Duration) -> Result<reqwest::Client, RemoteError> {
     reqwest::Client::builder()
         .connect_timeout(connect_timeout)
+        .redirect(reqwest::redirect::Policy::custom(|attempt| {
+            let from = attempt
+                .previous()
+                .last()
+                .map(|u| u.to_string())
+                .unwrap_or_default();
+            super::error::note_refused_redirect(
+                &from,
+                attempt.status().as_u16(),
+                attempt.url().as_str(),
+            );
+            attempt.error("calls to an agent follow no redirects")
+        }))
         .user_agent(concat!("a2a-console/", env!("CARGO_PKG_VERSION")))
         .build()
         .map_err(|e| RemoteError::transport(format!("cannot build the HTTP client: {e}")))

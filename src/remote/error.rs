@@ -63,8 +63,9 @@ impl RemoteError {
 
 /// Error messages quote remote text (a serde error can quote a card's field, a URL is the user's or the
 /// agent's), and they are printed on the terminal and drawn in the console: sanitise them where they are made.
+/// Secrets are redacted here too: reqwest quotes the request URL in its errors, API key and all.
 fn safe(message: String) -> String {
-    crate::trust::sanitize::sanitize_line(&message).0
+    crate::trust::sanitize::sanitize_line(&crate::trust::redact::redact(&message)).0
 }
 
 /// Message prefixes the SDK uses for failures that happened on our side of the wire or in transit.
@@ -103,8 +104,44 @@ pub fn classify(err: &A2AError) -> RemoteError {
     )
 }
 
+/// Redirects the shared HTTP client refused, by the URL that was redirected: reqwest's error names only that
+/// URL, and the SDK keeps only the error's first line, so the status and `Location` are kept here for the
+/// message. Bounded: the oldest are forgotten.
+static REFUSED_REDIRECTS: std::sync::Mutex<Vec<(String, String)>> =
+    std::sync::Mutex::new(Vec::new());
+const REFUSED_REDIRECTS_KEPT: usize = 32;
+
+/// Remember that a call to `from` was answered with `status` → `to` and not followed.
+pub fn note_refused_redirect(from: &str, status: u16, to: &str) {
+    if let Ok(mut seen) = REFUSED_REDIRECTS.lock() {
+        seen.retain(|(f, _)| f != from);
+        if seen.len() >= REFUSED_REDIRECTS_KEPT {
+            seen.remove(0);
+        }
+        seen.push((from.to_string(), format!("HTTP {status} → {to}")));
+    }
+}
+
+/// The refused redirect a reqwest error text (`… error following redirect for url (URL)`) is about.
+fn refused_redirect(text: &str) -> Option<String> {
+    let start = text.find("error following redirect for url (")?
+        + "error following redirect for url (".len();
+    let url = text.get(start..)?.split(')').next()?;
+    let seen = REFUSED_REDIRECTS.lock().ok()?;
+    seen.iter()
+        .rev()
+        .find(|(f, _)| f == url)
+        .map(|(_, what)| what.clone())
+}
+
 /// Turn SDK phrasing into something that says what to check.
 fn explain_transport(text: &str) -> String {
+    if text.contains("error following redirect") {
+        let what = refused_redirect(text).unwrap_or_else(|| "a redirect".to_string());
+        return format!(
+            "the agent answered {what}; calls to an agent follow no redirects (they would carry its credentials              there). If the agent has moved, configure its new URL — {text}"
+        );
+    }
     if text.starts_with("failed to parse JSON-RPC response") {
         // The SDK's JSON-RPC transport does not look at the HTTP status, so a 401 page or a proxy error
         // surfaces as a parse failure. Say what it most likely means.

@@ -13,5 +13,6 @@ pub mod guard;
 pub mod message;
 pub mod normalize;
 pub mod oauth;
+pub mod origin;
 pub mod push;
 pub mod tracker;

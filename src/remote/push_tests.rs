@@ -486,9 +486,13 @@ async fn push_end_to_end_with_the_demo_agent() {
     let (r, mut rx) = receiver().await;
     let http = http_client(Duration::from_secs(5)).unwrap();
     let target = AgentTarget::from_url(&agent.base_url(), Duration::from_secs(10));
-    let conn = connect(&target, &http, &CardFetcher::new(http.clone()))
-        .await
-        .unwrap();
+    let conn = connect(
+        &target,
+        &http,
+        &CardFetcher::new(Duration::from_secs(5)).unwrap(),
+    )
+    .await
+    .unwrap();
     let sent = conn
         .client
         .send_message(&SendMessageRequest {

@@ -675,7 +675,8 @@ impl Store {
 
     /// Append to the audit log. The detail is redacted here, so no caller can forget to.
     pub fn audit(&self, e: &AuditEntry) -> Result<(), StoreError> {
-        let detail = redact_json(e.detail_json.clone()).to_string();
+        let detail = crate::trust::redact::redact(&redact_json(e.detail_json.clone()).to_string())
+            .into_owned();
         let mut stmt = self
             .conn
             .prepare_cached(

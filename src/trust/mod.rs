@@ -6,6 +6,7 @@
 //! log all see the same sanitised text and the same findings.
 
 pub mod flags;
+pub mod redact;
 pub mod sanitize;
 
 pub use flags::{Flag, FlagKind, scan};

@@ -89,7 +89,7 @@ fn init_file_logging() -> Option<PathBuf> {
     let filter = std::env::var("A2A_CONSOLE_LOG").unwrap_or_else(|_| "info".into());
     tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::new(filter))
-        .with_writer(std::sync::Mutex::new(file))
+        .with_writer(crate::trust::redact::Redacting(std::sync::Mutex::new(file)))
         .with_ansi(false)
         .try_init()
         .ok()?;

@@ -110,7 +110,9 @@ impl Runtime {
                 tx,
                 stream_tx,
                 stream_rx: Some(stream_rx),
-                fetcher: Arc::new(CardFetcher::new(http.clone())),
+                fetcher: Arc::new(
+                    CardFetcher::new(Duration::from_secs(10)).map_err(|e| e.message)?,
+                ),
                 http,
                 clients: Arc::new(Mutex::new(HashMap::new())),
                 streams: HashMap::new(),

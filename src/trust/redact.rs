@@ -1,0 +1,268 @@
+//! Secrets never reach a screen, a file or a log. Every credential the console resolves (a token from
+//! `token_env` / `token_cmd`, an OAuth access token, a secret-looking static header) is registered here, and
+//! every text on its way out — error messages, the console's notes in a tab, audit rows, log lines — goes
+//! through [`redact`]. A secret can hide in text we did not write: reqwest's errors quote the full request URL,
+//! so an API key sent as `?key=…` would be printed with it; hence URLs are also stripped of the values of query
+//! parameters whose names say they carry one (and of the names the user configured for a query-string key).
+
+use std::borrow::Cow;
+use std::sync::{LazyLock, RwLock};
+
+/// What a secret is replaced with.
+pub const REDACTED: &str = "‹redacted›";
+
+/// Shorter values are not registered: replacing every "abc" in every message would garble text for nothing
+/// (and a three-letter credential is not worth hiding from its owner's screen).
+const MIN_SECRET_LEN: usize = 6;
+
+/// Query parameters that carry credentials by convention (compared case-insensitively).
+const SECRET_PARAMS: &[&str] = &[
+    "key",
+    "api_key",
+    "apikey",
+    "api-key",
+    "x-api-key",
+    "token",
+    "access_token",
+    "id_token",
+    "refresh_token",
+    "auth",
+    "authorization",
+    "secret",
+    "client_secret",
+    "password",
+    "passwd",
+    "pwd",
+    "sig",
+    "signature",
+    "code",
+    "session",
+    "sessionid",
+];
+
+#[derive(Default)]
+struct Registry {
+    /// Longest first, so a secret that contains another is replaced whole.
+    secrets: Vec<String>,
+    /// Lower-case query parameter names configured for API keys.
+    params: Vec<String>,
+}
+
+static REGISTRY: LazyLock<RwLock<Registry>> = LazyLock::new(|| RwLock::new(Registry::default()));
+
+/// Remember a secret value so it is redacted wherever it would be shown.
+pub fn register_secret(value: &str) {
+    let value = value.trim();
+    if value.chars().count() < MIN_SECRET_LEN {
+        return;
+    }
+    let Ok(mut r) = REGISTRY.write() else {
+        return;
+    };
+    if !r.secrets.iter().any(|s| s == value) {
+        r.secrets.push(value.to_string());
+        r.secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
+    }
+}
+
+/// Remember a query parameter name that carries a secret (an API key configured with `location = "query"`).
+pub fn register_query_param(name: &str) {
+    let name = name.trim().to_ascii_lowercase();
+    if name.is_empty() {
+        return;
+    }
+    let Ok(mut r) = REGISTRY.write() else {
+        return;
+    };
+    if !r.params.contains(&name) {
+        r.params.push(name);
+    }
+}
+
+/// Does a header with this name carry a secret (for static headers: `X-API-Key`, `X-Auth-Token`, a cookie)?
+pub fn is_secret_header(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    [
+        "key", "token", "auth", "secret", "session", "cookie", "password",
+    ]
+    .iter()
+    .any(|w| n.contains(w))
+}
+
+/// `text` with every registered secret, and every secret-carrying query value, replaced by [`REDACTED`].
+pub fn redact(text: &str) -> Cow<'_, str> {
+    let Ok(r) = REGISTRY.read() else {
+        return Cow::Borrowed(text);
+    };
+    let mut out = Cow::Borrowed(text);
+    for s in &r.secrets {
+        if out.contains(s.as_str()) {
+            out = Cow::Owned(out.replace(s.as_str(), REDACTED));
+        }
+    }
+    match redact_query_values(&out, &r.params) {
+        Some(changed) => Cow::Owned(changed),
+        None => out,
+    }
+}
+
+/// Replace the values of secret-carrying query parameters (`?key=…`, `&access_token=…`); `None` when there
+/// was nothing to replace.
+fn redact_query_values(text: &str, configured: &[String]) -> Option<String> {
+    if !text.contains('=') {
+        return None;
+    }
+    let bytes = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut copied = 0;
+    let mut changed = false;
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b == b'?' || b == b'&' {
+            let name_start = i + 1;
+            let mut j = name_start;
+            while j < bytes.len() && is_name_byte(bytes[j]) {
+                j += 1;
+            }
+            if j < bytes.len() && bytes[j] == b'=' && j > name_start {
+                let name = text[name_start..j].to_ascii_lowercase();
+                let value_start = j + 1;
+                let mut k = value_start;
+                while k < bytes.len() && !ends_value(bytes[k]) {
+                    k += 1;
+                }
+                let secret = SECRET_PARAMS.contains(&name.as_str()) || configured.contains(&name);
+                if secret && k > value_start && &text[value_start..k] != REDACTED {
+                    out.push_str(&text[copied..value_start]);
+                    out.push_str(REDACTED);
+                    copied = k;
+                    changed = true;
+                }
+                i = k;
+                continue;
+            }
+        }
+        i += 1;
+    }
+    if !changed {
+        return None;
+    }
+    out.push_str(&text[copied..]);
+    Some(out)
+}
+
+fn is_name_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.')
+}
+
+/// Where a query value ends inside running text: the next parameter, the fragment, or something that cannot
+/// be part of a URL (space, quote, bracket, the end of a parenthesised URL in reqwest's messages).
+fn ends_value(b: u8) -> bool {
+    matches!(
+        b,
+        b'&' | b'#' | b' ' | b'\t' | b'\n' | b'\r' | b'"' | b'\'' | b')' | b'>' | b']' | b','
+    )
+}
+
+/// A `tracing` writer that redacts each line before it reaches the log file or stderr (reqwest and hyper log
+/// URLs and headers at debug level).
+pub struct RedactingWriter<W>(pub W);
+
+impl<W: std::io::Write> std::io::Write for RedactingWriter<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        // `tracing_subscriber::fmt` writes one formatted event per call, so a secret is never split across
+        // two writes.
+        match std::str::from_utf8(buf) {
+            Ok(text) => {
+                self.0.write_all(redact(text).as_bytes())?;
+                Ok(buf.len())
+            }
+            Err(_) => self.0.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0.flush()
+    }
+}
+
+/// Wraps any `MakeWriter` (a file, stderr) so every writer it makes redacts.
+pub struct Redacting<M>(pub M);
+
+impl<'a, M: tracing_subscriber::fmt::MakeWriter<'a>> tracing_subscriber::fmt::MakeWriter<'a>
+    for Redacting<M>
+{
+    type Writer = RedactingWriter<M::Writer>;
+
+    fn make_writer(&'a self) -> Self::Writer {
+        RedactingWriter(self.0.make_writer())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn registered_secrets_are_replaced_everywhere_in_a_text() {
+        register_secret("s3cr3t-token-for-redact-test");
+        let out = redact(
+            "Authorization: Bearer s3cr3t-token-for-redact-test (again s3cr3t-token-for-redact-test)",
+        );
+        assert_eq!(
+            out,
+            format!("Authorization: Bearer {REDACTED} (again {REDACTED})")
+        );
+        // Short values are not worth garbling text for.
+        register_secret("abc");
+        assert_eq!(redact("abc abc"), "abc abc");
+    }
+
+    #[test]
+    fn secret_query_values_are_replaced_in_urls_inside_messages() {
+        let msg =
+            "error sending request for url (http://127.0.0.1:9/jsonrpc?tenant=t1&key=HUNTER2&x=1)";
+        assert_eq!(
+            redact(msg),
+            format!(
+                "error sending request for url (http://127.0.0.1:9/jsonrpc?tenant=t1&key={REDACTED}&x=1)"
+            )
+        );
+        assert_eq!(
+            redact("https://a.example/cb?code=abc123#frag"),
+            format!("https://a.example/cb?code={REDACTED}#frag")
+        );
+        // A name the user configured for a query-string key.
+        register_query_param("zz_redact_test_k");
+        assert_eq!(
+            redact("http://h/p?ZZ_REDACT_TEST_K=v4lue"),
+            format!("http://h/p?ZZ_REDACT_TEST_K={REDACTED}")
+        );
+        // Ordinary parameters and text stay as they are.
+        assert_eq!(
+            redact("http://h/p?page=2&q=rust"),
+            "http://h/p?page=2&q=rust"
+        );
+        assert_eq!(redact("a = b & c"), "a = b & c");
+    }
+
+    #[test]
+    fn the_log_writer_redacts_each_line() {
+        use std::io::Write;
+        register_secret("log-line-secret-value");
+        let mut w = RedactingWriter(Vec::new());
+        w.write_all(b"DEBUG hyper: GET /x?token=abcdef headers: log-line-secret-value\n")
+            .unwrap();
+        let text = String::from_utf8(w.0).unwrap();
+        assert!(!text.contains("abcdef"), "{text}");
+        assert!(!text.contains("log-line-secret-value"), "{text}");
+    }
+
+    #[test]
+    fn secret_headers_are_recognised_by_name() {
+        assert!(is_secret_header("X-API-Key"));
+        assert!(is_secret_header("X-Auth-Token"));
+        assert!(!is_secret_header("X-Tenant"));
+    }
+}
