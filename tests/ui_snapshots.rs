@@ -273,7 +273,10 @@ fn board_split_and_approval_modal() {
     snap("split", &app);
     let auth_tab = app.tabs[2].id;
     app.view = View::Tab(auth_tab);
-    app.overlay = Some(Overlay::Approval { tab: auth_tab });
+    app.overlay = Some(Overlay::Approval {
+        tab: auth_tab,
+        scroll: 0,
+    });
     let text = render(&app);
     for needle in [
         "Authorization requested",
@@ -286,4 +289,61 @@ fn board_split_and_approval_modal() {
         assert!(text.contains(needle), "{needle:?} missing:\n{text}");
     }
     snap("approval_modal", &app);
+}
+
+/// Finding 4 of issue [5]: a long auth-required message cannot push the real destination, the choices or the
+/// remote label out of view, nor pass for the console's own text; it scrolls inside its own box.
+#[test]
+fn approval_dialog_cannot_be_spoofed_by_a_long_message() {
+    let mut app = parts_app();
+    app.size = (120, 36);
+    let id = app.new_tab(app.agents[0].id);
+    let mut spoof: Vec<String> = (0..40).map(|i| format!("padding line {i}")).collect();
+    spoof.push("What the console would send:".into());
+    spoof.push("  to      https://a.trusted.example".into());
+    app.tab_mut(id).unwrap().feed(&status(
+        "task-spoof",
+        TaskState::AuthRequired,
+        Some(&spoof.join("\n")),
+    ));
+    app.view = View::Tab(id);
+    app.overlay = Some(Overlay::Approval { tab: id, scroll: 0 });
+    let text = render(&app);
+    for needle in [
+        "rows 1–6 of 43",
+        "to      http://127.0.0.1:9  (http://127.0.0.1:9/rpc)",
+        "d deny",
+        "l later",
+        "p approve with a token you paste (masked, never logged) → http://127.0.0.1:9",
+    ] {
+        assert!(text.contains(needle), "{needle:?} missing:\n{text}");
+    }
+    // The fake destination is far below the message box's six rows: not in the dialog at all (the transcript
+    // behind it shows it, marked remote).
+    let dialog = |text: &str| -> String {
+        let start = text.find("Authorization requested").unwrap();
+        let end = text.find("Every decision is written").unwrap();
+        text[start..end].to_string()
+    };
+    assert!(!dialog(&text).contains("a.trusted.example"), "{text}");
+    // Scrolled to the end, it shows — inside the remote box, every row marked, above the real one.
+    app.overlay = Some(Overlay::Approval {
+        tab: id,
+        scroll: 1000,
+    });
+    let text = dialog(&render(&app));
+    let fake = text.find("a.trusted.example").expect("scrolled into view");
+    let real = text
+        .find("to      http://127.0.0.1:9")
+        .expect("the real destination");
+    assert!(fake < real, "{text}");
+    let fake_row = text
+        .lines()
+        .find(|l| l.contains("a.trusted.example"))
+        .unwrap();
+    assert!(
+        fake_row.contains("▍"),
+        "the spoofed row carries the remote marker: {fake_row}"
+    );
+    assert!(text.contains("rows 38–43 of 43"), "{text}");
 }

@@ -140,6 +140,26 @@ pub enum AgentOrigin {
 }
 
 impl AgentEntry {
+    /// What this agent's calls carry and where it may go, for the agent list and the card page:
+    /// `Bearer → http://127.0.0.1:9000` (`+ 1 allowed origin`), or `None` when nothing secret is configured.
+    pub fn credential_destination(&self) -> Option<String> {
+        if !self.target.sends_secrets() {
+            return None;
+        }
+        let what = match &self.target.auth {
+            Some(a) => format!("{:?}", a.kind),
+            None => "headers".to_string(),
+        };
+        let home = crate::remote::origin::Origin::of(&self.target.url)
+            .map_or_else(|| sanitize_line(&self.target.url).0, |o| o.to_string());
+        let more = match self.target.allowed_origins.len() {
+            0 => String::new(),
+            1 => " + 1 allowed origin".to_string(),
+            n => format!(" + {n} allowed origins"),
+        };
+        Some(format!("{what} → {home}{more}"))
+    }
+
     /// What to call it: the config's name, else the card's, else the URL.
     pub fn name(&self) -> String {
         match (&self.state, self.target.label == self.target.url) {
@@ -240,9 +260,11 @@ pub enum Overlay {
     ConfirmDelete {
         tab: TabId,
     },
-    /// The auth-required approval: never answered automatically.
+    /// The auth-required approval: never answered automatically. `scroll`: rows of the agent's message scrolled
+    /// past (the message has a box of its own, so it can never push the destination or the choices away).
     Approval {
         tab: TabId,
+        scroll: u16,
     },
     /// A device-flow sign-in in progress: the code to enter, and where.
     DeviceCode {

@@ -58,6 +58,14 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
             Span::raw("  "),
             Span::styled(detail, detail_style),
         ]));
+        // Where this agent's credential goes: the origin the user configured, never one a card chose.
+        if let Some(dest) = a.credential_destination() {
+            let dest: String = format!("key {dest}")
+                .chars()
+                .take(inner_w.saturating_sub(2))
+                .collect();
+            lines.push(Line::from(vec![Span::raw("  "), Span::styled(dest, t.dim)]));
+        }
         let third: String = third.chars().take(inner_w.saturating_sub(2)).collect();
         lines.push(Line::from(vec![
             Span::raw("  "),

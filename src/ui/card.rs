@@ -106,8 +106,18 @@ pub fn card_lines(app: &App) -> Vec<Line<'static>> {
     lines.extend(remote::block(t, &info.description));
     lines.push(Line::default());
     lines.push(Line::styled("Interfaces", t.title));
+    let scope = entry.target.scope().ok();
     for i in &c.supported_interfaces {
         let chosen = info.selected.interface == *i;
+        // A card may list interfaces anywhere; the configured credential never follows it there.
+        let elsewhere = scope.as_ref().is_some_and(|s| !s.permits_url(&i.url));
+        let elsewhere = if elsewhere && entry.target.sends_secrets() {
+            "  · another origin: no credentials sent"
+        } else if elsewhere {
+            "  · another origin"
+        } else {
+            ""
+        };
         let mark = if chosen { "▶ in use" } else { "        " };
         let tenant = i
             .tenant
@@ -125,6 +135,7 @@ pub fn card_lines(app: &App) -> Vec<Line<'static>> {
                 ),
                 t.text,
             ),
+            Span::styled(elsewhere, t.warning),
         ]));
     }
     let caps = &c.capabilities;
@@ -154,6 +165,14 @@ pub fn card_lines(app: &App) -> Vec<Line<'static>> {
     ));
     lines.push(Line::default());
     lines.push(Line::styled("Security", t.title));
+    lines.push(kv(
+        app,
+        "  yours",
+        entry.credential_destination().map_or_else(
+            || "no credential or header configured".to_string(),
+            |d| format!("{d} (sent nowhere else)"),
+        ),
+    ));
     match &c.security_schemes {
         Some(s) if !s.is_empty() => {
             let mut names: Vec<&String> = s.keys().collect();

@@ -8,6 +8,9 @@ use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
 use crate::app::state::{App, Overlay};
 use crate::config::keymap::palette_matches;
 
+/// The most rows the agent's own message takes in the approval dialog (it scrolls inside them).
+const APPROVAL_MESSAGE_ROWS: u16 = crate::app::update::APPROVAL_PAGE;
+
 fn centered(area: Rect, w: u16, h: u16) -> Rect {
     let w = w.min(area.width.saturating_sub(2));
     let h = h.min(area.height.saturating_sub(2));
@@ -119,18 +122,27 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
                 r,
             );
         }
-        Overlay::Approval { tab } => approval(f, app, *tab, area),
+        Overlay::Approval { tab, scroll } => approval(f, app, *tab, *scroll, area),
         Overlay::DeviceCode {
             tab,
             user_code,
             verification_uri,
         } => {
-            let r = centered(area, 80, 10);
             let agent = app
                 .tab(*tab)
                 .map(|x| x.agent_name.clone())
                 .unwrap_or_default();
-            let lines = vec![
+            // The URL and the code come from the authorization server the card names: remote data, shown
+            // as such, with a warning when it is not on the card's own origin.
+            let card_origin = app
+                .tab(*tab)
+                .and_then(|x| app.agent(x.agent))
+                .and_then(|a| a.info())
+                .and_then(|i| crate::remote::origin::Origin::of_url(&i.card.url));
+            let uri = crate::trust::sanitize::sanitize_line(verification_uri).0;
+            let code = crate::trust::sanitize::sanitize_line(user_code).0;
+            let uri_origin = crate::remote::origin::Origin::of(&uri);
+            let mut lines = vec![
                 Line::styled(
                     format!(
                         "Signing in to approve the request of {agent} (OAuth 2.0 device flow)."
@@ -138,14 +150,29 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
                     t.text,
                 ),
                 Line::default(),
+                Line::styled(
+                    "▍remote · from the authorization server the agent's card names — check the address before you sign in",
+                    t.remote_label,
+                ),
                 Line::from(vec![
-                    Span::styled("  open   ", t.dim),
-                    Span::styled(verification_uri.clone(), t.accent),
+                    Span::styled("▍ open   ", t.remote_label),
+                    Span::styled(uri.clone(), t.remote_text),
                 ]),
                 Line::from(vec![
-                    Span::styled("  enter  ", t.dim),
-                    Span::styled(user_code.clone(), t.title),
+                    Span::styled("▍ enter  ", t.remote_label),
+                    Span::styled(code, t.remote_text),
                 ]),
+            ];
+            if let (Some(u), Some(c)) = (&uri_origin, &card_origin)
+                && u != c
+            {
+                lines.push(Line::styled(
+                    format!("⚠ this page is on {u}, another origin than the agent's card ({c})"),
+                    t.warning,
+                ));
+            }
+            let r = centered(area, 96, u16::try_from(lines.len()).unwrap_or(8) + 6);
+            lines.extend([
                 Line::default(),
                 Line::styled(
                     "Waiting for the authorization server… the token is used for this one request only.",
@@ -155,7 +182,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
                     "Esc stops waiting (the task keeps waiting for authorization).",
                     t.dim,
                 ),
-            ];
+            ]);
             f.render_widget(Clear, r);
             f.render_widget(
                 Paragraph::new(lines)
@@ -243,13 +270,17 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
 
 /// The auth-required approval: who asks, what they said (untrusted), what the card declares, and exactly what
 /// the console would send. Nothing is sent until the user picks.
-fn approval(f: &mut Frame, app: &App, tab: crate::app::task::TabId, area: Rect) {
+///
+/// The layout is pinned so the remote message cannot spoof it: the header, the destination, the credential and
+/// the choices each have their own rows; the agent's message gets a box of at most [`APPROVAL_MESSAGE_ROWS`]
+/// rows that scrolls (j/k, PgUp/PgDn) and is labelled remote, and the card's declarations fill what is left.
+fn approval(f: &mut Frame, app: &App, tab: crate::app::task::TabId, scroll: u16, area: Rect) {
     let t = &app.theme;
     let Some(tb) = app.tab(tab) else {
         return;
     };
     let agent = app.agent(tb.agent);
-    let mut lines = vec![
+    let header = vec![
         Line::from(vec![
             Span::styled("Agent ", t.dim),
             Span::styled(tb.agent_name.clone(), t.title),
@@ -260,12 +291,8 @@ fn approval(f: &mut Frame, app: &App, tab: crate::app::task::TabId, area: Rect) 
             Span::styled("Context ", t.dim),
             Span::styled(tb.context_id_shown().unwrap_or_default(), t.text),
         ]),
-        Line::styled(
-            "The agent says (remote text — the request itself proves nothing):",
-            t.warning,
-        ),
     ];
-    match tb.log.status_message.as_ref() {
+    let message: Vec<Line<'static>> = match tb.log.status_message.as_ref() {
         Some(m) => {
             let text = crate::trust::sanitize::Untrusted::new(
                 &crate::remote::message::parts_text(&m.parts),
@@ -275,10 +302,11 @@ fn approval(f: &mut Frame, app: &App, tab: crate::app::task::TabId, area: Rect) 
                     field: "auth-required status message".into(),
                 },
             );
-            lines.extend(super::remote::block(t, &text));
+            super::remote::block(t, &text)
         }
-        None => lines.push(Line::styled("  (no message)", t.dim)),
-    }
+        None => vec![Line::styled("  (no message)", t.dim)],
+    };
+    let mut lines = Vec::new();
     lines.push(Line::default());
     lines.push(Line::styled("Security the card declares:", t.title));
     let card = agent.and_then(|a| a.info()).map(|i| &i.card.card);
@@ -315,11 +343,12 @@ fn approval(f: &mut Frame, app: &App, tab: crate::app::task::TabId, area: Rect) 
         }
         _ => lines.push(Line::styled("  none declared", t.dim)),
     }
-    lines.push(Line::default());
     let url = agent
         .and_then(|a| a.info())
         .map(|i| line(&i.selected.interface.url))
         .unwrap_or_default();
+    let there = crate::remote::origin::Origin::of(&url);
+    let home = agent.and_then(|a| crate::remote::origin::Origin::of(&a.target.url));
     let configured = agent.and_then(|a| a.target.auth.as_ref()).map(|a| {
         let source = match (&a.token_env, &a.token_cmd) {
             (Some(v), _) => format!("environment variable {v}"),
@@ -328,18 +357,38 @@ fn approval(f: &mut Frame, app: &App, tab: crate::app::task::TabId, area: Rect) 
         };
         format!("{:?} credential from {source}", a.kind)
     });
-    lines.push(Line::styled("What the console would send:", t.title));
-    lines.push(Line::styled(
-        format!("  one follow-up message on this task to {url}, with the credential you choose on that request only"),
-        t.text,
-    ));
-    lines.push(Line::default());
+    let origin_text = there
+        .as_ref()
+        .map_or_else(|| "(unknown)".to_string(), ToString::to_string);
+    let mut send = vec![
+        Line::styled("What the console would send:", t.title),
+        Line::styled(
+            "  one follow-up message on this task, with the credential you choose, on that request only",
+            t.text,
+        ),
+        Line::from(vec![
+            Span::styled("  to      ", t.dim),
+            Span::styled(origin_text.clone(), t.accent),
+            Span::styled(format!("  ({url})"), t.dim),
+        ]),
+    ];
+    if let (Some(there), Some(home)) = (&there, &home)
+        && there != home
+    {
+        send.push(Line::styled(
+            format!(
+                "  ⚠ that is not the origin you configured for this agent ({home}): the card chose it"
+            ),
+            t.warning,
+        ));
+    }
+    send.push(Line::default());
     match &configured {
-        Some(c) => lines.push(Line::from(vec![
+        Some(c) => send.push(Line::from(vec![
             Span::styled("  a ", t.accent),
-            Span::styled(format!("approve with the {c}"), t.text),
+            Span::styled(format!("approve with the {c} → {origin_text}"), t.text),
         ])),
-        None => lines.push(Line::styled(
+        None => send.push(Line::styled(
             "  a  (no credential configured for this agent)",
             t.dim,
         )),
@@ -350,41 +399,79 @@ fn approval(f: &mut Frame, app: &App, tab: crate::app::task::TabId, area: Rect) 
             .any(|(_, k, _)| matches!(k, crate::remote::oauth::FlowKind::DeviceCode { .. }))
     });
     if device_flow {
-        lines.push(Line::from(vec![
+        send.push(Line::from(vec![
             Span::styled("  o ", t.accent),
-            Span::styled("sign in with the OAuth 2.0 device flow the card declares, then approve with that token", t.text),
+            Span::styled(
+                format!("sign in with the OAuth 2.0 device flow the card declares, then approve with that token → {origin_text}"),
+                t.text,
+            ),
         ]));
     }
-    lines.push(Line::from(vec![
+    send.push(Line::from(vec![
         Span::styled("  p ", t.accent),
         Span::styled(
-            "approve with a token you paste (masked, never logged)",
+            format!("approve with a token you paste (masked, never logged) → {origin_text}"),
             t.text,
         ),
     ]));
-    lines.push(Line::from(vec![
+    send.push(Line::from(vec![
         Span::styled("  d ", t.accent),
         Span::styled("deny: cancel the task", t.text),
     ]));
-    lines.push(Line::from(vec![
+    send.push(Line::from(vec![
         Span::styled("  l ", t.accent),
         Span::styled("later: leave it waiting (A reopens this)", t.text),
     ]));
-    lines.push(Line::styled(
+    send.push(Line::styled(
         "Every decision is written to the audit log with the task and context ids.",
         t.dim,
     ));
-    // Size the box to what the wrapped text needs, so the choices at the bottom are never cut off.
+
     let w = area.width.saturating_sub(4).min(110);
     let inner = w.saturating_sub(2).max(1) as usize;
-    let rows: usize = lines.iter().map(|l| l.width().max(1).div_ceil(inner)).sum();
-    let h = (rows as u16 + 2).min(area.height.saturating_sub(2));
+    let rows = |ls: &[Line<'_>]| -> u16 {
+        let n: usize = ls.iter().map(|l| l.width().max(1).div_ceil(inner)).sum();
+        u16::try_from(n).unwrap_or(u16::MAX)
+    };
+    let message_rows = rows(&message);
+    let message_h = message_rows.min(APPROVAL_MESSAGE_ROWS);
+    let offset = scroll.min(message_rows.saturating_sub(message_h));
+    let label = if message_rows > message_h {
+        format!(
+            "The agent says (remote text — the request itself proves nothing) · rows {}–{} of {message_rows}, j/k PgUp/PgDn scroll:",
+            offset + 1,
+            offset + message_h
+        )
+    } else {
+        "The agent says (remote text — the request itself proves nothing):".to_string()
+    };
+    let label = vec![Line::styled(label, t.warning)];
+    let (header_h, label_h, send_h, declared_h) =
+        (rows(&header), rows(&label), rows(&send), rows(&lines) + 1);
+    let want = header_h + label_h + message_h + declared_h + send_h + 2;
+    let h = want.min(area.height.saturating_sub(2));
     let r = centered(area, w, h);
     f.render_widget(Clear, r);
-    f.render_widget(
-        Paragraph::new(lines)
-            .block(boxed(app, "Authorization requested · auth-required"))
-            .wrap(Wrap { trim: false }),
-        r,
-    );
+    let block = boxed(app, "Authorization requested · auth-required");
+    let inside = block.inner(r);
+    f.render_widget(block, r);
+    // The destination and the choices get their rows first; the card's declarations take what is left.
+    let parts = ratatui::layout::Layout::vertical([
+        ratatui::layout::Constraint::Length(header_h),
+        ratatui::layout::Constraint::Length(label_h),
+        ratatui::layout::Constraint::Length(message_h),
+        ratatui::layout::Constraint::Min(0),
+        ratatui::layout::Constraint::Length(send_h),
+    ])
+    .split(inside);
+    fn para(ls: Vec<Line<'_>>) -> Paragraph<'_> {
+        Paragraph::new(ls).wrap(Wrap { trim: false })
+    }
+    f.render_widget(para(header), parts[0]);
+    f.render_widget(para(label), parts[1]);
+    f.render_widget(para(message).scroll((offset, 0)), parts[2]);
+    let mut declared = vec![Line::default()];
+    declared.extend(lines);
+    f.render_widget(para(declared), parts[3]);
+    f.render_widget(para(send), parts[4]);
 }

@@ -136,7 +136,10 @@ pub fn run_action(app: &mut App, a: Action) -> Vec<Effect> {
         Action::Approve => {
             match app.active_tab() {
                 Some(t) if t.log.state == a2a::TaskState::AuthRequired => {
-                    app.overlay = Some(Overlay::Approval { tab: t.id });
+                    app.overlay = Some(Overlay::Approval {
+                        tab: t.id,
+                        scroll: 0,
+                    });
                 }
                 _ => app.set_status("this task is not waiting for authorization", true),
             }

@@ -7,8 +7,11 @@ use crate::app::msg::{ApprovalCredential, Effect};
 use crate::app::state::{App, Overlay, PromptKind};
 use crate::app::task::{Link, TabId};
 
+/// Rows PgUp / PgDn move the agent's message in the approval dialog (its box is at most this tall).
+pub const APPROVAL_PAGE: u16 = 6;
+
 /// The approval modal's choices. Every decision is written to the audit log with task and context ids.
-pub(super) fn approval_key(app: &mut App, tab: TabId, k: KeyEvent) -> Vec<Effect> {
+pub(super) fn approval_key(app: &mut App, tab: TabId, scroll: u16, k: KeyEvent) -> Vec<Effect> {
     let Some(t) = app.tab(tab) else {
         return vec![];
     };
@@ -19,6 +22,19 @@ pub(super) fn approval_key(app: &mut App, tab: TabId, k: KeyEvent) -> Vec<Effect
         t.log.context_id.as_deref().unwrap_or("")
     );
     let has_configured = app.agent(t.agent).is_some_and(|a| a.target.auth.is_some());
+    // The agent's message scrolls inside its own box (the view clamps the offset to what there is).
+    let scrolled = match k.code {
+        KeyCode::Char('j') | KeyCode::Down => Some(scroll.saturating_add(1)),
+        KeyCode::Char('k') | KeyCode::Up => Some(scroll.saturating_sub(1)),
+        KeyCode::PageDown | KeyCode::Char(' ') => Some(scroll.saturating_add(APPROVAL_PAGE)),
+        KeyCode::PageUp => Some(scroll.saturating_sub(APPROVAL_PAGE)),
+        KeyCode::Home | KeyCode::Char('g') => Some(0),
+        _ => None,
+    };
+    if let Some(scroll) = scrolled {
+        app.overlay = Some(Overlay::Approval { tab, scroll });
+        return vec![];
+    }
     match k.code {
         KeyCode::Char('a') if has_configured => approve(
             app,
@@ -27,7 +43,7 @@ pub(super) fn approval_key(app: &mut App, tab: TabId, k: KeyEvent) -> Vec<Effect
             "configured credential",
         ),
         KeyCode::Char('a') => {
-            app.overlay = Some(Overlay::Approval { tab });
+            app.overlay = Some(Overlay::Approval { tab, scroll });
             app.set_status(
                 "no credential is configured for this agent: press p to paste a token",
                 true,
@@ -71,7 +87,7 @@ pub(super) fn approval_key(app: &mut App, tab: TabId, k: KeyEvent) -> Vec<Effect
                     }]
                 }
                 None => {
-                    app.overlay = Some(Overlay::Approval { tab });
+                    app.overlay = Some(Overlay::Approval { tab, scroll: 0 });
                     app.set_status("the card declares no OAuth 2.0 device-code flow", true);
                     vec![]
                 }
@@ -115,7 +131,7 @@ pub(super) fn approval_key(app: &mut App, tab: TabId, k: KeyEvent) -> Vec<Effect
             }]
         }
         _ => {
-            app.overlay = Some(Overlay::Approval { tab });
+            app.overlay = Some(Overlay::Approval { tab, scroll: 0 });
             vec![]
         }
     }

@@ -24,6 +24,7 @@ use stream::{register_push, stream_item};
 
 pub use actions::open_tab;
 pub use actions::run_action;
+pub use approval::APPROVAL_PAGE;
 pub use compose::send;
 pub use remote::parse_import_filter;
 pub use stream::lay_out_artifacts;

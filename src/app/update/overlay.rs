@@ -80,7 +80,7 @@ pub(super) fn overlay_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
             }
             _ => vec![],
         },
-        Overlay::Approval { tab } => approval_key(app, tab, k),
+        Overlay::Approval { tab, scroll } => approval_key(app, tab, scroll, k),
         Overlay::DeviceCode {
             tab,
             user_code,

@@ -182,7 +182,7 @@ pub(super) fn stream_item(
             if before != after && after == crate::app::task::Badge::AuthRequired {
                 t.note("the agent needs authorization: press A to review (approve, deny or later); nothing is sent without you", false);
                 if on_screen && overlay_free {
-                    app.overlay = Some(Overlay::Approval { tab });
+                    app.overlay = Some(Overlay::Approval { tab, scroll: 0 });
                 }
             }
             // The agent asked a question: put the cursor where the answer goes.

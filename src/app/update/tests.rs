@@ -373,6 +373,18 @@ fn auth_required_opens_the_approval_and_nothing_is_sent_without_a_choice() {
         "never approved automatically: {fx:?}"
     );
     assert!(matches!(app.overlay, Some(Overlay::Approval { .. })));
+    // The agent's message scrolls in its box; scrolling sends nothing and keeps the dialog open.
+    assert!(key(&mut app, KeyCode::Char('j')).is_empty());
+    assert!(key(&mut app, KeyCode::PageDown).is_empty());
+    assert!(matches!(
+        app.overlay,
+        Some(Overlay::Approval { scroll: 7, .. })
+    ));
+    assert!(key(&mut app, KeyCode::Home).is_empty());
+    assert!(matches!(
+        app.overlay,
+        Some(Overlay::Approval { scroll: 0, .. })
+    ));
     // No credential configured: `a` explains, `p` asks for a token, Enter approves with it.
     assert!(key(&mut app, KeyCode::Char('a')).is_empty());
     key(&mut app, KeyCode::Char('p'));
