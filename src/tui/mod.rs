@@ -3,6 +3,7 @@
 //! `--demo`), then the runtime's event loop.
 
 mod effects;
+pub mod logfile;
 pub mod persist;
 pub mod runtime;
 
@@ -80,12 +81,11 @@ pub fn log_path() -> Option<PathBuf> {
 
 fn init_file_logging() -> Option<PathBuf> {
     let path = log_path()?;
-    std::fs::create_dir_all(path.parent()?).ok()?;
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&path)
-        .ok()?;
+    let file = logfile::RotatingLog::open(&path, logfile::MAX_BYTES, logfile::KEEP).ok()?;
+    // The directory is the console's own (named after it): one left 0755 by an older version is made private.
+    if let Some(dir) = path.parent() {
+        let _ = crate::files::tighten_dir(dir);
+    }
     let filter = std::env::var("A2A_CONSOLE_LOG").unwrap_or_else(|_| "info".into());
     tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::new(filter))
