@@ -4,6 +4,8 @@
 //! The modules, roughly from the core outwards:
 //!
 //! - [`trust`]: what we believe about remote text: sanitising, provenance, the flags raised over it.
+//! - [`files`]: private files and directories (0600 / 0700), and atomic replacement keeping a file's mode,
+//!   owner and symlink: used by `config`, `store` and `tui`.
 //! - [`config`]: the TOML config (discovery, validation, `Overrides`), editing it, themes and the keymap.
 //! - [`remote`]: everything that talks to the network and nothing that draws: cards, clients, auth, OAuth,
 //!   push, the task tracker, building outgoing messages, errors, the audit redaction.
@@ -22,6 +24,7 @@ pub mod app;
 pub mod cli;
 pub mod config;
 pub mod demo;
+pub mod files;
 pub mod markup;
 pub mod remote;
 pub mod store;

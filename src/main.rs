@@ -6,6 +6,7 @@ use clap::Parser;
 
 use a2a_console::cli::exit::Exit;
 use a2a_console::cli::{self, Cli};
+use a2a_console::tui::Ended;
 
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
@@ -36,17 +37,22 @@ fn main() -> ExitCode {
     };
     let code = runtime.block_on(async move {
         match cli.command {
-            Some(command) => cli::run(cli.global, command).await,
+            Some(command) => Ok(cli::run(cli.global, command).await),
             None => match a2a_console::tui::run(cli.global.overrides(), cli.demo).await {
-                Ok(()) => Exit::Done,
+                Ok(Ended::Quit) => Ok(Exit::Done),
+                // The shell's convention for "ended by signal N", so a supervisor sees why it stopped.
+                Ok(Ended::Signal(n)) => Err(u8::try_from(128 + n).unwrap_or(u8::MAX)),
                 Err(e) => {
                     eprintln!("a2a-console: {e}");
-                    Exit::Usage
+                    Ok(Exit::Usage)
                 }
             },
         }
     });
-    ExitCode::from(code.code())
+    match code {
+        Ok(code) => ExitCode::from(code.code()),
+        Err(raw) => ExitCode::from(raw),
+    }
 }
 
 /// CLI logs go to stderr, off unless `A2A_CONSOLE_LOG` asks (e.g. `A2A_CONSOLE_LOG=a2a_client::wire=debug`).

@@ -1,5 +1,6 @@
-//! One smoke test of the real binary in a real pseudo-terminal (tmux): the first frame appears, `q` quits,
-//! and the terminal is restored (raw mode off, alternate screen left).
+//! Smoke tests of the real binary in a real pseudo-terminal (tmux): the first frame appears, `q` quits, and the
+//! terminal is restored (raw mode off, alternate screen left); a signal from outside (SIGTERM, SIGHUP, SIGQUIT,
+//! SIGINT) ends it with the terminal restored too; a corrupt database leaves it working in memory.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
@@ -94,4 +95,114 @@ fn a_corrupt_database_is_reported_and_the_console_works_in_memory() {
         before,
         "the user's file is never modified"
     );
+}
+
+/// The console in a pane gets `signal` from outside (as from `kill`, a closed terminal, a supervisor): it must
+/// exit with 128 + the signal's number, and what it wrote last must turn off everything it turned on — mouse
+/// capture, bracketed paste, the alternate screen, the hidden cursor — with the tty back in cooked mode. Its
+/// log, written meanwhile, is 0600 in a 0700 directory.
+fn a_signal_ends_the_console_with_the_terminal_restored(signal: &str, number: i32) {
+    let session = format!("a2a-signal-{signal}-{}", std::process::id());
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().display();
+    std::fs::write(dir.path().join("config.toml"), "").unwrap();
+    // The inner shell writes its pid and then becomes the console (exec), so the signal goes to the console
+    // itself; the outer one reports how it ended and the tty's mode.
+    let script = format!(
+        "sh -c 'echo $$ > {d}/pid; exec env A2A_CONSOLE_DB={d}/db/console.db XDG_STATE_HOME={d}/state \
+         A2A_CONSOLE_CONFIG={d}/config.toml {} --demo'; echo \"EXIT=$?\"; \
+         stty -a | tr ' ' '\\n' | grep -x -e icanon -e -icanon; sleep 30",
+        common::bin()
+    );
+    common::tmux_start(&session, &script);
+    wait_pane(
+        &session,
+        "the first frame with the demo agent online",
+        |p| p.contains("Agents") && p.contains("card 0.1.0"),
+    );
+    // From here on, every byte the console writes to its terminal is copied to `raw`.
+    let raw = dir.path().join("raw");
+    tmux(&[
+        "pipe-pane",
+        "-O",
+        "-t",
+        &session,
+        &format!("cat > {}", raw.display()),
+    ]);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !raw.exists() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "pipe-pane never started"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let pid = std::fs::read_to_string(dir.path().join("pid")).unwrap();
+    let killed = std::process::Command::new("kill")
+        .args([&format!("-{signal}"), pid.trim()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let after = wait_pane(&session, "the exit line and the tty mode", |p| {
+        p.contains("EXIT=") && p.lines().any(|l| matches!(l.trim(), "icanon" | "-icanon"))
+    });
+    tmux(&["kill-session", "-t", &session]);
+    assert!(
+        after.contains(&format!("EXIT={}", 128 + number)),
+        "SIG{signal} must end the console with {}:\n{after}",
+        128 + number
+    );
+    assert!(
+        after.lines().any(|l| l.trim() == "icanon"),
+        "raw mode must be off after SIG{signal}:\n{after}"
+    );
+    assert!(
+        !after.contains("Agents"),
+        "the alternate screen must be left after SIG{signal}:\n{after}"
+    );
+    let bytes = std::fs::read(&raw).unwrap();
+    let out = String::from_utf8_lossy(&bytes);
+    // Each mode the console turned on is turned off after the last time it was (re)enabled.
+    for (on, off, what) in [
+        ("\x1b[?1049h", "\x1b[?1049l", "leave the alternate screen"),
+        ("\x1b[?1000h", "\x1b[?1000l", "disable mouse capture"),
+        ("\x1b[?1006h", "\x1b[?1006l", "disable SGR mouse reports"),
+        ("\x1b[?2004h", "\x1b[?2004l", "disable bracketed paste"),
+        ("\x1b[?25l", "\x1b[?25h", "show the cursor"),
+    ] {
+        let last_off = out.rfind(off);
+        assert!(
+            last_off.is_some() && out.rfind(on) < last_off,
+            "after SIG{signal} the console must {what} ({off:?}); it wrote last:\n{:?}",
+            &out[out.len().saturating_sub(400)..]
+        );
+    }
+    let log = dir.path().join("state/a2a-console/console.log");
+    let mode = |p: &std::path::Path| {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::metadata(p).unwrap().permissions().mode() & 0o777
+    };
+    assert_eq!(mode(&log), 0o600, "the log must be private");
+    assert_eq!(mode(log.parent().unwrap()), 0o700);
+    assert_eq!(mode(&dir.path().join("db/console.db")), 0o600);
+}
+
+#[test]
+fn sigterm_ends_the_console_with_the_terminal_restored() {
+    a_signal_ends_the_console_with_the_terminal_restored("TERM", 15);
+}
+
+#[test]
+fn sighup_ends_the_console_with_the_terminal_restored() {
+    a_signal_ends_the_console_with_the_terminal_restored("HUP", 1);
+}
+
+#[test]
+fn sigquit_ends_the_console_with_the_terminal_restored() {
+    a_signal_ends_the_console_with_the_terminal_restored("QUIT", 3);
+}
+
+#[test]
+fn sigint_from_outside_ends_the_console_with_the_terminal_restored() {
+    a_signal_ends_the_console_with_the_terminal_restored("INT", 2);
 }

@@ -95,6 +95,9 @@ pub enum Msg {
     ClosedTabs(Result<Vec<crate::store::StoredTab>, String>),
     /// Animation tick; only scheduled while something is live.
     Tick,
+    /// The program was told to end (SIGINT, SIGTERM, SIGHUP, SIGQUIT): quit whatever the focus, the open
+    /// dialog or the keymap (a signal is not a key the user may have bound to something else).
+    Stop,
 }
 
 /// One row of a stored transcript, decoded off the UI thread.

@@ -1,5 +1,6 @@
 //! Adding and removing agents in the config file from inside the console, keeping the user's comments and
-//! layout (`toml_edit`), and writing atomically so a crash never leaves half a file.
+//! layout (`toml_edit`), and writing atomically so a crash never leaves half a file, with the file's mode,
+//! owner and symlink kept.
 
 use std::path::Path;
 
@@ -15,15 +16,13 @@ fn read(path: &Path) -> Result<DocumentMut, String> {
         .map_err(|e| format!("cannot edit {}: {e}", path.display()))
 }
 
+/// Write the edited document back through [`crate::files::replace`]: atomic, and the file keeps its mode, owner
+/// and symlink (a config is often 0600 because of the headers in it, or a link into a dotfiles repository); a
+/// config the console creates is 0600 in a 0700 directory.
 fn write(path: &Path, doc: &DocumentMut) -> Result<(), String> {
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    }
-    let tmp = path.with_extension("toml.tmp");
-    std::fs::write(&tmp, doc.to_string())
-        .map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
-    std::fs::rename(&tmp, path).map_err(|e| format!("cannot replace {}: {e}", path.display()))
+    crate::files::replace(path, doc.to_string().as_bytes())
+        .map(|_| ())
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
 /// Append `[[agents]] url = …` unless an agent with that URL is already there.

@@ -289,11 +289,14 @@ impl Store {
     pub fn open_with_timeout(path: &Path, busy: Duration) -> Result<Store, StoreError> {
         let label = path.display().to_string();
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            create_private_dir(dir).map_err(|e| {
+            crate::files::create_private_dir(dir).map_err(|e| {
                 StoreError::Io(format!("{label}: cannot create {}: {e}", dir.display()))
             })?;
         }
-        create_private_file(path)
+        // Readable by the user alone: conversations and the audit log are nobody else's business, and SQLite
+        // gives its `-wal` and `-shm` files the mode of the database file. An empty file is a valid empty
+        // database.
+        crate::files::create_private_file(path)
             .map_err(|e| StoreError::Io(format!("{label}: cannot create the file: {e}")))?;
         let conn = Connection::open_with_flags(
             path,
@@ -776,38 +779,6 @@ fn audit_row(r: &Row<'_>) -> rusqlite::Result<AuditEntry> {
             rusqlite::Error::FromSqlConversionFailure(7, rusqlite::types::Type::Text, Box::new(e))
         })?,
     })
-}
-
-fn create_private_dir(dir: &Path) -> std::io::Result<()> {
-    if dir.is_dir() {
-        return Ok(());
-    }
-    let mut b = std::fs::DirBuilder::new();
-    b.recursive(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::DirBuilderExt;
-        b.mode(0o700);
-    }
-    b.create(dir)
-}
-
-/// Create an empty database file readable by the user alone, unless it exists (an empty file is a valid empty
-/// database). Conversations and the audit log are the user's business only, and SQLite gives its `-wal` and
-/// `-shm` files the mode of the database file.
-fn create_private_file(path: &Path) -> std::io::Result<()> {
-    let mut o = std::fs::OpenOptions::new();
-    o.write(true).create_new(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        o.mode(0o600);
-    }
-    match o.open(path) {
-        Ok(_) => Ok(()),
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
-        Err(e) => Err(e),
-    }
 }
 
 #[cfg(test)]

@@ -1,10 +1,12 @@
 //! Starting the interactive console: the terminal set up and always restored (normal exit, error, panic,
-//! SIGTERM / SIGHUP), logs sent to a file in the state dir, agents from the config (and the demo agent with
-//! `--demo`), then the runtime's event loop.
+//! SIGINT / SIGTERM / SIGHUP / SIGQUIT), logs sent to a size-capped private file in the state dir, agents from
+//! the config (and the demo agent with `--demo`), then the runtime's event loop.
 
 mod effects;
+pub mod logfile;
 pub mod persist;
 pub mod runtime;
+pub mod signals;
 
 use std::io::Stdout;
 use std::path::PathBuf;
@@ -18,7 +20,6 @@ use crossterm::execute;
 use crossterm::terminal::{
     EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
 };
-use futures::StreamExt;
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
 
@@ -80,12 +81,11 @@ pub fn log_path() -> Option<PathBuf> {
 
 fn init_file_logging() -> Option<PathBuf> {
     let path = log_path()?;
-    std::fs::create_dir_all(path.parent()?).ok()?;
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&path)
-        .ok()?;
+    let file = logfile::RotatingLog::open(&path, logfile::MAX_BYTES, logfile::KEEP).ok()?;
+    // The directory is the console's own (named after it): one left 0755 by an older version is made private.
+    if let Some(dir) = path.parent() {
+        let _ = crate::files::tighten_dir(dir);
+    }
     let filter = std::env::var("A2A_CONSOLE_LOG").unwrap_or_else(|_| "info".into());
     tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::new(filter))
@@ -136,8 +136,17 @@ pub fn initial_effects(app: &mut App) -> Vec<Effect> {
     fx
 }
 
-/// Run the console until the user quits.
-pub async fn run(global: Overrides, demo: bool) -> Result<(), String> {
+/// How the console ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ended {
+    /// The user quit.
+    Quit,
+    /// A signal ended it (its number); the terminal was restored all the same.
+    Signal(i32),
+}
+
+/// Run the console until the user quits or a signal ends it.
+pub async fn run(global: Overrides, demo: bool) -> Result<Ended, String> {
     let (config, config_path) =
         crate::config::load(global.config.as_deref()).map_err(|e| e.to_string())?;
     let mut app = build_app(&config, &global)?;
@@ -234,6 +243,8 @@ pub async fn run(global: Overrides, demo: bool) -> Result<(), String> {
         previous(info);
     }));
 
+    // Listening before the terminal changes, so no signal finds it changed and unhandled.
+    let received = signals::install(runtime.tx.clone(), mouse);
     let guard =
         TerminalGuard::enter(mouse).map_err(|e| format!("cannot set up the terminal: {e}"))?;
     let mut terminal = Terminal::new(CrosstermBackend::<Stdout>::new(std::io::stdout()))
@@ -241,28 +252,7 @@ pub async fn run(global: Overrides, demo: bool) -> Result<(), String> {
     if let Ok(size) = terminal.size() {
         app.size = (size.width, size.height);
     }
-    // SIGTERM / SIGHUP end the console like `q` does: the terminal is restored by the guard.
-    let (stop_tx, stop_rx) =
-        tokio::sync::mpsc::unbounded_channel::<std::io::Result<crossterm::event::Event>>();
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        for kind in [SignalKind::terminate(), SignalKind::hangup()] {
-            if let Ok(mut s) = signal(kind) {
-                let tx = stop_tx.clone();
-                tokio::spawn(async move {
-                    s.recv().await;
-                    let quit = crossterm::event::KeyEvent::new(
-                        crossterm::event::KeyCode::Char('c'),
-                        crossterm::event::KeyModifiers::CONTROL,
-                    );
-                    let _ = tx.send(Ok(crossterm::event::Event::Key(quit)));
-                });
-            }
-        }
-    }
-    let stops = tokio_stream::wrappers::UnboundedReceiverStream::new(stop_rx);
-    let events = futures::stream::select(EventStream::new(), stops).boxed();
+    let events = EventStream::new();
     let result = runtime
         .run(&mut app, &mut terminal, events, rx, effects)
         .await;
@@ -270,5 +260,8 @@ pub async fn run(global: Overrides, demo: bool) -> Result<(), String> {
     if let Some(agent) = demo_agent {
         agent.shutdown().await;
     }
-    result
+    result.map(|()| match received.signal() {
+        Some(n) => Ended::Signal(n),
+        None => Ended::Quit,
+    })
 }

@@ -173,6 +173,10 @@ fn dispatch(app: &mut App, msg: Msg) -> Vec<Effect> {
             app.spinner = app.spinner.wrapping_add(1);
             vec![]
         }
+        Msg::Stop => {
+            app.quit = true;
+            vec![Effect::Quit]
+        }
     }
 }
 

@@ -689,3 +689,22 @@ fn import_filters_parse() {
         "{fx:?}"
     );
 }
+
+#[test]
+fn a_signal_quits_from_the_compose_box_and_from_an_open_dialog() {
+    let mut app = app();
+    key(&mut app, KeyCode::Char('n'));
+    keys(&mut app, "half a message");
+    let fx = update(&mut app, Msg::Stop);
+    assert!(
+        app.quit,
+        "a signal quits while the compose box has the keys"
+    );
+    assert!(fx.iter().any(|e| matches!(e, Effect::Quit)));
+
+    let mut app = crate::testing::app();
+    key(&mut app, KeyCode::Char('?'));
+    assert!(app.overlay.is_some());
+    update(&mut app, Msg::Stop);
+    assert!(app.quit, "a signal quits with the help open");
+}
