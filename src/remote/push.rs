@@ -371,6 +371,11 @@ impl<A: AgentKey> PushReceiver<A> {
         self.shared.conns.open()
     }
 
+    /// Of those, the ones with a request in progress (the ones a new connection cannot replace).
+    pub fn busy_connections(&self) -> usize {
+        self.shared.conns.busy()
+    }
+
     /// Stops listening, letting requests in flight finish for a moment, and logs what was refused since the
     /// last summary.
     pub async fn shutdown(mut self) {

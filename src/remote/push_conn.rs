@@ -104,6 +104,15 @@ impl Conns {
         Some((id, conn))
     }
 
+    /// Connections with a request in progress.
+    pub(super) fn busy(&self) -> usize {
+        lock(&self.table)
+            .open
+            .values()
+            .filter(|c| c.busy.load(Ordering::Acquire) > 0)
+            .count()
+    }
+
     fn release(&self, id: u64) {
         lock(&self.table).open.remove(&id);
     }
