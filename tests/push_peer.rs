@@ -124,12 +124,15 @@ async fn slow_ticks_then_cancel(url: &str, canceled_is_pushed: bool) -> Vec<Reje
     let (tx, mut rx) = unbounded_channel();
     let receiver = PushReceiver::start(DEFAULT_BIND, tx).await.unwrap();
     let task = send(&conn, "slow", None, true).await;
+    let cfg = receiver
+        .config_for("peer".to_owned(), &task.id, Some(&task.context_id))
+        .unwrap();
     let created = conn
         .client
-        .create_push_config(&receiver.config_for(&task.id))
+        .create_push_config(&cfg)
         .await
         .unwrap_or_else(|e| panic!("CreateTaskPushNotificationConfig: {e:?}"));
-    assert_eq!(created.url, receiver.url_for(&task.id));
+    assert_eq!(created.url, cfg.url);
 
     let mut ticks = Vec::new();
     while ticks.len() < 2 {
@@ -175,8 +178,11 @@ async fn ask_then_answer(url: &str) {
     let receiver = PushReceiver::start(DEFAULT_BIND, tx).await.unwrap();
     let task = send(&conn, "ask", None, false).await;
     assert_eq!(task.status.state, TaskState::InputRequired);
+    let cfg = receiver
+        .config_for("peer".to_owned(), &task.id, Some(&task.context_id))
+        .unwrap();
     conn.client
-        .create_push_config(&receiver.config_for(&task.id))
+        .create_push_config(&cfg)
         .await
         .unwrap_or_else(|e| panic!("CreateTaskPushNotificationConfig: {e:?}"));
     send(&conn, "Ada", Some(&task), false).await;

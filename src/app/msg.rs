@@ -53,8 +53,11 @@ pub enum Msg {
         tab: TabId,
         result: Result<Task, String>,
     },
-    /// A push notification the local receiver accepted (token checked, task ours, not a duplicate).
+    /// A push notification the local receiver accepted on `agent`'s registration for `task_id` (path, token,
+    /// task and context checked, not a duplicate). Routed to that agent's tab only: task ids are the agents'
+    /// to choose, so another agent may use the same one.
     Push {
+        agent: AgentId,
         task_id: String,
         event: Box<StreamResponse>,
     },
@@ -215,6 +218,8 @@ pub enum Effect {
         tab: TabId,
         agent: AgentId,
         task_id: String,
+        /// The task's context when known: the receiver then refuses events for any other (or none).
+        context_id: Option<String>,
     },
     /// List a task's push configs.
     ListPush {

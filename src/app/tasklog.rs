@@ -256,13 +256,13 @@ impl TaskLog {
         match event {
             StreamResponse::Task(t) => self.snapshot(source, t),
             StreamResponse::StatusUpdate(u) => {
-                if let Err(why) = self.claim(&u.task_id, &u.context_id) {
+                if let Err(why) = self.claim(source, &u.task_id, &u.context_id) {
                     return Verdict::Illegal(why);
                 }
                 self.status(source, &u.status)
             }
             StreamResponse::ArtifactUpdate(u) => {
-                if let Err(why) = self.claim(&u.task_id, &u.context_id) {
+                if let Err(why) = self.claim(source, &u.task_id, &u.context_id) {
                     return Verdict::Illegal(why);
                 }
                 self.chunk(
@@ -272,13 +272,25 @@ impl TaskLog {
                     u.last_chunk.unwrap_or(false),
                 )
             }
-            StreamResponse::Message(m) => self.message(m),
+            StreamResponse::Message(m) => {
+                // A stream's messages belong to the request that opened it; a pushed one must say whose it is.
+                if source == Source::Push {
+                    let task_id = m.task_id.as_deref().unwrap_or_default();
+                    let context_id = m.context_id.as_deref().unwrap_or_default();
+                    if let Err(why) = self.claim(source, task_id, context_id) {
+                        return Verdict::Illegal(why);
+                    }
+                }
+                self.message(m)
+            }
         }
     }
 
     /// Does this data belong to our task? Adopts the first task (and context) id seen; later mismatches are
-    /// refused. An empty context id never matches a known one by accident: it is simply not checked.
-    fn claim(&mut self, task_id: &str, context_id: &str) -> Result<(), String> {
+    /// refused. An empty context id never matches a known one by accident: from a connection we opened to the
+    /// agent it is simply not checked (some servers leave it out of updates), but a push notification arrives
+    /// on a port anyone on the machine can reach, so once the context is known a push must carry it.
+    fn claim(&mut self, source: Source, task_id: &str, context_id: &str) -> Result<(), String> {
         match &self.task_id {
             None => self.task_id = Some(task_id.to_string()),
             Some(ours) if ours != task_id => {
@@ -290,6 +302,11 @@ impl TaskLog {
         }
         match &self.context_id {
             None if !context_id.is_empty() => self.context_id = Some(context_id.to_string()),
+            Some(ours) if context_id.is_empty() && source == Source::Push => {
+                return Err(format!(
+                    "a push notification for task {task_id:?} names no context, but the task's is {ours:?}; not merged"
+                ));
+            }
             Some(ours) if !context_id.is_empty() && ours != context_id => {
                 return Err(format!(
                     "the agent changed the context id of task {task_id:?} from {ours:?} to {context_id:?}; not merged"
@@ -387,7 +404,7 @@ impl TaskLog {
     }
 
     fn snapshot(&mut self, source: Source, t: &Task) -> Verdict {
-        if let Err(why) = self.claim(&t.id, &t.context_id) {
+        if let Err(why) = self.claim(source, &t.id, &t.context_id) {
             return Verdict::Illegal(why);
         }
         let status_seen = self.seen_status.contains(&Self::status_key(&t.status));

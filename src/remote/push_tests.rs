@@ -22,6 +22,16 @@ async fn receiver() -> (PushReceiver, UnboundedReceiver<PushEvent>) {
     (r, rx)
 }
 
+/// Register `task` for agent "a" with its context unknown; returns (url, token).
+fn reg(r: &PushReceiver, task: &str) -> (String, String) {
+    reg_for(r, "a", task, None)
+}
+
+fn reg_for(r: &PushReceiver, agent: &str, task: &str, ctx: Option<&str>) -> (String, String) {
+    let Registered { url, token } = r.register(agent.to_owned(), task, ctx).unwrap();
+    (url, token)
+}
+
 fn status(task: &str, text: &str) -> Value {
     json!({"statusUpdate": {
         "taskId": task, "contextId": "ctx-1",
@@ -76,9 +86,11 @@ fn status_text(e: &PushEvent) -> String {
 #[tokio::test]
 async fn push_delivers_with_each_token_header_style() {
     let (r, mut rx) = receiver().await;
-    let token = r.register("t-1");
-    let url = r.url_for("t-1");
-    assert_eq!(url, format!("http://{}/a2a/push/t-1", r.local_addr()));
+    let (url, token) = reg(&r, "t-1");
+    assert!(
+        url.starts_with(&format!("http://{}/a2a/push/", r.local_addr())),
+        "{url}"
+    );
     assert!(url.starts_with("http://127.0.0.1:"));
     let bearer = format!("Bearer {token}");
     let lower = format!("bearer   {token}");
@@ -112,9 +124,8 @@ async fn push_delivers_with_each_token_header_style() {
 #[tokio::test]
 async fn push_wrong_or_missing_token_is_401_and_not_delivered() {
     let (r, mut rx) = receiver().await;
-    let token = r.register("t-1");
-    let other = r.register("t-2");
-    let url = r.url_for("t-1");
+    let (url, token) = reg(&r, "t-1");
+    let (_, other) = reg(&r, "t-2");
     let body = status("t-1", "x");
     let basic = format!("Basic {token}");
     let cases: [Vec<(&str, &str)>; 5] = [
@@ -145,28 +156,28 @@ async fn push_wrong_or_missing_token_is_401_and_not_delivered() {
 #[tokio::test]
 async fn push_unknown_task_or_path_is_404() {
     let (r, mut rx) = receiver().await;
-    let token = r.register("t-1");
+    let (url, token) = reg(&r, "t-1");
     let auth = [("X-A2A-Notification-Token", token.as_str())];
-    assert_eq!(
-        post_json(&r.url_for("never"), &auth, &status("never", "x")).await,
-        404
-    );
+    // The old scheme's address (the task id as the path) and a guessed id name no registration.
+    let by_task = format!("http://{}/a2a/push/t-1", r.local_addr());
+    assert_eq!(post_json(&by_task, &auth, &status("t-1", "x")).await, 404);
     let elsewhere = format!("http://{}/somewhere/else", r.local_addr());
     assert_eq!(post_json(&elsewhere, &auth, &status("t-1", "x")).await, 404);
-    r.unregister("t-1");
-    assert_eq!(
-        post_json(&r.url_for("t-1"), &auth, &status("t-1", "x")).await,
-        404
-    );
+    r.unregister(&"a".to_owned(), "t-1");
+    assert_eq!(post_json(&url, &auth, &status("t-1", "x")).await, 404);
     nothing_queued(&mut rx);
     let rejected: Vec<(String, Rejected)> =
         r.rejected().into_iter().map(|(_, t, w)| (t, w)).collect();
     assert_eq!(
         rejected,
         vec![
-            ("never".to_owned(), Rejected::UnknownTask),
+            ("/a2a/push/t-1".to_owned(), Rejected::UnknownTask),
             ("/somewhere/else".to_owned(), Rejected::UnknownTask),
-            ("t-1".to_owned(), Rejected::UnknownTask),
+            (
+                url.trim_start_matches(&format!("http://{}", r.local_addr()))
+                    .to_owned(),
+                Rejected::UnknownTask
+            ),
         ]
     );
     r.shutdown().await;
@@ -175,9 +186,8 @@ async fn push_unknown_task_or_path_is_404() {
 #[tokio::test]
 async fn push_body_over_one_mib_is_413() {
     let (r, mut rx) = receiver().await;
-    let token = r.register("t-1");
+    let (url, token) = reg(&r, "t-1");
     let auth = [("X-A2A-Notification-Token", token.as_str())];
-    let url = r.url_for("t-1");
     // A valid event padded to 2 MiB, so only the size can be the reason.
     let mut body = status("t-1", "big");
     body["statusUpdate"]["metadata"] = json!({"pad": "x".repeat(2 * 1024 * 1024)});
@@ -213,9 +223,8 @@ async fn push_body_over_one_mib_is_413() {
 #[tokio::test]
 async fn push_malformed_bodies_are_400() {
     let (r, mut rx) = receiver().await;
-    let token = r.register("t-1");
+    let (url, token) = reg(&r, "t-1");
     let auth = [("X-A2A-Notification-Token", token.as_str())];
-    let url = r.url_for("t-1");
     let two = json!({"statusUpdate": status("t-1", "a")["statusUpdate"], "task": {"id": "t-1"}});
     let cases: [(&str, String); 7] = [
         ("not json", "{not json".to_owned()),
@@ -246,9 +255,8 @@ async fn push_malformed_bodies_are_400() {
 #[tokio::test]
 async fn push_duplicate_is_acknowledged_but_delivered_once() {
     let (r, mut rx) = receiver().await;
-    let token = r.register("t-1");
+    let (url, token) = reg(&r, "t-1");
     let auth = [("X-A2A-Notification-Token", token.as_str())];
-    let url = r.url_for("t-1");
     let body = status("t-1", "once");
     assert_eq!(post_json(&url, &auth, &body).await, 200);
     assert_eq!(post_json(&url, &auth, &body).await, 200);
@@ -269,12 +277,9 @@ async fn push_duplicate_is_acknowledged_but_delivered_once() {
     assert_eq!(status_text(&next(&mut rx).await), "second");
 
     // The same event for another task is not a duplicate of this one.
-    let t2 = r.register("t-2");
+    let (url2, t2) = reg(&r, "t-2");
     let auth2 = [("A2A-Notification-Token", t2.as_str())];
-    assert_eq!(
-        post_json(&r.url_for("t-2"), &auth2, &status("t-2", "once")).await,
-        200
-    );
+    assert_eq!(post_json(&url2, &auth2, &status("t-2", "once")).await, 200);
     assert_eq!(next(&mut rx).await.task_id, "t-2");
     r.shutdown().await;
 }
@@ -296,7 +301,7 @@ fn push_seen_window_is_bounded() {
 #[tokio::test]
 async fn push_v03_task_body_is_accepted() {
     let (r, mut rx) = receiver().await;
-    let token = r.register("t-03");
+    let (url, token) = reg(&r, "t-03");
     // What the Python 0.3 SDK posts: the whole Task in v0.3 shape, `X-A2A-Notification-Token` only.
     let body = json!({
         "kind": "task", "id": "t-03", "contextId": "c-03",
@@ -305,7 +310,7 @@ async fn push_v03_task_body_is_accepted() {
         "history": [{"kind": "message", "messageId": "m1", "role": "user", "parts": [{"kind": "text", "text": "hi"}]}]
     });
     let auth = [("X-A2A-Notification-Token", token.as_str())];
-    assert_eq!(post_json(&r.url_for("t-03"), &auth, &body).await, 200);
+    assert_eq!(post_json(&url, &auth, &body).await, 200);
     let e = next(&mut rx).await;
     let StreamResponse::Task(task) = e.event else {
         panic!("expected a task, got {:?}", e.event)
@@ -320,7 +325,7 @@ async fn push_v03_task_body_is_accepted() {
     // A v0.3 status-update for another task is still caught.
     let other = json!({"kind": "status-update", "taskId": "t-x", "contextId": "c", "final": true,
                        "status": {"state": "working"}});
-    assert_eq!(post_json(&r.url_for("t-03"), &auth, &other).await, 400);
+    assert_eq!(post_json(&url, &auth, &other).await, 400);
     nothing_queued(&mut rx);
     r.shutdown().await;
 }
@@ -328,10 +333,9 @@ async fn push_v03_task_body_is_accepted() {
 #[tokio::test]
 async fn push_event_for_another_task_is_rejected() {
     let (r, mut rx) = receiver().await;
-    let a = r.register("t-a");
-    r.register("t-b");
+    let (url, a) = reg(&r, "t-a");
+    reg(&r, "t-b");
     let auth = [("X-A2A-Notification-Token", a.as_str())];
-    let url = r.url_for("t-a");
     assert_eq!(post_json(&url, &auth, &status("t-b", "x")).await, 400);
     let task_b =
         json!({"task": {"id": "t-b", "contextId": "c", "status": {"state": "TASK_STATE_WORKING"}}});
@@ -357,16 +361,15 @@ async fn push_event_for_another_task_is_rejected() {
     r.shutdown().await;
 }
 
+/// Task ids are the agent's to choose and never part of the URL, so any id works and none can bend the path.
 #[tokio::test]
-async fn push_task_ids_are_percent_encoded_into_one_segment() {
+async fn push_odd_task_ids_work_and_stay_out_of_the_url() {
     let (r, mut rx) = receiver().await;
-    let id = "a/b c?d#é%";
-    let token = r.register(id);
-    let url = r.url_for(id);
-    assert!(
-        url.ends_with("/a2a/push/a%2Fb%20c%3Fd%23%C3%A9%25"),
-        "{url}"
-    );
+    let id = "a/b c?d#é%/../x";
+    let (url, token) = reg(&r, id);
+    let tail = url.rsplit('/').next().unwrap();
+    assert_eq!(tail.len(), 2 * PATH_ID_BYTES, "{url}");
+    assert!(tail.bytes().all(|b| b.is_ascii_hexdigit()), "{url}");
     let auth = [("X-A2A-Notification-Token", token.as_str())];
     assert_eq!(post_json(&url, &auth, &status(id, "odd")).await, 200);
     let e = next(&mut rx).await;
@@ -377,13 +380,18 @@ async fn push_task_ids_are_percent_encoded_into_one_segment() {
 #[tokio::test]
 async fn push_register_again_rotates_the_token() {
     let (r, mut rx) = receiver().await;
-    let old = r.register("t-1");
-    let new = r.register("t-1");
+    let (old_url, old) = reg(&r, "t-1");
+    let (url, new) = reg(&r, "t-1");
     assert_ne!(old, new);
-    assert_eq!(new.len(), 32);
+    assert_ne!(old_url, url);
+    assert_eq!(new.len(), 2 * TOKEN_BYTES);
     assert!(new.bytes().all(|b| b.is_ascii_hexdigit()));
-    let url = r.url_for("t-1");
     let body = status("t-1", "x");
+    // The old address is gone, and the old token does not open the new one.
+    assert_eq!(
+        post_json(&old_url, &[("X-A2A-Notification-Token", &new)], &body).await,
+        404
+    );
     assert_eq!(
         post_json(&url, &[("X-A2A-Notification-Token", &old)], &body).await,
         401
@@ -419,13 +427,10 @@ async fn push_shutdown_frees_the_port() {
 #[tokio::test]
 async fn push_app_gone_is_503() {
     let (r, rx) = receiver().await;
-    let token = r.register("t-1");
+    let (url, token) = reg(&r, "t-1");
     drop(rx);
     let auth = [("X-A2A-Notification-Token", token.as_str())];
-    assert_eq!(
-        post_json(&r.url_for("t-1"), &auth, &status("t-1", "x")).await,
-        503
-    );
+    assert_eq!(post_json(&url, &auth, &status("t-1", "x")).await, 503);
     r.shutdown().await;
 }
 
@@ -441,14 +446,14 @@ async fn push_accepts_the_rust_sdk_sender() {
         // Its SSRF guard refuses loopback, i.e. exactly our receiver.
         validate_urls: false,
     }));
-    let full = r.config_for("t-1");
+    let full = r.config_for("a".into(), "t-1", None).unwrap();
     let event: StreamResponse = serde_json::from_value(status("t-1", "full")).unwrap();
     sender.send_push(&full, event).await.unwrap();
     assert_eq!(status_text(&next(&mut rx).await), "full");
 
     let token_only = TaskPushNotificationConfig {
         authentication: None,
-        ..r.config_for("t-1")
+        ..r.config_for("a".into(), "t-1", None).unwrap()
     };
     let event: StreamResponse = serde_json::from_value(status("t-1", "token")).unwrap();
     sender.send_push(&token_only, event).await.unwrap();
@@ -456,7 +461,7 @@ async fn push_accepts_the_rust_sdk_sender() {
 
     let auth_only = TaskPushNotificationConfig {
         token: None,
-        ..r.config_for("t-1")
+        ..r.config_for("a".into(), "t-1", None).unwrap()
     };
     let event: StreamResponse = serde_json::from_value(status("t-1", "auth")).unwrap();
     sender.send_push(&auth_only, event).await.unwrap();
@@ -465,7 +470,7 @@ async fn push_accepts_the_rust_sdk_sender() {
     let stale = TaskPushNotificationConfig {
         token: Some("stale".into()),
         authentication: None,
-        ..r.config_for("t-1")
+        ..r.config_for("a".into(), "t-1", None).unwrap()
     };
     let event: StreamResponse = serde_json::from_value(status("t-1", "stale")).unwrap();
     assert!(sender.send_push(&stale, event).await.is_err());
@@ -511,18 +516,20 @@ async fn push_end_to_end_with_the_demo_agent() {
     let SendMessageResponse::Task(task) = sent else {
         panic!("expected a task, got {sent:?}")
     };
-    let created = conn
-        .client
-        .create_push_config(&r.config_for(&task.id))
-        .await
+    let cfg = r
+        .config_for("demo".into(), &task.id, Some(&task.context_id))
         .unwrap();
-    assert_eq!(created.url, r.url_for(&task.id));
+    let created = conn.client.create_push_config(&cfg).await.unwrap();
+    assert_eq!(created.url, cfg.url);
 
     let mut states = Vec::new();
     let mut texts = Vec::new();
     loop {
         let e = next(&mut rx).await;
-        assert_eq!(e.task_id, task.id);
+        assert_eq!(
+            (e.agent.as_str(), e.task_id.as_str()),
+            ("demo", task.id.as_str())
+        );
         let state = match &e.event {
             StreamResponse::StatusUpdate(u) => {
                 if let Some(t) = u.status.message.as_ref().and_then(|m| m.parts.first()) {
@@ -578,4 +585,129 @@ fn push_token_helpers() {
         base_url("192.168.1.5:9".parse().unwrap()),
         "http://192.168.1.5:9"
     );
+}
+
+/// Finding 6 at the receiver: two agents use the same task id. Each gets its own path and token; neither
+/// registration disturbs the other, B's token does not open A's address, and what B posts is delivered as
+/// B's. (Before, B's registration replaced A's token and B's events were delivered as the task's, period.)
+#[tokio::test]
+async fn push_same_task_id_from_two_agents_stays_apart() {
+    let (r, mut rx) = receiver().await;
+    let (url_a, tok_a) = reg_for(&r, "agent-a", "shared", Some("ctx-1"));
+    let (url_b, tok_b) = reg_for(&r, "agent-b", "shared", Some("ctx-1"));
+    assert_ne!(url_a, url_b);
+    assert_ne!(tok_a, tok_b);
+    let body = status("shared", "from b");
+    assert_eq!(
+        post_json(&url_a, &[("X-A2A-Notification-Token", &tok_b)], &body).await,
+        401,
+        "B's token on A's address"
+    );
+    nothing_queued(&mut rx);
+    assert_eq!(
+        post_json(&url_b, &[("X-A2A-Notification-Token", &tok_b)], &body).await,
+        200
+    );
+    let e = next(&mut rx).await;
+    assert_eq!(
+        (e.agent.as_str(), e.task_id.as_str()),
+        ("agent-b", "shared")
+    );
+    // A's registration still works, with A's own token, after B registered the same task id.
+    let body = status("shared", "from a");
+    assert_eq!(
+        post_json(&url_a, &[("X-A2A-Notification-Token", &tok_a)], &body).await,
+        200
+    );
+    assert_eq!(next(&mut rx).await.agent, "agent-a");
+    // Forgetting agent B leaves A's registration alone.
+    r.unregister_agent(&"agent-b".to_owned());
+    let body = status("shared", "b again");
+    assert_eq!(
+        post_json(&url_b, &[("X-A2A-Notification-Token", &tok_b)], &body).await,
+        404
+    );
+    let body = status("shared", "a again");
+    assert_eq!(
+        post_json(&url_a, &[("X-A2A-Notification-Token", &tok_a)], &body).await,
+        200
+    );
+    assert_eq!(next(&mut rx).await.agent, "agent-a");
+    r.shutdown().await;
+}
+
+fn with_context(task: &str, ctx: &str, text: &str) -> Value {
+    let mut v = status(task, text);
+    v["statusUpdate"]["contextId"] = json!(ctx);
+    v
+}
+
+/// Once a registration knows the task's context, an event with an empty or another context id is refused
+/// (before, an empty one passed as "not checked"). Unknown at registration, the first accepted event's
+/// context becomes the known one.
+#[tokio::test]
+async fn push_empty_or_other_context_is_refused_once_known() {
+    let (r, mut rx) = receiver().await;
+    let (url, token) = reg_for(&r, "a", "t-1", Some("ctx-1"));
+    let auth = [("X-A2A-Notification-Token", token.as_str())];
+    for (ctx, text) in [("", "empty"), ("ctx-2", "other")] {
+        assert_eq!(
+            post_json(&url, &auth, &with_context("t-1", ctx, text)).await,
+            400,
+            "{text}"
+        );
+        nothing_queued(&mut rx);
+    }
+    let no_ctx = json!({"message": {"messageId": "m", "taskId": "t-1", "role": "ROLE_AGENT", "parts": [{"text": "hi"}]}});
+    assert_eq!(
+        post_json(&url, &auth, &no_ctx).await,
+        400,
+        "a message naming no context"
+    );
+    assert!(
+        r.rejected()
+            .iter()
+            .all(|(_, _, why)| matches!(why, Rejected::WrongContext(_)))
+    );
+    assert_eq!(
+        post_json(&url, &auth, &with_context("t-1", "ctx-1", "right")).await,
+        200
+    );
+    assert_eq!(status_text(&next(&mut rx).await), "right");
+
+    let (url, token) = reg_for(&r, "a", "t-2", None);
+    let auth = [("X-A2A-Notification-Token", token.as_str())];
+    assert_eq!(
+        post_json(&url, &auth, &with_context("t-2", "ctx-9", "first")).await,
+        200
+    );
+    next(&mut rx).await;
+    assert_eq!(
+        post_json(&url, &auth, &with_context("t-2", "", "then empty")).await,
+        400
+    );
+    nothing_queued(&mut rx);
+    r.shutdown().await;
+}
+
+/// Paths and tokens come from the OS CSPRNG: long, hex, and never repeated.
+#[test]
+fn push_paths_and_tokens_are_long_and_unique() {
+    let mut seen = HashSet::new();
+    for _ in 0..2000 {
+        let p = random_hex(PATH_ID_BYTES).unwrap();
+        let t = random_hex(TOKEN_BYTES).unwrap();
+        assert_eq!((p.len(), t.len()), (32, 64));
+        assert!(seen.insert(p) && seen.insert(t));
+    }
+}
+
+#[test]
+fn push_context_rule() {
+    assert!(context_ok(None, None).is_ok());
+    assert!(context_ok(None, Some("")).is_ok());
+    assert!(context_ok(Some("c"), Some("c")).is_ok());
+    assert!(context_ok(Some("c"), Some("")).is_err());
+    assert!(context_ok(Some("c"), None).is_err());
+    assert!(context_ok(Some("c"), Some("d")).is_err());
 }

@@ -250,6 +250,10 @@ impl Runtime {
                     m.remove(&agent);
                 }
                 self.targets.remove(&agent);
+                // Its push registrations go with it: nothing it posts is routed anywhere any more.
+                if let Some(r) = self.push.as_ref() {
+                    r.unregister_agent(&agent);
+                }
             }
             Effect::LoadTranscript { tab, key } => {
                 // Decoded on the store's thread, handed over in parts so no single update is long.
@@ -275,11 +279,22 @@ impl Runtime {
                 tab,
                 agent,
                 task_id,
+                context_id,
             } => {
                 let (Some(conn), Some(receiver)) = (self.client(agent), self.push.as_ref()) else {
                     return;
                 };
-                let cfg = receiver.config_for(&task_id);
+                let cfg = match receiver.config_for(agent, &task_id, context_id.as_deref()) {
+                    Ok(cfg) => cfg,
+                    Err(e) => {
+                        let _ = tx.send(Msg::PushConfigs {
+                            tab,
+                            result: Err(e),
+                            what: "registered",
+                        });
+                        return;
+                    }
+                };
                 tokio::spawn(async move {
                     let result = conn
                         .client
@@ -329,7 +344,7 @@ impl Runtime {
                     return;
                 };
                 if let Some(r) = self.push.as_ref() {
-                    r.unregister(&task_id);
+                    r.unregister(&agent, &task_id);
                 }
                 tokio::spawn(async move {
                     let mut result = Ok(Vec::new());

@@ -75,7 +75,7 @@ pub struct Runtime {
     /// Device-flow sign-ins in progress, by tab (setting one cancels its polling).
     pub(super) oauth_cancels: HashMap<TabId, tokio::sync::watch::Sender<bool>>,
     /// The local webhook receiver for push notifications, when enabled.
-    pub push: Option<crate::remote::push::PushReceiver>,
+    pub push: Option<crate::remote::push::PushReceiver<AgentId>>,
     /// Ring the real terminal's bell (off for headless runs).
     pub bell_enabled: bool,
     /// When set, the text of every drawn frame is published here (headless tests wait on it).
@@ -144,14 +144,25 @@ impl Runtime {
         &mut self,
         bind: std::net::SocketAddr,
     ) -> Result<std::net::SocketAddr, String> {
-        let (ptx, mut prx) = unbounded_channel::<crate::remote::push::PushEvent>();
-        let receiver = crate::remote::push::PushReceiver::start(bind, ptx).await?;
+        self.start_push_with(bind, crate::remote::push::Limits::default())
+            .await
+    }
+
+    /// [`start_push`](Self::start_push) with other receiver limits (tests use short timeouts).
+    pub async fn start_push_with(
+        &mut self,
+        bind: std::net::SocketAddr,
+        limits: crate::remote::push::Limits,
+    ) -> Result<std::net::SocketAddr, String> {
+        let (ptx, mut prx) = unbounded_channel::<crate::remote::push::PushEvent<AgentId>>();
+        let receiver = crate::remote::push::PushReceiver::start_with(bind, limits, ptx).await?;
         let addr = receiver.local_addr();
         let tx = self.tx.clone();
         tokio::spawn(async move {
             while let Some(p) = prx.recv().await {
                 if tx
                     .send(Msg::Push {
+                        agent: p.agent,
                         task_id: p.task_id,
                         event: Box::new(p.event),
                     })

@@ -81,7 +81,11 @@ fn dispatch(app: &mut App, msg: Msg) -> Vec<Effect> {
             fx.extend(register_push(app, tab));
             fx
         }
-        Msg::Push { task_id, event } => remote::push(app, task_id, event),
+        Msg::Push {
+            agent,
+            task_id,
+            event,
+        } => remote::push(app, agent, task_id, event),
         Msg::PushConfigs { tab, result, what } => remote::push_configs(app, tab, result, what),
         Msg::Imported { agent, result } => import_tasks(app, agent, result),
         Msg::DeviceCode { tab, result } => {

@@ -135,12 +135,18 @@ pub(super) fn refreshed(
     lay_out_artifacts(app, tab)
 }
 
-/// A push notification for one of our tasks.
-pub(super) fn push(app: &mut App, task_id: String, event: Box<a2a::StreamResponse>) -> Vec<Effect> {
+/// A push notification for one of our tasks, from the registration made for `agent`: it goes to that agent's
+/// tab for the task and nowhere else, so an agent that reuses another agent's task id reaches only its own tab.
+pub(super) fn push(
+    app: &mut App,
+    agent: AgentId,
+    task_id: String,
+    event: Box<a2a::StreamResponse>,
+) -> Vec<Effect> {
     let Some(t) = app
         .tabs
         .iter_mut()
-        .find(|t| t.log.task_id.as_deref() == Some(task_id.as_str()))
+        .find(|t| t.agent == agent && t.log.task_id.as_deref() == Some(task_id.as_str()))
     else {
         return vec![];
     };

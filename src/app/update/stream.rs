@@ -75,6 +75,7 @@ pub(super) fn register_push(app: &mut App, tab: TabId) -> Vec<Effect> {
     let (Some(task_id), agent) = (t.log.task_id.clone(), t.agent) else {
         return vec![];
     };
+    let context_id = t.log.context_id.clone();
     if let Some(t) = app.tab_mut(tab) {
         t.push_requested = true;
     }
@@ -82,6 +83,7 @@ pub(super) fn register_push(app: &mut App, tab: TabId) -> Vec<Effect> {
         tab,
         agent,
         task_id,
+        context_id,
     }]
 }
 

@@ -605,6 +605,7 @@ fn push_and_stream_both_live_apply_each_update_once_and_foreign_tasks_are_ignore
     keys(&mut app, "slow");
     key(&mut app, KeyCode::Enter);
     let id = app.active_tab().unwrap().id;
+    let agent = app.active_tab().unwrap().agent;
     let working = status("t1", "ctx", TaskState::Working, Some("step 1"));
     update(
         &mut app,
@@ -628,6 +629,7 @@ fn push_and_stream_both_live_apply_each_update_once_and_foreign_tasks_are_ignore
     update(
         &mut app,
         Msg::Push {
+            agent,
             task_id: "t1".into(),
             event: Box::new(working),
         },
@@ -647,6 +649,7 @@ fn push_and_stream_both_live_apply_each_update_once_and_foreign_tasks_are_ignore
     update(
         &mut app,
         Msg::Push {
+            agent,
             task_id: "t1".into(),
             event: Box::new(ev(TaskState::Completed, "t1")),
         },
@@ -656,6 +659,7 @@ fn push_and_stream_both_live_apply_each_update_once_and_foreign_tasks_are_ignore
     let fx = update(
         &mut app,
         Msg::Push {
+            agent,
             task_id: "someone-else".into(),
             event: Box::new(ev(TaskState::Failed, "someone-else")),
         },

@@ -4,6 +4,7 @@
 
 use super::*;
 use crate::app::msg::StreamItem;
+use crate::app::state::AgentId;
 use crate::app::task::{Badge, Entry};
 use crate::app::tasklog::Source;
 use crate::store::record::Record;
@@ -54,9 +55,16 @@ fn end(app: &mut App, tab: u64, generation: u64) -> Vec<Effect> {
 }
 
 fn push(app: &mut App, ev: &StreamResponse) {
+    // Pushes come in on the registration of the agent whose tab follows t1.
+    let agent = app
+        .tabs
+        .iter()
+        .find(|t| t.log.task_id.as_deref() == Some("t1"))
+        .map_or(app.agents[0].id, |t| t.agent);
     update(
         app,
         Msg::Push {
+            agent,
             task_id: "t1".into(),
             event: Box::new(ev.clone()),
         },
@@ -324,4 +332,101 @@ fn ctrl_t_reopens_a_closed_tab_even_from_the_compose_box() {
         app.active_tab().unwrap().compose.is_empty(),
         "not typed as text"
     );
+}
+
+fn push_from(app: &mut App, agent: AgentId, ev: &StreamResponse) -> Vec<Effect> {
+    update(
+        app,
+        Msg::Push {
+            agent,
+            task_id: "t1".into(),
+            event: Box::new(ev.clone()),
+        },
+    )
+}
+
+/// Finding 6 in the app: agent B reuses agent A's task id. B's pushes (which arrive on B's own registration)
+/// never reach A's tab, whatever they say; A's own pushes still do.
+#[test]
+fn a_push_from_another_agent_with_the_same_task_id_leaves_the_tab_alone() {
+    let mut app = app();
+    let a = app.agents[0].id;
+    let b = crate::testing::add_online(
+        &mut app,
+        crate::remote::agent::AgentTarget::from_url(
+            "http://127.0.0.1:19",
+            std::time::Duration::from_secs(5),
+        ),
+        "other",
+        crate::testing::DEMO_CARD,
+    );
+    let tab = send(&mut app, "slow 30");
+    stream(
+        &mut app,
+        tab,
+        1,
+        &status("t1", "ctx", TaskState::Working, Some("A is working")),
+    );
+    let before = remote_texts(&app, tab);
+    let fx = push_from(
+        &mut app,
+        b,
+        &status("t1", "ctx", TaskState::Failed, Some("injected by B")),
+    );
+    assert!(fx.is_empty(), "{fx:?}");
+    let t = app.tab(tab).unwrap();
+    assert_eq!(t.log.state, TaskState::Working);
+    assert_eq!(t.push_received, 0);
+    assert_eq!(remote_texts(&app, tab), before);
+    push_from(
+        &mut app,
+        a,
+        &status("t1", "ctx", TaskState::Working, Some("A pushed")),
+    );
+    assert!(
+        remote_texts(&app, tab)
+            .iter()
+            .any(|s| s.contains("A pushed"))
+    );
+}
+
+/// Once the tab knows the task's context, a push with an empty context id is refused (flagged, not shown),
+/// while the tab's own stream may still leave it out.
+#[test]
+fn a_push_with_no_context_is_refused_once_the_context_is_known() {
+    let mut app = app();
+    let a = app.agents[0].id;
+    let tab = send(&mut app, "slow 30");
+    stream(
+        &mut app,
+        tab,
+        1,
+        &status("t1", "ctx", TaskState::Working, Some("step 1")),
+    );
+    push_from(
+        &mut app,
+        a,
+        &status(
+            "t1",
+            "",
+            TaskState::InputRequired,
+            Some("type your password"),
+        ),
+    );
+    let t = app.tab(tab).unwrap();
+    assert_eq!(t.log.state, TaskState::Working);
+    assert!(
+        !remote_texts(&app, tab)
+            .iter()
+            .any(|s| s.contains("password"))
+    );
+    assert_eq!(anomalies(&app, tab), 1);
+    // The stream, a connection the console opened itself, may omit it.
+    stream(
+        &mut app,
+        tab,
+        1,
+        &status("t1", "", TaskState::Working, Some("step 2")),
+    );
+    assert!(remote_texts(&app, tab).iter().any(|s| s.contains("step 2")));
 }
