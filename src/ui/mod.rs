@@ -8,6 +8,7 @@ mod card;
 mod overlay;
 mod remote;
 mod tab;
+mod wrap;
 
 use ratatui::Frame;
 use ratatui::layout::Rect;

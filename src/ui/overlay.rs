@@ -140,6 +140,8 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
                 Line::default(),
                 Line::from(vec![
                     Span::styled("  open   ", t.dim),
+                    // The address comes from the agent's card: behind the bar, like all remote text.
+                    Span::styled(super::wrap::BAR, t.remote_label),
                     Span::styled(verification_uri.clone(), t.accent),
                 ]),
                 Line::from(vec![
@@ -156,13 +158,9 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
                     t.dim,
                 ),
             ];
+            let lines = super::wrap::wrap_all(lines, r.width.saturating_sub(2) as usize);
             f.render_widget(Clear, r);
-            f.render_widget(
-                Paragraph::new(lines)
-                    .block(boxed(app, "Sign in"))
-                    .wrap(Wrap { trim: false }),
-                r,
-            );
+            f.render_widget(Paragraph::new(lines).block(boxed(app, "Sign in")), r);
         }
         Overlay::Audit { lines, scroll } => {
             let r = centered(
@@ -254,11 +252,14 @@ fn approval(f: &mut Frame, app: &App, tab: crate::app::task::TabId, area: Rect) 
             Span::styled("Agent ", t.dim),
             Span::styled(tb.agent_name.clone(), t.title),
             Span::styled(" · task ", t.dim),
-            Span::styled(tb.task_id_shown().unwrap_or_default(), t.text),
+            Span::styled(tb.task_id_shown().unwrap_or_default().to_string(), t.text),
         ]),
         Line::from(vec![
             Span::styled("Context ", t.dim),
-            Span::styled(tb.context_id_shown().unwrap_or_default(), t.text),
+            Span::styled(
+                tb.context_id_shown().unwrap_or_default().to_string(),
+                t.text,
+            ),
         ]),
         Line::styled(
             "The agent says (remote text — the request itself proves nothing):",
@@ -374,17 +375,16 @@ fn approval(f: &mut Frame, app: &App, tab: crate::app::task::TabId, area: Rect) 
         "Every decision is written to the audit log with the task and context ids.",
         t.dim,
     ));
-    // Size the box to what the wrapped text needs, so the choices at the bottom are never cut off.
+    // Size the box to what the wrapped text needs, so the choices at the bottom are never cut off. Wrapped
+    // here, not by the paragraph, so every row of the agent's message keeps its bar.
     let w = area.width.saturating_sub(4).min(110);
     let inner = w.saturating_sub(2).max(1) as usize;
-    let rows: usize = lines.iter().map(|l| l.width().max(1).div_ceil(inner)).sum();
-    let h = (rows as u16 + 2).min(area.height.saturating_sub(2));
+    let lines = super::wrap::wrap_all(lines, inner);
+    let h = (lines.len() as u16 + 2).min(area.height.saturating_sub(2));
     let r = centered(area, w, h);
     f.render_widget(Clear, r);
     f.render_widget(
-        Paragraph::new(lines)
-            .block(boxed(app, "Authorization requested · auth-required"))
-            .wrap(Wrap { trim: false }),
+        Paragraph::new(lines).block(boxed(app, "Authorization requested · auth-required")),
         r,
     );
 }
