@@ -384,3 +384,53 @@ const PARTS_CARD_PADDED: &str = r#"{
   "supportedInterfaces": [{"url": "http://127.0.0.1:12/rpc", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
   "capabilities": {"streaming": true}, "defaultInputModes": [], "defaultOutputModes": [],
   "skills": [{"id": "pad", "name": "Pad", "description": "PADDING", "tags": [], "examples": ["pad"]}]}"#;
+
+#[test]
+fn save_picker_and_a_flagged_dotfile_with_its_absolute_path() {
+    let mut app = parts_app();
+    app.size = (110, 32);
+    let id = app.new_tab(app.agents[0].id);
+    let t = app.tab_mut(id).unwrap();
+    t.feed(&artifact(
+        "task-0003",
+        "a-1",
+        "sources",
+        vec![
+            Part::raw(b"fn fib() {}".to_vec())
+                .with_filename("fib.rs")
+                .with_media_type("text/x-rust"),
+            Part::raw(b"\x89PNG\r\n\x1a\n".to_vec())
+                .with_filename("plot.png")
+                .with_media_type("image/png"),
+        ],
+    ));
+    t.feed(&artifact(
+        "task-0003",
+        "a-2",
+        "dotfiles",
+        vec![Part::raw(b"alias ls=rm".to_vec()).with_filename(".bashrc")],
+    ));
+    app.view = View::Tab(id);
+    app.overlay = Some(Overlay::SavePicker {
+        tab: id,
+        selected: 1,
+    });
+    let text = render(&app);
+    for needle in ["fib.rs", "plot.png", ".bashrc", "artifact 1", "artifact 2"] {
+        assert!(text.contains(needle), "{needle:?} missing:\n{text}");
+    }
+    snap("save_picker", &app);
+    let tab = app.tab(id).unwrap();
+    let choice = a2a_console::app::save::choices(tab)[2].clone();
+    let target = a2a_console::app::save::SaveTarget::capture(
+        tab,
+        &choice,
+        std::path::PathBuf::from("/home/user"),
+    )
+    .unwrap();
+    app.overlay = Some(Overlay::SaveTarget(Box::new(target)));
+    let text = render(&app);
+    assert!(text.contains("saves to /home/user/.bashrc"), "{text}");
+    assert!(text.contains("⚠ dotfile"), "{text}");
+    snap("save_target_dotfile", &app);
+}

@@ -7,6 +7,7 @@ mod board;
 mod card;
 mod overlay;
 mod remote;
+mod save;
 mod tab;
 mod wrap;
 

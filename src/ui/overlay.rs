@@ -226,6 +226,11 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
                 r,
             );
         }
+        Overlay::SavePicker { tab, selected } => super::save::picker(f, app, *tab, *selected, area),
+        Overlay::SaveTarget(s) => super::save::target(f, app, s, area),
+        Overlay::ConfirmOverwrite { target, existing } => {
+            super::save::overwrite(f, app, target, existing, area)
+        }
         Overlay::Prompt { kind, input } => {
             let r = centered(area, 70, 3);
             let mut input = (**input).clone();

@@ -21,7 +21,7 @@ enum Segment<'a> {
     ArtifactText(&'a ArtifactView),
 }
 
-fn human_bytes(n: usize) -> String {
+pub(super) fn human_bytes(n: usize) -> String {
     match n {
         0..1024 => format!("{n} B"),
         1024..1_048_576 => format!("{:.1} KB", n as f64 / 1024.0),
