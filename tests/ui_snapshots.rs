@@ -347,3 +347,150 @@ fn approval_dialog_cannot_be_spoofed_by_a_long_message() {
     );
     assert!(text.contains("rows 38–43 of 43"), "{text}");
 }
+
+/// A remote line padded so its continuation row would start at column 0 looking like a console note.
+fn padded(lead: &str) -> String {
+    format!("{lead}{}console · 12:00:00 · all good", " ".repeat(150))
+}
+
+/// Every row on which `needle` appears has the untrusted bar between the box edge before it and the needle.
+fn assert_marked(text: &str, needle: &str, what: &str) {
+    let rows: Vec<&str> = text.lines().filter(|r| r.contains(needle)).collect();
+    assert!(
+        !rows.is_empty(),
+        "{what}: {needle:?} not on screen:\n{text}"
+    );
+    for r in rows {
+        let at = r.find(needle).unwrap();
+        let before = &r[..at];
+        let cell = before.rsplit('│').next().unwrap_or(before);
+        assert!(
+            cell.trim_start().starts_with('▍'),
+            "{what}: a row of remote text without its bar: {r:?}\n{text}"
+        );
+    }
+}
+
+#[test]
+fn wrapped_remote_text_keeps_its_bar_on_every_row_without_colour() {
+    let mut app = parts_app();
+    // NO_COLOR: the bar is all that tells the agent's rows from the console's.
+    app.theme = Theme::builtin("dark").unwrap().without_color();
+    app.size = (100, 30);
+    let hostile = PARTS_CARD_PADDED.replace("PADDING", &padded("Finds spare parts."));
+    let target = a2a_console::remote::agent::AgentTarget::from_url(
+        "http://127.0.0.1:12",
+        std::time::Duration::from_secs(5),
+    );
+    let agent = a2a_console::testing::add_online(&mut app, target, "padder", &hostile);
+    app.selected_agent = app.agent_index(agent).unwrap();
+    // The card page: the description, wrapped by the page.
+    app.view = View::Card;
+    let text = render(&app);
+    assert_marked(&text, "all good", "card description");
+    snap("wrapped_remote_card_no_color", &app);
+    // The skills page: the skill's description.
+    app.view = View::Skills;
+    let text = render(&app);
+    assert_marked(&text, "all good", "skill description");
+
+    // The transcript and the split view: a status message and an artifact line.
+    let id = app.new_tab(agent);
+    let t = app.tab_mut(id).unwrap();
+    t.record_user("pad", vec![], "");
+    t.feed(&status(
+        "task-0009",
+        TaskState::InputRequired,
+        Some(&padded("Done.")),
+    ));
+    app.view = View::Tab(id);
+    let text = render(&app);
+    assert_marked(&text, "all good", "transcript (following the end)");
+    snap("wrapped_remote_tab_no_color", &app);
+    app.tab_mut(id).unwrap().scroll = Some(0);
+    assert_marked(&render(&app), "all good", "transcript (scrolled)");
+    app.tab_mut(id).unwrap().scroll = None;
+    app.tab_mut(id).unwrap().feed(&artifact(
+        "task-0009",
+        "a-9",
+        "pad",
+        vec![Part::text(padded("A line of the artifact."))],
+    ));
+    assert_marked(&render(&app), "all good", "artifact text");
+    app.view = View::Split;
+    assert_marked(&render(&app), "all good", "split view");
+
+    // The approval dialog: the auth-required status message.
+    app.tab_mut(id).unwrap().feed(&status(
+        "task-0009",
+        TaskState::AuthRequired,
+        Some(&padded("Needs a token.")),
+    ));
+    app.view = View::Tab(id);
+    app.overlay = Some(Overlay::Approval { tab: id, scroll: 0 });
+    let text = render(&app);
+    assert!(text.contains("Authorization requested"), "{text}");
+    let dialog: String = text
+        .lines()
+        .filter(|r| r.contains("all good"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert_marked(&dialog, "all good", "approval dialog");
+}
+
+/// [`a2a_console::testing::PARTS_CARD`] with `PADDING` where the description and a skill's description go.
+const PARTS_CARD_PADDED: &str = r#"{
+  "name": "Padder", "description": "PADDING", "version": "1",
+  "supportedInterfaces": [{"url": "http://127.0.0.1:12/rpc", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
+  "capabilities": {"streaming": true}, "defaultInputModes": [], "defaultOutputModes": [],
+  "skills": [{"id": "pad", "name": "Pad", "description": "PADDING", "tags": [], "examples": ["pad"]}]}"#;
+
+#[test]
+fn save_picker_and_a_flagged_dotfile_with_its_absolute_path() {
+    let mut app = parts_app();
+    app.size = (110, 32);
+    let id = app.new_tab(app.agents[0].id);
+    let t = app.tab_mut(id).unwrap();
+    t.feed(&artifact(
+        "task-0003",
+        "a-1",
+        "sources",
+        vec![
+            Part::raw(b"fn fib() {}".to_vec())
+                .with_filename("fib.rs")
+                .with_media_type("text/x-rust"),
+            Part::raw(b"\x89PNG\r\n\x1a\n".to_vec())
+                .with_filename("plot.png")
+                .with_media_type("image/png"),
+        ],
+    ));
+    t.feed(&artifact(
+        "task-0003",
+        "a-2",
+        "dotfiles",
+        vec![Part::raw(b"alias ls=rm".to_vec()).with_filename(".bashrc")],
+    ));
+    app.view = View::Tab(id);
+    app.overlay = Some(Overlay::SavePicker {
+        tab: id,
+        selected: 1,
+    });
+    let text = render(&app);
+    for needle in ["fib.rs", "plot.png", ".bashrc", "artifact 1", "artifact 2"] {
+        assert!(text.contains(needle), "{needle:?} missing:\n{text}");
+    }
+    snap("save_picker", &app);
+    let tab = app.tab(id).unwrap();
+    let choice = a2a_console::app::save::choices(tab)[2].clone();
+    let target = a2a_console::app::save::SaveTarget::capture(
+        tab,
+        &choice,
+        std::path::PathBuf::from("/home/user"),
+    )
+    .unwrap();
+    app.overlay = Some(Overlay::SaveTarget(Box::new(target)));
+    let text = render(&app);
+    assert!(text.contains("saves to /home/user/.bashrc"), "{text}");
+    assert!(text.contains("⚠ dotfile"), "{text}");
+    snap("save_target_dotfile", &app);
+}

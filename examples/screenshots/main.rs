@@ -207,7 +207,7 @@ async fn shoot_once(scene: &str) -> Result<Buffer> {
             c.key(KeyCode::Char('j'));
             c.key(KeyCode::Char('j'));
             c.wait("`stream 200` selected", |_, s| {
-                s.contains("▶ stream 200").into()
+                s.contains("▶ ▍stream 200").into()
             })
             .await
         }

@@ -3,6 +3,7 @@
 pub mod board;
 pub mod layout;
 pub mod msg;
+pub mod save;
 pub mod state;
 pub mod task;
 pub mod tasklog;

@@ -9,6 +9,16 @@ use super::state::{AgentId, AgentInfo};
 use super::task::TabId;
 use crate::remote::agent::AgentTarget;
 
+/// How writing an artifact's part ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SaveResult {
+    /// Written: how many bytes.
+    Saved(usize),
+    /// Something is already there (what, in words); nothing was written.
+    Exists(String),
+    Failed(String),
+}
+
 #[derive(Debug)]
 pub enum Msg {
     /// A terminal event (key, mouse, resize, paste).
@@ -39,8 +49,10 @@ pub enum Msg {
     },
     /// The config file was (or could not be) updated.
     ConfigSaved(Result<String, String>),
-    /// An artifact was (or could not be) written to disk.
+    /// A transcript was (or could not be) exported.
     Saved(Result<String, String>),
+    /// An artifact's part was written to `path`, or not (see [`SaveResult`]).
+    SaveDone { path: PathBuf, result: SaveResult },
     /// Highlighted lines for a code block.
     Highlighted(crate::markup::highlight::HighlightDone),
     /// Tasks listed by an agent (ListTasks), to import into tabs.
@@ -166,8 +178,13 @@ pub enum Effect {
     AddAgentToConfig { url: String },
     /// Remove an agent from the config file.
     RemoveAgentFromConfig { url: String },
-    /// Write bytes to a file the user chose.
-    SaveFile { path: PathBuf, bytes: Vec<u8> },
+    /// Write bytes to a new file the user chose (never through a symlink; mode 0600). With `replace`, the user
+    /// confirmed that whatever is at `path` is replaced.
+    SaveFile {
+        path: PathBuf,
+        bytes: std::sync::Arc<[u8]>,
+        replace: bool,
+    },
     /// Highlight a code block off the UI thread.
     Highlight {
         key: u64,

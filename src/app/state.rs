@@ -210,7 +210,6 @@ pub struct BoardState {
 pub enum PromptKind {
     AddAgent,
     AttachFile,
-    SaveArtifact,
     /// A token pasted to approve a tab's auth-required request.
     ApprovalToken(TabId),
     ExportTask(TabId),
@@ -224,7 +223,6 @@ impl PromptKind {
         match self {
             PromptKind::AddAgent => "Add agent — base URL or card URL",
             PromptKind::AttachFile => "Attach file — path",
-            PromptKind::SaveArtifact => "Save artifact — path",
             PromptKind::ApprovalToken(_) => {
                 "Approve with a token — paste it (it is not shown or logged)"
             }
@@ -281,6 +279,19 @@ pub enum Overlay {
         kind: PromptKind,
         input: Box<TextArea<'static>>,
     },
+    /// Which part of which artifact to save (`S`); the rows come from the tab as it is now.
+    SavePicker {
+        tab: TabId,
+        selected: usize,
+    },
+    /// The chosen part's bytes (copied when chosen), its name and the absolute path it would go to.
+    SaveTarget(Box<crate::app::save::SaveTarget>),
+    /// The file exists: replace it only if the user says so, again.
+    ConfirmOverwrite {
+        target: Box<crate::app::save::SaveTarget>,
+        /// What is there now ("a file of 12 B", "a symbolic link").
+        existing: String,
+    },
 }
 
 /// A line in the status bar.
@@ -318,6 +329,11 @@ pub struct App {
     pub bell: bool,
     /// The local push receiver is running: register it for tasks whose agent supports push.
     pub push_enabled: bool,
+    /// Where a saved artifact goes unless the user types another path: the directory the console was started
+    /// in, set by the runtime (the app does no I/O to find it).
+    pub save_dir: Option<std::path::PathBuf>,
+    /// A save whose write is under way: kept so an existing file can be confirmed, or the name fixed.
+    pub saving: Option<Box<crate::app::save::SaveTarget>>,
     next_tab: TabId,
     next_agent: u64,
 }
@@ -345,6 +361,8 @@ impl App {
             board: BoardState::default(),
             bell: false,
             push_enabled: false,
+            save_dir: None,
+            saving: None,
             next_tab: 1,
             next_agent: 1,
         }

@@ -74,9 +74,10 @@ const SKILLS: &[SkillSpec] = &[
         "file",
         "File parts",
         "Returns a small CSV report twice in one artifact: as inline bytes, and as a link to the same file \
-         served by this agent.",
+         served by this agent. \"files\" returns three file parts in two artifacts instead (a source file \
+         and a PNG, then a dotfile), to save any of them with S.",
         &["files", "csv"],
-        &["file"],
+        &["file", "files"],
     ),
     (
         "ask",

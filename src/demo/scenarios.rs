@@ -35,6 +35,8 @@ pub(crate) enum Scenario {
     Stream(u32),
     Code,
     File,
+    /// Three file parts in two artifacts: a source file and a PNG, then a dotfile.
+    Files,
     Ask,
     Auth,
     Fail,
@@ -60,6 +62,7 @@ pub(crate) fn parse(text: &str) -> Scenario {
         "stream" => Scenario::Stream(number(first_arg, STREAM_DEFAULT, STREAM_MAX)),
         "code" => Scenario::Code,
         "file" => Scenario::File,
+        "files" => Scenario::Files,
         "ask" => Scenario::Ask,
         "auth" => Scenario::Auth,
         "fail" => Scenario::Fail,
@@ -182,6 +185,7 @@ pub(crate) async fn run(mut em: Emitter, ctx: ExecutorContext, env: &Env) -> Res
         Scenario::Stream(chunks) => stream(&mut em, chunks).await,
         Scenario::Code => code(&em).await,
         Scenario::File => file(&em, env).await,
+        Scenario::Files => files(&em).await,
         Scenario::Ask => {
             em.status(TaskState::Working, None).await?;
             em.status(TaskState::InputRequired, Some("What is your name?")).await
@@ -271,6 +275,27 @@ async fn file(em: &Emitter, env: &Env) -> Result<(), Stop> {
     report.description =
         Some("The same CSV twice: inline bytes, then a link to this agent.".into());
     em.artifact(report, false, true).await?;
+    em.status(TaskState::Completed, None).await
+}
+
+/// Several file parts, for the save picker: one artifact with a source file and an image, and one with a file
+/// whose name is a dotfile (which the console must flag, and never write over one without asking).
+async fn files(em: &Emitter) -> Result<(), Stop> {
+    em.status(TaskState::Working, None).await?;
+    let source = Part::raw(content::FILES_SOURCE.as_bytes().to_vec())
+        .with_filename("fib.rs")
+        .with_media_type("text/x-rust");
+    let png = Part::raw(content::FILES_PNG.to_vec())
+        .with_filename("plot.png")
+        .with_media_type("image/png");
+    let mut sources = artifact("sources", "sources", source);
+    sources.parts.push(png);
+    em.artifact(sources, false, true).await?;
+    let rc = Part::raw(content::FILES_DOTFILE.as_bytes().to_vec())
+        .with_filename(".bashrc")
+        .with_media_type("text/plain");
+    em.artifact(artifact("dotfiles", "dotfiles", rc), false, true)
+        .await?;
     em.status(TaskState::Completed, None).await
 }
 

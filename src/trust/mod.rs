@@ -5,6 +5,7 @@
 //! Pure functions over strings: no I/O, no terminal, no ratatui, so the UI, the CLI and the audit
 //! log all see the same sanitised text and the same findings.
 
+pub mod filename;
 pub mod flags;
 pub mod redact;
 pub mod sanitize;

@@ -512,13 +512,15 @@ impl Runtime {
                     let _ = tx.send(Msg::ConfigSaved(r));
                 });
             }
-            Effect::SaveFile { path, bytes } => {
-                tokio::spawn(async move {
-                    let r = tokio::fs::write(&path, bytes)
-                        .await
-                        .map(|()| format!("saved to {}", path.display()))
-                        .map_err(|e| format!("cannot save to {}: {e}", path.display()));
-                    let _ = tx.send(Msg::Saved(r));
+            Effect::SaveFile {
+                path,
+                bytes,
+                replace,
+            } => {
+                // Blocking file calls (create_new, fsync, rename) on a blocking thread, off the loop.
+                tokio::task::spawn_blocking(move || {
+                    let result = super::save::write(&path, &bytes, replace);
+                    let _ = tx.send(Msg::SaveDone { path, result });
                 });
             }
             Effect::Highlight { key, lang, code } => {

@@ -6,6 +6,7 @@ mod effects;
 pub mod logfile;
 pub mod persist;
 pub mod runtime;
+mod save;
 pub mod signals;
 
 use std::io::Stdout;
@@ -105,6 +106,8 @@ pub fn build_app(config: &Config, global: &Overrides) -> Result<App, String> {
         theme = theme.without_color();
     }
     let mut app = App::new(keymap, theme);
+    // `S` saves next to where the console was started, and shows that directory.
+    app.save_dir = std::env::current_dir().ok();
     let timeout = Duration::from_secs(
         global
             .timeout

@@ -106,6 +106,7 @@ pub fn draw_board(f: &mut Frame, app: &App, area: Rect) {
                 ),
                 row_style,
             ),
+            Span::styled(super::wrap::BAR, t.remote_label),
             Span::styled(last, t.remote_text),
         ]));
     }

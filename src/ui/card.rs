@@ -4,9 +4,10 @@
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Direction, Layout, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
+use ratatui::widgets::{Block, Borders, Paragraph};
 
 use super::remote;
+use super::wrap::{BAR, wrap_all};
 use crate::app::state::{App, Focus, Reachability};
 use crate::trust::sanitize::sanitize_line;
 
@@ -26,6 +27,16 @@ fn kv(app: &App, k: &str, v: String) -> Line<'static> {
     Line::from(vec![
         Span::styled(format!("{k:<16}"), app.theme.dim),
         Span::styled(v, app.theme.text),
+    ])
+}
+
+/// A field whose value the agent wrote: the value sits behind the untrusted bar, so it stays marked on every
+/// row it wraps to.
+fn rkv(app: &App, k: &str, v: String) -> Line<'static> {
+    Line::from(vec![
+        Span::styled(format!("{k:<16}"), app.theme.dim),
+        Span::styled(BAR, app.theme.remote_label),
+        Span::styled(v, app.theme.remote_text),
     ])
 }
 
@@ -66,16 +77,17 @@ pub fn card_lines(app: &App) -> Vec<Line<'static>> {
             format!("raw card JSON from {} (J for the readable page)", fc.url),
             t.dim,
         )];
-        lines.extend(
-            info.raw_pretty
-                .lines()
-                .map(|l| Line::styled(l.to_string(), t.remote_text)),
-        );
+        lines.extend(info.raw_pretty.lines().map(|l| {
+            Line::from(vec![
+                Span::styled(BAR, t.remote_label),
+                Span::styled(l.to_string(), t.remote_text),
+            ])
+        }));
         return lines;
     }
     let mut lines = vec![
         Line::from(Span::styled(info.name.clone(), t.title)),
-        kv(app, "version", line(&c.version)),
+        rkv(app, "version", line(&c.version)),
         kv(
             app,
             "card",
@@ -88,14 +100,14 @@ pub fn card_lines(app: &App) -> Vec<Line<'static>> {
         ),
     ];
     if let Some(p) = &c.provider {
-        lines.push(kv(
+        lines.push(rkv(
             app,
             "provider",
             format!("{} <{}>", line(&p.organization), line(&p.url)),
         ));
     }
     if let Some(d) = &c.documentation_url {
-        lines.push(kv(app, "docs", line(d)));
+        lines.push(rkv(app, "docs", line(d)));
     }
     let sig = match &c.signatures {
         Some(s) if !s.is_empty() => format!("{} signature(s), not verified yet", s.len()),
@@ -126,6 +138,7 @@ pub fn card_lines(app: &App) -> Vec<Line<'static>> {
             .unwrap_or_default();
         lines.push(Line::from(vec![
             Span::styled(format!("  {mark} "), if chosen { t.accent } else { t.dim }),
+            Span::styled(BAR, t.remote_label),
             Span::styled(
                 format!(
                     "{:<9} {:<6} {}{tenant}",
@@ -155,10 +168,14 @@ pub fn card_lines(app: &App) -> Vec<Line<'static>> {
         } else {
             ""
         };
-        lines.push(kv(app, "  extension", format!("{}{req}", line(&e.uri))));
+        lines.push(rkv(app, "  extension", format!("{}{req}", line(&e.uri))));
     }
-    lines.push(kv(app, "modes in", line(&c.default_input_modes.join(", "))));
-    lines.push(kv(
+    lines.push(rkv(
+        app,
+        "modes in",
+        line(&c.default_input_modes.join(", ")),
+    ));
+    lines.push(rkv(
         app,
         "modes out",
         line(&c.default_output_modes.join(", ")),
@@ -191,7 +208,8 @@ pub fn card_lines(app: &App) -> Vec<Line<'static>> {
                     }
                     a2a::SecurityScheme::MutualTls(_) => "mutual TLS".into(),
                 };
-                lines.push(kv(app, &format!("  {}", line(n)), desc));
+                // The scheme's name is the agent's too: it goes behind the bar, not in the label column.
+                lines.push(rkv(app, "  scheme", format!("{}: {desc}", line(n))));
             }
         }
         _ => lines.push(Line::styled("  no schemes declared", t.dim)),
@@ -218,7 +236,7 @@ pub fn card_lines(app: &App) -> Vec<Line<'static>> {
                 }
             })
             .collect();
-        lines.push(kv(app, "  requires", alts.join("  or  ")));
+        lines.push(rkv(app, "  requires", alts.join("  or  ")));
     }
     lines.push(Line::default());
     lines.push(Line::styled(
@@ -260,11 +278,12 @@ pub fn draw_card(f: &mut Frame, app: &App, area: Rect) {
     } else {
         format!(" Card · {name} ")
     };
-    let lines = card_lines(app);
+    let block = frame_block(app, title);
+    // Wrapped here rather than by the paragraph, so every row of a remote field keeps its bar.
+    let lines = wrap_all(card_lines(app), block.inner(area).width as usize);
     let max = lines.len().saturating_sub(1);
     let p = Paragraph::new(lines)
-        .block(frame_block(app, title))
-        .wrap(Wrap { trim: false })
+        .block(block)
         .scroll((app.card_scroll.min(max) as u16, 0));
     f.render_widget(p, area);
 }
@@ -289,7 +308,10 @@ pub fn draw_skills(f: &mut Frame, app: &App, area: Rect) {
     let mut n = 0usize;
     let mut current = None;
     for (si, s) in info.skills.iter().enumerate() {
-        list.push(Line::styled(format!("{} ({})", s.name, s.id), t.title));
+        list.push(Line::from(vec![
+            Span::styled(BAR, t.remote_label),
+            Span::styled(format!("{} ({})", s.name, s.id), t.title),
+        ]));
         if s.examples.is_empty() {
             list.push(Line::styled("   no examples", t.dim));
         }
@@ -300,6 +322,7 @@ pub fn draw_skills(f: &mut Frame, app: &App, area: Rect) {
             }
             list.push(Line::from(vec![
                 Span::styled(if sel { " ▶ " } else { "   " }, t.accent),
+                Span::styled(BAR, t.remote_label),
                 Span::styled(ex.clone(), if sel { t.selection } else { t.text }),
             ]));
             n += 1;
@@ -325,30 +348,34 @@ pub fn draw_skills(f: &mut Frame, app: &App, area: Rect) {
         .or(info.skills.first());
     let mut detail = Vec::new();
     if let Some(s) = skill {
-        detail.push(Line::styled(s.name.clone(), t.title));
-        detail.push(kv(app, "id", s.id.clone()));
-        detail.push(kv(app, "tags", s.tags.join(", ")));
+        detail.push(Line::from(vec![
+            Span::styled(BAR, t.remote_label),
+            Span::styled(s.name.clone(), t.title),
+        ]));
+        detail.push(rkv(app, "id", s.id.clone()));
+        detail.push(rkv(app, "tags", s.tags.join(", ")));
         if !s.input_modes.is_empty() {
-            detail.push(kv(app, "input", s.input_modes.join(", ")));
+            detail.push(rkv(app, "input", s.input_modes.join(", ")));
         }
         if !s.output_modes.is_empty() {
-            detail.push(kv(app, "output", s.output_modes.join(", ")));
+            detail.push(rkv(app, "output", s.output_modes.join(", ")));
         }
         if !s.security.is_empty() {
-            detail.push(kv(app, "security", s.security.join("  or  ")));
+            detail.push(rkv(app, "security", s.security.join("  or  ")));
         }
         detail.push(Line::default());
         detail.extend(remote::block(t, &s.description));
         detail.push(Line::default());
         detail.push(Line::styled("Examples", t.title));
         for ex in &s.examples {
-            detail.push(Line::styled(format!("  • {ex}"), t.text));
+            detail.push(Line::from(vec![
+                Span::styled("  • ", t.dim),
+                Span::styled(BAR, t.remote_label),
+                Span::styled(ex.clone(), t.remote_text),
+            ]));
         }
     }
-    f.render_widget(
-        Paragraph::new(detail)
-            .block(frame_block(app, " Skill ".into()))
-            .wrap(Wrap { trim: false }),
-        cols[1],
-    );
+    let block = frame_block(app, " Skill ".into());
+    let detail = wrap_all(detail, block.inner(cols[1]).width as usize);
+    f.render_widget(Paragraph::new(detail).block(block), cols[1]);
 }

@@ -7,7 +7,9 @@ mod board;
 mod card;
 mod overlay;
 mod remote;
+mod save;
 mod tab;
+mod wrap;
 
 use ratatui::Frame;
 use ratatui::layout::Rect;

@@ -183,13 +183,9 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
                     t.dim,
                 ),
             ]);
+            let lines = super::wrap::wrap_all(lines, r.width.saturating_sub(2) as usize);
             f.render_widget(Clear, r);
-            f.render_widget(
-                Paragraph::new(lines)
-                    .block(boxed(app, "Sign in"))
-                    .wrap(Wrap { trim: false }),
-                r,
-            );
+            f.render_widget(Paragraph::new(lines).block(boxed(app, "Sign in")), r);
         }
         Overlay::Audit { lines, scroll } => {
             let r = centered(
@@ -255,6 +251,11 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
                 r,
             );
         }
+        Overlay::SavePicker { tab, selected } => super::save::picker(f, app, *tab, *selected, area),
+        Overlay::SaveTarget(s) => super::save::target(f, app, s, area),
+        Overlay::ConfirmOverwrite { target, existing } => {
+            super::save::overwrite(f, app, target, existing, area)
+        }
         Overlay::Prompt { kind, input } => {
             let r = centered(area, 70, 3);
             let mut input = (**input).clone();
@@ -285,11 +286,14 @@ fn approval(f: &mut Frame, app: &App, tab: crate::app::task::TabId, scroll: u16,
             Span::styled("Agent ", t.dim),
             Span::styled(tb.agent_name.clone(), t.title),
             Span::styled(" · task ", t.dim),
-            Span::styled(tb.task_id_shown().unwrap_or_default(), t.text),
+            Span::styled(tb.task_id_shown().unwrap_or_default().to_string(), t.text),
         ]),
         Line::from(vec![
             Span::styled("Context ", t.dim),
-            Span::styled(tb.context_id_shown().unwrap_or_default(), t.text),
+            Span::styled(
+                tb.context_id_shown().unwrap_or_default().to_string(),
+                t.text,
+            ),
         ]),
     ];
     let message: Vec<Line<'static>> = match tb.log.status_message.as_ref() {
@@ -426,13 +430,13 @@ fn approval(f: &mut Frame, app: &App, tab: crate::app::task::TabId, scroll: u16,
         "Every decision is written to the audit log with the task and context ids.",
         t.dim,
     ));
-
+    // Wrapped here, not by the paragraph, so every row of the agent's message keeps its bar.
     let w = area.width.saturating_sub(4).min(110);
     let inner = w.saturating_sub(2).max(1) as usize;
-    let rows = |ls: &[Line<'_>]| -> u16 {
-        let n: usize = ls.iter().map(|l| l.width().max(1).div_ceil(inner)).sum();
-        u16::try_from(n).unwrap_or(u16::MAX)
-    };
+    let wrap = |ls: Vec<Line<'static>>| super::wrap::wrap_all(ls, inner);
+    let rows = |ls: &[Line<'_>]| u16::try_from(ls.len()).unwrap_or(u16::MAX);
+    let (header, message, send) = (wrap(header), wrap(message), wrap(send));
+    let declared = wrap(lines);
     let message_rows = rows(&message);
     let message_h = message_rows.min(APPROVAL_MESSAGE_ROWS);
     let offset = scroll.min(message_rows.saturating_sub(message_h));
@@ -445,9 +449,9 @@ fn approval(f: &mut Frame, app: &App, tab: crate::app::task::TabId, scroll: u16,
     } else {
         "The agent says (remote text — the request itself proves nothing):".to_string()
     };
-    let label = vec![Line::styled(label, t.warning)];
+    let label = wrap(vec![Line::styled(label, t.warning)]);
     let (header_h, label_h, send_h, declared_h) =
-        (rows(&header), rows(&label), rows(&send), rows(&lines) + 1);
+        (rows(&header), rows(&label), rows(&send), rows(&declared));
     let want = header_h + label_h + message_h + declared_h + send_h + 2;
     let h = want.min(area.height.saturating_sub(2));
     let r = centered(area, w, h);
@@ -464,14 +468,9 @@ fn approval(f: &mut Frame, app: &App, tab: crate::app::task::TabId, scroll: u16,
         ratatui::layout::Constraint::Length(send_h),
     ])
     .split(inside);
-    fn para(ls: Vec<Line<'_>>) -> Paragraph<'_> {
-        Paragraph::new(ls).wrap(Wrap { trim: false })
-    }
-    f.render_widget(para(header), parts[0]);
-    f.render_widget(para(label), parts[1]);
-    f.render_widget(para(message).scroll((offset, 0)), parts[2]);
-    let mut declared = vec![Line::default()];
-    declared.extend(lines);
-    f.render_widget(para(declared), parts[3]);
-    f.render_widget(para(send), parts[4]);
+    f.render_widget(Paragraph::new(header), parts[0]);
+    f.render_widget(Paragraph::new(label), parts[1]);
+    f.render_widget(Paragraph::new(message).scroll((offset, 0)), parts[2]);
+    f.render_widget(Paragraph::new(declared), parts[3]);
+    f.render_widget(Paragraph::new(send), parts[4]);
 }

@@ -6,8 +6,8 @@ use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
-use unicode_width::UnicodeWidthChar;
 
+use super::wrap::{Break, Keep, wrap};
 use super::{badge_style, remote};
 use crate::app::layout;
 use crate::app::state::{App, Focus};
@@ -21,7 +21,7 @@ enum Segment<'a> {
     ArtifactText(&'a ArtifactView),
 }
 
-fn human_bytes(n: usize) -> String {
+pub(super) fn human_bytes(n: usize) -> String {
     match n {
         0..1024 => format!("{n} B"),
         1024..1_048_576 => format!("{:.1} KB", n as f64 / 1024.0),
@@ -158,77 +158,6 @@ fn seg_len(s: &Segment) -> usize {
     }
 }
 
-/// Which end of an over-long line to keep when wrapping.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Keep {
-    Head,
-    Tail,
-}
-
-/// Cut one line into rows of at most `width` columns, keeping styles. At most `max_rows` rows are produced: a
-/// single 5 MB line must cost a screenful of work per frame, not five megabytes. With `Keep::Tail` the rows are
-/// taken from the end of the line (what "follow the end" shows).
-fn wrap(line: Line<'static>, width: usize, max_rows: usize, keep: Keep) -> Vec<Line<'static>> {
-    if width == 0 {
-        return vec![line];
-    }
-    let budget = width.saturating_mul(max_rows.max(1));
-    // The line's own style (e.g. "you · 10:24") lives outside its spans: fold it into each span so a wrapped
-    // row keeps its colour.
-    let line_style = line.style;
-    let mut spans: Vec<Span<'static>> = line
-        .spans
-        .into_iter()
-        .map(|s| Span::styled(s.content, line_style.patch(s.style)))
-        .collect();
-    if keep == Keep::Tail {
-        // Drop characters from the front until at most `budget` remain (each takes at least one column).
-        let total: usize = spans.iter().map(|s| s.content.chars().count()).sum();
-        let mut drop = total.saturating_sub(budget);
-        if drop > 0 {
-            let mut kept = Vec::new();
-            for s in spans {
-                let n = s.content.chars().count();
-                if drop >= n {
-                    drop -= n;
-                    continue;
-                }
-                let rest: String = s.content.chars().skip(drop).collect();
-                drop = 0;
-                kept.push(Span::styled(rest, s.style));
-            }
-            spans = kept;
-        }
-    }
-    let mut rows = Vec::new();
-    let mut row: Vec<Span<'static>> = Vec::new();
-    let mut col = 0;
-    'spans: for span in spans {
-        let style = span.style;
-        let mut buf = String::new();
-        for c in span.content.chars() {
-            let w = c.width().unwrap_or(0);
-            if col + w > width && col > 0 {
-                row.push(Span::styled(std::mem::take(&mut buf), style));
-                rows.push(Line::from(std::mem::take(&mut row)));
-                col = 0;
-                if keep == Keep::Head && rows.len() >= max_rows {
-                    break 'spans;
-                }
-            }
-            buf.push(c);
-            col += w;
-        }
-        if !buf.is_empty() {
-            row.push(Span::styled(buf, style));
-        }
-    }
-    if !row.is_empty() || rows.is_empty() {
-        rows.push(Line::from(row));
-    }
-    rows
-}
-
 fn artifact_line(theme: &Theme, l: &str) -> Line<'static> {
     Line::from(vec![
         Span::styled("▍", theme.remote_label),
@@ -271,7 +200,13 @@ pub fn visible_rows(
                     };
                     skip = 0;
                     for l in lines {
-                        rows.extend(wrap(l, width, height - rows.len(), Keep::Head));
+                        rows.extend(wrap(
+                            l,
+                            width,
+                            height - rows.len(),
+                            Keep::Head,
+                            Break::Anywhere,
+                        ));
                         if rows.len() >= height {
                             break 'outer;
                         }
@@ -295,7 +230,8 @@ pub fn visible_rows(
                     };
                     for l in lines {
                         consumed += 1;
-                        let mut w = wrap(l, width, height - back.len(), Keep::Tail);
+                        let mut w =
+                            wrap(l, width, height - back.len(), Keep::Tail, Break::Anywhere);
                         while let Some(r) = w.pop() {
                             back.push(r);
                         }
@@ -412,27 +348,6 @@ pub fn draw(f: &mut Frame, app: &App, t: &TaskTab, area: Rect) {
 #[cfg(test)]
 mod wrap_tests {
     use super::*;
-
-    #[test]
-    fn a_huge_line_costs_only_the_rows_shown() {
-        let big = Line::from("x".repeat(5 * 1024 * 1024));
-        let head = wrap(big.clone(), 80, 10, Keep::Head);
-        assert_eq!(head.len(), 10);
-        let tail = wrap(big, 80, 10, Keep::Tail);
-        assert!(tail.len() <= 10 && !tail.is_empty());
-    }
-
-    #[test]
-    fn wrapping_keeps_every_character_of_a_short_line() {
-        let rows = wrap(Line::from("abcdefghij"), 4, 100, Keep::Head);
-        let joined: String = rows
-            .iter()
-            .flat_map(|r| r.spans.iter())
-            .map(|s| s.content.to_string())
-            .collect();
-        assert_eq!(joined, "abcdefghij");
-        assert_eq!(rows.len(), 3);
-    }
 
     /// `app::layout::artifact_starts` counts lines with `entry_len`; the drawn transcript must agree, so a jump
     /// lands on each artifact's header line.

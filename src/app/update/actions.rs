@@ -310,36 +310,7 @@ pub fn run_action(app: &mut App, a: Action) -> Vec<Effect> {
             vec![]
         }
         Action::Reattach => reattach(app),
-        Action::SaveArtifact => {
-            match app.active_tab().and_then(|t| t.artifacts.last()) {
-                Some(a) => {
-                    // Suggest the file's own name (sanitised, path separators removed), else one from the artifact.
-                    let suggested = a
-                        .files
-                        .first()
-                        .map(|f| f.name.clone())
-                        .filter(|n| n != "(unnamed)")
-                        .unwrap_or_else(|| {
-                            let base = if a.name.is_empty() {
-                                a.id.clone()
-                            } else {
-                                a.name.clone()
-                            };
-                            let ext = if a.json.is_some() { "json" } else { "md" };
-                            format!("{base}.{ext}")
-                        })
-                        .replace(['/', '\\'], "_");
-                    let mut input = TextArea::from(vec![suggested]);
-                    input.move_cursor(ratatui_textarea::CursorMove::End);
-                    app.overlay = Some(Overlay::Prompt {
-                        kind: PromptKind::SaveArtifact,
-                        input: Box::new(input),
-                    });
-                }
-                None => app.set_status("no artifact in this tab to save", true),
-            }
-            vec![]
-        }
+        Action::SaveArtifact => super::save::open_picker(app),
         Action::AttachFile => {
             if matches!(app.view, View::Tab(_)) {
                 app.overlay = Some(Overlay::Prompt {

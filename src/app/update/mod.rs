@@ -7,6 +7,7 @@ mod compose;
 mod mouse;
 mod overlay;
 mod remote;
+mod save;
 mod stored;
 mod stream;
 
@@ -144,6 +145,7 @@ fn dispatch(app: &mut App, msg: Msg) -> Vec<Effect> {
             result,
         } => remote::reply(app, tab, generation, result),
         Msg::Canceled { tab, result } => remote::canceled(app, tab, result),
+        Msg::SaveDone { path, result } => save::done(app, path, result),
         Msg::ConfigSaved(r) | Msg::Saved(r) => {
             match r {
                 Ok(m) => app.set_status(m, false),
@@ -211,3 +213,5 @@ fn key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
 mod tests;
 #[cfg(test)]
 mod tests_gate;
+#[cfg(test)]
+mod tests_save;

@@ -134,6 +134,11 @@ pub(super) fn overlay_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
             KeyCode::Char('y') | KeyCode::Char('Y') | KeyCode::Enter => delete_task(app, tab),
             _ => vec![],
         },
+        Overlay::SavePicker { tab, selected } => super::save::picker_key(app, tab, selected, k),
+        Overlay::SaveTarget(target) => super::save::target_key(app, target, k),
+        Overlay::ConfirmOverwrite { target, existing } => {
+            super::save::overwrite_key(app, target, existing, k)
+        }
         Overlay::Prompt { kind, mut input } => match k.code {
             KeyCode::Esc => vec![],
             KeyCode::Enter => {
@@ -233,26 +238,6 @@ pub(super) fn prompt_done(app: &mut App, kind: PromptKind, value: String) -> Vec
             }
             app.focus = Focus::Compose;
             vec![]
-        }
-        PromptKind::SaveArtifact => {
-            // The newest artifact: a file part's own bytes if it has one (never opened, only written where
-            // the user said), else its text as shown.
-            let bytes = app.active_tab().and_then(|t| {
-                let raw = t.log.artifacts.last().and_then(|a| {
-                    a.artifact.parts.iter().find_map(|p| match &p.content {
-                        a2a::PartContent::Raw(b) => Some(b.clone()),
-                        _ => None,
-                    })
-                });
-                raw.or_else(|| t.artifacts.last().map(|a| a.text.clone().into_bytes()))
-            });
-            match bytes {
-                Some(bytes) => vec![Effect::SaveFile {
-                    path: value.into(),
-                    bytes,
-                }],
-                None => vec![],
-            }
         }
     }
 }

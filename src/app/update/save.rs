@@ -1,0 +1,186 @@
+//! Keys of the save dialogs (`S`): the picker over every savable part of the tab, the name and path of the
+//! chosen one, and the second confirmation an existing file needs; and what the write's result does.
+
+use std::path::PathBuf;
+
+use crossterm::event::{KeyCode, KeyEvent};
+
+use crate::app::msg::{Effect, SaveResult};
+use crate::app::save::{ChoiceKind, SaveTarget, choices};
+use crate::app::state::{App, Overlay};
+use crate::app::task::TabId;
+use crate::config::keymap::{Action, Context};
+
+/// `S`: the picker over every file part of every artifact (and each artifact's text), on the first savable.
+pub(super) fn open_picker(app: &mut App) -> Vec<Effect> {
+    let Some(t) = app.active_tab() else {
+        return vec![];
+    };
+    let rows = choices(t);
+    if rows.is_empty() {
+        app.set_status("no artifact in this tab to save", true);
+        return vec![];
+    }
+    let selected = rows
+        .iter()
+        .position(|c| c.kind != ChoiceKind::Url)
+        .unwrap_or(0);
+    app.overlay = Some(Overlay::SavePicker {
+        tab: t.id,
+        selected,
+    });
+    vec![]
+}
+
+pub(super) fn picker_key(app: &mut App, tab: TabId, selected: usize, k: KeyEvent) -> Vec<Effect> {
+    let Some(t) = app.tab(tab) else {
+        return vec![];
+    };
+    let rows = choices(t);
+    let last = rows.len().saturating_sub(1);
+    let selected = selected.min(last);
+    let artifact = rows.get(selected).map(|c| c.artifact).unwrap_or(0);
+    let action = app.keymap.action(Context::TaskTab, &k);
+    let next = match (k.code, action) {
+        (KeyCode::Esc, _) | (_, Some(Action::Back)) => return vec![],
+        (KeyCode::Enter, _) => {
+            let Some(choice) = rows.get(selected) else {
+                return vec![];
+            };
+            if choice.kind == ChoiceKind::Url {
+                app.set_status(
+                    "a URL part is only a link: the console never fetches it, so there is nothing to save",
+                    true,
+                );
+                selected
+            } else {
+                // The bytes are copied here, when the user chooses: what Enter writes later is this copy.
+                let dir = app.save_dir.clone().unwrap_or_else(|| PathBuf::from("."));
+                match SaveTarget::capture(t, choice, dir) {
+                    Some(target) => {
+                        app.overlay = Some(Overlay::SaveTarget(Box::new(target)));
+                        return vec![];
+                    }
+                    None => selected,
+                }
+            }
+        }
+        (_, Some(Action::ScrollUp | Action::Up)) => selected.saturating_sub(1),
+        (_, Some(Action::ScrollDown | Action::Down)) => (selected + 1).min(last),
+        (_, Some(Action::ScrollTop)) => 0,
+        (_, Some(Action::ScrollBottom)) => last,
+        // `}` / `{`: the first row of the next / previous artifact.
+        (_, Some(Action::NextArtifact)) => rows
+            .iter()
+            .position(|c| c.artifact > artifact)
+            .unwrap_or(selected),
+        (_, Some(Action::PrevArtifact)) => {
+            let prev = rows
+                .iter()
+                .rev()
+                .find(|c| c.artifact < artifact)
+                .map(|c| c.artifact);
+            prev.and_then(|a| rows.iter().position(|c| c.artifact == a))
+                .unwrap_or(selected)
+        }
+        _ => selected,
+    };
+    app.overlay = Some(Overlay::SavePicker {
+        tab,
+        selected: next,
+    });
+    vec![]
+}
+
+pub(super) fn target_key(app: &mut App, mut target: Box<SaveTarget>, k: KeyEvent) -> Vec<Effect> {
+    match k.code {
+        KeyCode::Esc => {
+            app.set_status("not saved", false);
+            vec![]
+        }
+        KeyCode::Enter => {
+            if target.input.lines().join("").trim().is_empty() {
+                app.overlay = Some(Overlay::SaveTarget(target));
+                return vec![];
+            }
+            write(app, target, false)
+        }
+        _ => {
+            target.input.input(k);
+            app.overlay = Some(Overlay::SaveTarget(target));
+            vec![]
+        }
+    }
+}
+
+/// The second confirmation: only `y` replaces (not Enter, which may still be held from the name dialog);
+/// Esc gives up; any other key goes back to the name, to pick another one.
+pub(super) fn overwrite_key(
+    app: &mut App,
+    target: Box<SaveTarget>,
+    _existing: String,
+    k: KeyEvent,
+) -> Vec<Effect> {
+    match k.code {
+        KeyCode::Char('y') | KeyCode::Char('Y') => write(app, target, true),
+        KeyCode::Esc => {
+            app.set_status(
+                format!("not saved: {} was left as it is", target.path().display()),
+                false,
+            );
+            vec![]
+        }
+        _ => {
+            app.set_status(
+                "not replaced: choose another name (Enter saves, Esc cancels)",
+                false,
+            );
+            app.overlay = Some(Overlay::SaveTarget(target));
+            vec![]
+        }
+    }
+}
+
+fn write(app: &mut App, target: Box<SaveTarget>, replace: bool) -> Vec<Effect> {
+    let path = target.path();
+    let bytes = target.bytes.clone();
+    app.set_status(format!("saving to {}…", path.display()), false);
+    app.saving = Some(target);
+    vec![Effect::SaveFile {
+        path,
+        bytes,
+        replace,
+    }]
+}
+
+/// The write's result: saved; or something is there (ask again before replacing it); or it failed (back to
+/// the name, so it can be fixed).
+pub(super) fn done(app: &mut App, path: PathBuf, result: SaveResult) -> Vec<Effect> {
+    let target = app.saving.take();
+    match result {
+        SaveResult::Saved(n) => {
+            app.set_status(format!("saved {n} bytes to {}", path.display()), false)
+        }
+        SaveResult::Exists(what) => match target {
+            Some(target) if app.overlay.is_none() => {
+                app.overlay = Some(Overlay::ConfirmOverwrite {
+                    target,
+                    existing: what,
+                });
+            }
+            _ => app.set_status(
+                format!("not saved: {} already exists ({what})", path.display()),
+                true,
+            ),
+        },
+        SaveResult::Failed(e) => {
+            app.set_status(format!("cannot save to {}: {e}", path.display()), true);
+            if let Some(target) = target
+                && app.overlay.is_none()
+            {
+                app.overlay = Some(Overlay::SaveTarget(target));
+            }
+        }
+    }
+    vec![]
+}

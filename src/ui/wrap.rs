@@ -1,0 +1,290 @@
+//! Cutting lines into rows of a given width, for every view that wraps (transcript, split view, card page,
+//! skills, dialogs). A remote line — one in which the console drew its `▍` bar before the agent's text — keeps
+//! that bar on every row it occupies, at the same column as on its first row. The bar is made part of the
+//! wrapped rows here, in the one place that wraps, so no view can forget it: without it, an agent could pad a
+//! line until its continuation row starts at column 0 and looks exactly like the console's own text (under
+//! `NO_COLOR` nothing else tells them apart).
+
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
+
+/// The untrusted marker: the console draws it before every row of remote text.
+pub const BAR: &str = "▍";
+
+/// Which end of an over-long line to keep when it needs more rows than allowed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Keep {
+    Head,
+    Tail,
+}
+
+/// Where to break a row that is full.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Break {
+    /// At the column (cheap and predictable: the transcript, where a line may be megabytes long).
+    Anywhere,
+    /// After the last space of the row when there is one (pages of prose: the card, skills, dialogs).
+    Words,
+}
+
+/// The continuation prefix of a remote line: how many blank columns precede the bar, and the bar's style.
+/// The first span that starts with [`BAR`] is the console's (it is drawn before any remote text on the line).
+fn bar_of(line: &Line) -> Option<(usize, Style)> {
+    let mut col = 0;
+    for s in &line.spans {
+        if s.content.starts_with(BAR) {
+            return Some((col, line.style.patch(s.style)));
+        }
+        col += s.content.width();
+    }
+    None
+}
+
+/// Cut one line into rows of at most `width` columns, keeping styles; continuation rows of a remote line start
+/// with its bar (see the module docs). At most `max_rows` rows are produced: a single 5 MB line must cost a
+/// screenful of work per frame, not five megabytes. With `Keep::Tail` the rows come from the end of the line
+/// (what "follow the end" shows).
+pub fn wrap(
+    line: Line<'static>,
+    width: usize,
+    max_rows: usize,
+    keep: Keep,
+    brk: Break,
+) -> Vec<Line<'static>> {
+    if width == 0 {
+        return vec![line];
+    }
+    let bar = bar_of(&line);
+    // No room for any text after the indent and the bar: fall back to a bar at column 0.
+    let bar = bar.map(|(col, style)| (if col + 2 > width { 0 } else { col }, style));
+    let budget = width.saturating_mul(max_rows.max(1));
+    // The line's own style (e.g. "you · 10:24") lives outside its spans: fold it into each span so a wrapped
+    // row keeps its colour.
+    let line_style = line.style;
+    let mut spans: Vec<Span<'static>> = line
+        .spans
+        .into_iter()
+        .map(|s| Span::styled(s.content, line_style.patch(s.style)))
+        .collect();
+    if keep == Keep::Tail {
+        // Drop characters from the front until at most `budget` remain (each takes at least one column).
+        let total: usize = spans.iter().map(|s| s.content.chars().count()).sum();
+        let mut drop = total.saturating_sub(budget);
+        if drop > 0 {
+            let mut kept = Vec::new();
+            for s in spans {
+                let n = s.content.chars().count();
+                if drop >= n {
+                    drop -= n;
+                    continue;
+                }
+                let rest: String = s.content.chars().skip(drop).collect();
+                drop = 0;
+                kept.push(Span::styled(rest, s.style));
+            }
+            spans = kept;
+            // The kept rows all continue the line: the first of them carries the bar too.
+            if let Some((col, style)) = bar {
+                let mut prefixed = vec![Span::raw(" ".repeat(col)), Span::styled(BAR, style)];
+                prefixed.append(&mut spans);
+                spans = prefixed;
+            }
+        }
+    }
+    let mut rows: Vec<Line<'static>> = Vec::new();
+    let mut row = Row::default();
+    if bar.is_some() {
+        // A label before the bar is the console's: a row breaks inside the remote text, never in the label.
+        let mut before = 0;
+        for s in &spans {
+            if s.content.starts_with(BAR) {
+                row.start_index = before + 1;
+                break;
+            }
+            before += s.content.chars().count();
+        }
+    }
+    'spans: for span in spans {
+        let style = span.style;
+        for c in span.content.chars() {
+            let w = c.width().unwrap_or(0);
+            if row.col + w > width && row.col > row.start {
+                // A row that ends where a space falls needs no cut; the space itself is dropped below.
+                let carry = if brk == Break::Words && c != ' ' {
+                    row.split_at_last_space()
+                } else {
+                    Vec::new()
+                };
+                rows.push(std::mem::take(&mut row).into_line());
+                if keep == Keep::Head && rows.len() >= max_rows {
+                    break 'spans;
+                }
+                row = Row::continuation(bar);
+                for (c, s) in carry {
+                    row.push(c, s);
+                }
+                // The space a row broke at is not carried to the start of the next one.
+                if brk == Break::Words && c == ' ' {
+                    continue;
+                }
+            }
+            row.push(c, style);
+        }
+    }
+    if !row.chars.is_empty() || rows.is_empty() {
+        rows.push(row.into_line());
+    }
+    rows
+}
+
+/// Wrap every line of a page to `width` at word boundaries (no row limit): what `Paragraph::wrap` did for the
+/// card, skills and dialogs, with the bar kept on every remote row.
+pub fn wrap_all(lines: Vec<Line<'static>>, width: usize) -> Vec<Line<'static>> {
+    lines
+        .into_iter()
+        .flat_map(|l| wrap(l, width, usize::MAX, Keep::Head, Break::Words))
+        .collect()
+}
+
+/// A row being filled: characters with their styles; `start` is where its own text begins (after the
+/// continuation prefix).
+#[derive(Default)]
+struct Row {
+    chars: Vec<(char, Style)>,
+    col: usize,
+    start: usize,
+    /// Index in `chars` where the row's own text begins.
+    start_index: usize,
+}
+
+impl Row {
+    fn continuation(bar: Option<(usize, Style)>) -> Row {
+        let mut row = Row::default();
+        if let Some((col, style)) = bar {
+            for _ in 0..col {
+                row.push(' ', Style::default());
+            }
+            row.push('▍', style);
+        }
+        row.start = row.col;
+        row.start_index = row.chars.len();
+        row
+    }
+
+    fn push(&mut self, c: char, style: Style) {
+        self.col += c.width().unwrap_or(0);
+        self.chars.push((c, style));
+    }
+
+    /// Cut the row after its last space (the space itself is dropped) and return what follows it; nothing
+    /// when the row's text has no space, or only a leading one (a long word is cut at the column instead).
+    fn split_at_last_space(&mut self) -> Vec<(char, Style)> {
+        let own = self.chars.get(self.start_index..).unwrap_or_default();
+        match own.iter().rposition(|(c, _)| *c == ' ') {
+            Some(i) if i > 0 => {
+                let at = self.start_index + i;
+                let carry = self.chars.split_off(at + 1);
+                self.chars.truncate(at);
+                self.col = self.chars.iter().map(|(c, _)| c.width().unwrap_or(0)).sum();
+                carry
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    fn into_line(self) -> Line<'static> {
+        let mut spans: Vec<Span<'static>> = Vec::new();
+        let mut buf = String::new();
+        let mut current: Option<Style> = None;
+        for (c, style) in self.chars {
+            if current.is_some_and(|s| s != style) {
+                spans.push(Span::styled(
+                    std::mem::take(&mut buf),
+                    current.unwrap_or_default(),
+                ));
+            }
+            current = Some(style);
+            buf.push(c);
+        }
+        if !buf.is_empty() {
+            spans.push(Span::styled(buf, current.unwrap_or_default()));
+        }
+        Line::from(spans)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(l: &Line) -> String {
+        l.spans.iter().map(|s| s.content.as_ref()).collect()
+    }
+
+    fn remote(s: &str) -> Line<'static> {
+        Line::from(vec![Span::raw(BAR), Span::raw(s.to_string())])
+    }
+
+    #[test]
+    fn a_huge_line_costs_only_the_rows_shown() {
+        let big = Line::from("x".repeat(5 * 1024 * 1024));
+        let head = wrap(big.clone(), 80, 10, Keep::Head, Break::Anywhere);
+        assert_eq!(head.len(), 10);
+        let tail = wrap(big, 80, 10, Keep::Tail, Break::Anywhere);
+        assert!(tail.len() <= 10 && !tail.is_empty());
+    }
+
+    #[test]
+    fn wrapping_keeps_every_character_of_a_short_line() {
+        let rows = wrap(
+            Line::from("abcdefghij"),
+            4,
+            100,
+            Keep::Head,
+            Break::Anywhere,
+        );
+        let joined: String = rows.iter().map(text).collect();
+        assert_eq!(joined, "abcdefghij");
+        assert_eq!(rows.len(), 3);
+    }
+
+    #[test]
+    fn every_row_of_a_remote_line_starts_with_the_bar() {
+        let line = remote(&format!("{}console · note", " ".repeat(40)));
+        for brk in [Break::Anywhere, Break::Words] {
+            let rows = wrap(line.clone(), 12, 100, Keep::Head, brk);
+            assert!(rows.len() > 3);
+            for r in &rows {
+                assert!(text(r).starts_with(BAR), "{brk:?}: {:?}", text(r));
+            }
+        }
+        let tail = wrap(line, 12, 2, Keep::Tail, Break::Anywhere);
+        assert!(tail.iter().all(|r| text(r).starts_with(BAR)), "{tail:?}");
+    }
+
+    #[test]
+    fn a_bar_after_a_label_is_repeated_at_its_column() {
+        let line = Line::from(vec![
+            Span::raw("version   "),
+            Span::raw(BAR),
+            Span::raw("1.0 and a long tail"),
+        ]);
+        let rows = wrap(line, 20, 100, Keep::Head, Break::Words);
+        assert_eq!(text(&rows[0]), "version   ▍1.0 and a");
+        assert_eq!(text(&rows[1]), "          ▍long tail");
+    }
+
+    #[test]
+    fn console_lines_wrap_without_a_bar_and_words_stay_whole() {
+        let rows = wrap(
+            Line::from("one two three four"),
+            9,
+            100,
+            Keep::Head,
+            Break::Words,
+        );
+        let rows: Vec<String> = rows.iter().map(text).collect();
+        assert_eq!(rows, ["one two", "three", "four"]);
+    }
+}
