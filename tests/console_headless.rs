@@ -376,6 +376,17 @@ async fn a_running_task_survives_a_restart_and_is_reattached() {
     c.wait_for("exported to").await;
     let md = std::fs::read_to_string(&out).unwrap();
     assert!(md.contains("slow 30"), "{md}");
+    // Exporting again to the same file does not overwrite it (a file the user named, or one at a symlink).
+    std::fs::write(&out, "keep me").unwrap();
+    c.key(KeyCode::Char('E'));
+    c.wait_for("Export the transcript").await;
+    for _ in 0..40 {
+        c.key(KeyCode::Backspace);
+    }
+    c.type_text(&out.display().to_string());
+    c.key(KeyCode::Enter);
+    c.wait_for("already exists").await;
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "keep me");
     c.quit().await;
     demo.shutdown().await;
 }

@@ -279,8 +279,17 @@ pub fn export(
     } else {
         crate::store::export_task_markdown(&rec, &events)
     };
-    std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    Ok(format!("exported to {}", path.display()))
+    // Like a saved artifact: a new private file, never over an existing one or through a symlink.
+    match super::save::write(path, text.as_bytes(), false) {
+        crate::app::msg::SaveResult::Saved(_) => Ok(format!("exported to {}", path.display())),
+        crate::app::msg::SaveResult::Exists(what) => Err(format!(
+            "not exported: {} already exists ({what}); export again under another name",
+            path.display()
+        )),
+        crate::app::msg::SaveResult::Failed(e) => {
+            Err(format!("cannot write {}: {e}", path.display()))
+        }
+    }
 }
 
 pub fn cached_cards(store: &Store, app: &App) -> Vec<crate::remote::card::FetchedCard> {
