@@ -20,6 +20,26 @@ pub(super) fn overlay_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
         app.quit = true;
         return vec![Effect::Quit];
     }
+    // Closing an approval or a sign-in returns to the tab with command keys live, never to the compose box:
+    // the tab's note says "press A to review", and an `A`, a `p` and a pasted token typed into the compose box
+    // would be sent to the agent as a message.
+    let authorizing = matches!(
+        overlay,
+        Overlay::Approval { .. }
+            | Overlay::DeviceCode { .. }
+            | Overlay::Prompt {
+                kind: crate::app::state::PromptKind::ApprovalToken(_),
+                ..
+            }
+    );
+    let fx = overlay_key_inner(app, overlay, k);
+    if authorizing && app.overlay.is_none() && app.focus == crate::app::state::Focus::Compose {
+        app.focus = crate::app::state::Focus::Main;
+    }
+    fx
+}
+
+fn overlay_key_inner(app: &mut App, overlay: Overlay, k: KeyEvent) -> Vec<Effect> {
     match overlay {
         Overlay::Help { scroll } => {
             let scroll = match k.code {

@@ -421,7 +421,9 @@ fn approval_deny_cancels_and_later_keeps_waiting() {
         matches!(fx.as_slice(), [Effect::Audit { line, .. }] if line.contains("decision=later"))
     );
     assert!(app.overlay.is_none());
-    key(&mut app, KeyCode::Esc);
+    // Closing it leaves command keys live (the note says "press A"): `A` reopens it, it is not typed into the
+    // compose box (where `A`, `p` and a pasted token would become a message to the agent).
+    assert_ne!(app.focus, crate::app::state::Focus::Compose);
     key(&mut app, KeyCode::Char('A'));
     assert!(matches!(app.overlay, Some(Overlay::Approval { .. })));
     let fx = key(&mut app, KeyCode::Char('d'));
