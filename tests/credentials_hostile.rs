@@ -120,6 +120,21 @@ async fn try_connect(t: &AgentTarget) -> Result<a2a_console::remote::agent::Conn
     connect(t, &http, &fetcher).await.map_err(|e| e.message)
 }
 
+/// Send one message on the connection (what the console does when the user presses Enter).
+async fn say(
+    conn: &a2a_console::remote::agent::Connected,
+    text: &str,
+) -> Result<a2a::SendMessageResponse, a2a::A2AError> {
+    conn.client
+        .send_message(&a2a::SendMessageRequest {
+            message: a2a::Message::new(a2a::Role::User, vec![a2a::Part::text(text)]),
+            configuration: None,
+            metadata: None,
+            tenant: None,
+        })
+        .await
+}
+
 fn carried(log: &Log, secret: &str) -> bool {
     log.lock().unwrap().iter().any(|s| {
         s.path.contains(secret)
@@ -152,15 +167,7 @@ async fn a_card_interface_on_another_origin_gets_no_credential_until_allowed() {
     let mut allowed = t.clone();
     allowed.allowed_origins = vec![other.clone()];
     let conn = try_connect(&allowed).await.unwrap();
-    let reply = conn
-        .client
-        .send_message(&a2a::SendMessageRequest {
-            message: a2a::Message::new(a2a::Role::User, vec![a2a::Part::text("hi")]),
-            configuration: None,
-            metadata: None,
-            tenant: None,
-        })
-        .await;
+    let reply = say(&conn, "hi").await;
     assert!(reply.is_ok(), "{reply:?}");
     assert!(carried(&other_log, "token-for-the-hostile-agent"));
 }
@@ -257,14 +264,7 @@ async fn a_redirected_json_rpc_call_is_not_followed_and_names_the_location() {
     .await;
     let t = bearer_target(&agent, "token-not-for-the-thief");
     let conn = try_connect(&t).await.unwrap();
-    let err = conn
-        .client
-        .send_message(&a2a::SendMessageRequest {
-            message: a2a::Message::new(a2a::Role::User, vec![a2a::Part::text("secret body")]),
-            configuration: None,
-            metadata: None,
-            tenant: None,
-        })
+    let err = say(&conn, "secret body")
         .await
         .expect_err("a redirect is not a reply");
     let shown = a2a_console::remote::error::classify(&err).message;
@@ -300,16 +300,7 @@ async fn an_api_key_in_the_query_string_is_redacted_from_errors() {
         ..AuthConfig::new(AuthKind::ApiKey)
     });
     let conn = try_connect(&t).await.unwrap();
-    let err = conn
-        .client
-        .send_message(&a2a::SendMessageRequest {
-            message: a2a::Message::new(a2a::Role::User, vec![a2a::Part::text("hi")]),
-            configuration: None,
-            metadata: None,
-            tenant: None,
-        })
-        .await
-        .expect_err("the interface hangs up");
+    let err = say(&conn, "hi").await.expect_err("the interface hangs up");
     let shown = a2a_console::remote::error::classify(&err).message;
     assert!(!shown.contains("query-key-SECRET-1234"), "{shown}");
     assert!(
@@ -349,15 +340,7 @@ async fn oauth_client_credentials_waits_for_the_card_and_keeps_the_secret_on_its
         ..AuthConfig::new(AuthKind::Oauth2)
     });
     let conn = try_connect(&t).await.unwrap();
-    conn.client
-        .send_message(&a2a::SendMessageRequest {
-            message: a2a::Message::new(a2a::Role::User, vec![a2a::Part::text("hi")]),
-            configuration: None,
-            metadata: None,
-            tenant: None,
-        })
-        .await
-        .unwrap();
+    say(&conn, "hi").await.unwrap();
     let seen = log.lock().unwrap().clone();
     let call = seen
         .iter()

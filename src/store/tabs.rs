@@ -219,7 +219,8 @@ impl Store {
             .map_err(|e| self.err(e))?;
         let mut rows = EventRows::default();
         for (i, r) in records.iter().enumerate() {
-            match r {
+            // Events, the user's messages and notes are transcript rows; everything else is written as it comes.
+            let row = match r {
                 Record::Event {
                     tab,
                     task_id,
@@ -229,16 +230,16 @@ impl Store {
                     at,
                 } => {
                     let (k, json) = event_json(event)?;
-                    rows.push(EventRow {
-                        url: self.url_of(&tx, urls, tab)?,
-                        task_id: task_id.as_deref().unwrap_or(""),
-                        kind: k,
+                    let (source, verdict) = (Some(source.as_ref()), Some(*verdict));
+                    Some((
+                        tab.as_ref(),
+                        task_id.as_deref(),
+                        k,
                         json,
-                        at: ts(at),
-                        tab,
-                        source: Some(source),
-                        verdict: Some(verdict),
-                    });
+                        at,
+                        source,
+                        verdict,
+                    ))
                 }
                 Record::User {
                     tab,
@@ -249,16 +250,15 @@ impl Store {
                     let json = serde_json::to_string(message).map_err(|e| {
                         StoreError::Other(format!("cannot encode the message: {e}"))
                     })?;
-                    rows.push(EventRow {
-                        url: self.url_of(&tx, urls, tab)?,
-                        task_id: task_id.as_deref().unwrap_or(""),
-                        kind: kind::USER,
+                    Some((
+                        tab.as_str(),
+                        task_id.as_deref(),
+                        kind::USER,
                         json,
-                        at: ts(at),
-                        tab,
-                        source: None,
-                        verdict: None,
-                    });
+                        at,
+                        None,
+                        None,
+                    ))
                 }
                 Record::Note {
                     tab,
@@ -268,22 +268,34 @@ impl Store {
                     at,
                 } => {
                     let json = serde_json::json!({ "text": text, "error": error }).to_string();
-                    rows.push(EventRow {
-                        url: self.url_of(&tx, urls, tab)?,
-                        task_id: task_id.as_deref().unwrap_or(""),
-                        kind: kind::NOTE,
+                    Some((
+                        tab.as_str(),
+                        task_id.as_deref(),
+                        kind::NOTE,
                         json,
-                        at: ts(at),
-                        tab,
-                        source: None,
-                        verdict: None,
-                    });
+                        at,
+                        None,
+                        None,
+                    ))
                 }
                 other => {
                     // Rows go in before anything that may refer to them (a task adopted, a tab deleted).
                     self.insert_events(&tx, &mut rows)?;
                     self.write_other(&tx, other, i, &last_row, urls)?;
+                    None
                 }
+            };
+            if let Some((tab, task_id, kind, json, at, source, verdict)) = row {
+                rows.push(EventRow {
+                    url: self.url_of(&tx, urls, tab)?,
+                    task_id: task_id.unwrap_or(""),
+                    kind,
+                    json,
+                    at: ts(at),
+                    tab,
+                    source,
+                    verdict,
+                });
             }
             if rows.0.len() == ROWS_PER_INSERT {
                 self.insert_events(&tx, &mut rows)?;

@@ -675,9 +675,23 @@ async fn approve_request(
                 .auth
                 .as_ref()
                 .ok_or("no credential is configured for this agent")?;
-            crate::remote::auth::resolve(auth, conn.card.card.security_schemes.as_ref())
-                .await
-                .map_err(|e| e.message)?
+            // The same rule as at connect time: the configured secret goes to its own origins only (the token
+            // endpoint of a client-credentials flow, and the interface this request goes to).
+            let scope = target.scope().map_err(|e| e.message)?;
+            if !scope.permits_url(&conn.selected.interface.url) {
+                return Err(scope.refusal(
+                    "the interface this approval would go to",
+                    &conn.selected.interface.url,
+                    &conn.label,
+                ));
+            }
+            crate::remote::auth::resolve_scoped(
+                auth,
+                conn.card.card.security_schemes.as_ref(),
+                Some((&scope, &conn.label)),
+            )
+            .await
+            .map_err(|e| e.message)?
         }
     };
     let headers = Arc::new(HeaderInterceptor::new(&target.headers, Some(&credential)));

@@ -11,7 +11,8 @@ use crate::config::keymap::palette_matches;
 /// The most rows the agent's own message takes in the approval dialog (it scrolls inside them).
 const APPROVAL_MESSAGE_ROWS: u16 = crate::app::update::APPROVAL_PAGE;
 
-fn centered(area: Rect, w: u16, h: u16) -> Rect {
+/// A box of `w` × `h` in the middle of `area` (shrunk to fit). Shared by every modal.
+pub(super) fn centered(area: Rect, w: u16, h: u16) -> Rect {
     let w = w.min(area.width.saturating_sub(2));
     let h = h.min(area.height.saturating_sub(2));
     Rect::new(
@@ -22,7 +23,8 @@ fn centered(area: Rect, w: u16, h: u16) -> Rect {
     )
 }
 
-fn boxed<'a>(app: &App, title: &str) -> Block<'a> {
+/// A modal's frame: focused border, title in the theme's title style.
+pub(super) fn boxed<'a>(app: &App, title: &str) -> Block<'a> {
     Block::default()
         .borders(Borders::ALL)
         .title(Span::styled(format!(" {title} "), app.theme.title))

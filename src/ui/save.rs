@@ -7,6 +7,7 @@ use ratatui::layout::{Constraint, Direction, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
+use super::overlay::{boxed, centered};
 use super::tab::human_bytes;
 use super::wrap::{BAR, wrap_all};
 use crate::app::save::{ChoiceKind, SaveTarget, choices};
@@ -14,24 +15,6 @@ use crate::app::state::App;
 use crate::app::task::TabId;
 use crate::config::keymap::Action;
 use crate::trust::sanitize::sanitize_line;
-
-fn boxed<'a>(app: &App, title: String) -> Block<'a> {
-    Block::default()
-        .borders(Borders::ALL)
-        .title(Span::styled(format!(" {title} "), app.theme.title))
-        .border_style(app.theme.border_focus)
-}
-
-fn centered(area: Rect, w: u16, h: u16) -> Rect {
-    let w = w.min(area.width.saturating_sub(2));
-    let h = h.min(area.height.saturating_sub(2));
-    Rect::new(
-        area.x + (area.width - w) / 2,
-        area.y + (area.height - h) / 2,
-        w,
-        h,
-    )
-}
 
 fn keys(app: &App, a: Action) -> String {
     app.keymap.keys_for(a).join("/")
@@ -97,7 +80,7 @@ pub fn picker(f: &mut Frame, app: &App, tab: TabId, selected: usize, area: Rect)
     f.render_widget(Clear, r);
     f.render_widget(
         Paragraph::new(lines)
-            .block(boxed(app, title))
+            .block(boxed(app, &title))
             .scroll((offset as u16, 0)),
         r,
     );
@@ -170,7 +153,7 @@ pub fn target(f: &mut Frame, app: &App, s: &SaveTarget, area: Rect) {
     let bottom = wrap_all(bottom, inner);
     let h = (top.len() + 3 + bottom.len() + 2) as u16;
     let r = centered(area, w, h);
-    let block = boxed(app, "Save artifact part".into());
+    let block = boxed(app, "Save artifact part");
     let body = block.inner(r);
     f.render_widget(Clear, r);
     f.render_widget(block, r);
@@ -224,7 +207,7 @@ pub fn overwrite(f: &mut Frame, app: &App, s: &SaveTarget, existing: &str, area:
     let r = centered(area, w, lines.len() as u16 + 2);
     f.render_widget(Clear, r);
     f.render_widget(
-        Paragraph::new(lines).block(boxed(app, "Replace an existing file?".into())),
+        Paragraph::new(lines).block(boxed(app, "Replace an existing file?")),
         r,
     );
 }
