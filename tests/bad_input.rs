@@ -302,7 +302,12 @@ fn http_error_page_on_the_rpc_endpoint_is_a_transport_error() {
     let base = broken_agent(Fault::RpcHttp500);
     let r = cli(&["send", &base, "hi"]);
     assert_eq!(r.code, 3, "{}", r.all());
-    assert_one_line_error(&r, &base, "not JSON-RPC");
+    // The status is named (the SDK's own transport said only "failed to parse JSON-RPC response").
+    assert_one_line_error(
+        &r,
+        &base,
+        "HTTP 500 Internal Server Error (text/html, 47 B)",
+    );
 }
 
 #[test]
@@ -337,7 +342,12 @@ fn garbage_frames_are_reported_and_skipped() {
     let base = broken_agent(Fault::SseGarbageThenDone);
     let r = cli(&["send", &base, "hi", "--stream"]);
     assert_eq!(r.code, 0, "{}", r.all());
-    assert!(r.stderr.contains("SSE parse error"), "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("a stream event is not valid A2A ProtoJSON"),
+        "{}",
+        r.stderr
+    );
     assert!(r.stdout.contains("final state: completed"), "{}", r.stdout);
     assert_terminal_safe(&r.all());
 }

@@ -41,9 +41,15 @@ pub struct GlobalOpts {
     /// Send 'Authorization: Bearer <token>' with the token read from this environment variable.
     #[arg(long, global = true, value_name = "VAR")]
     pub bearer_env: Option<String>,
-    /// Seconds to wait for one request (streams may stay open longer).
+    /// Seconds to wait for one request, and for a stream's next event (default 30; streams: 60).
     #[arg(long, global = true, value_name = "SECS")]
     pub timeout: Option<u64>,
+    /// Seconds a stream may go without an event or keep-alive (overrides --timeout for streams).
+    #[arg(long, global = true, value_name = "SECS")]
+    pub idle_timeout: Option<u64>,
+    /// Seconds a stream may last at most, however lively (default: no limit).
+    #[arg(long, global = true, value_name = "SECS")]
+    pub deadline: Option<u64>,
 }
 
 impl GlobalOpts {
@@ -52,6 +58,8 @@ impl GlobalOpts {
         Overrides {
             config: self.config.clone(),
             timeout: self.timeout,
+            idle_timeout: self.idle_timeout,
+            deadline: self.deadline,
         }
     }
 }

@@ -55,9 +55,7 @@ pub fn resolve_target(
             )));
         }
     };
-    if let Some(t) = global.timeout {
-        target.timeout = Duration::from_secs(t);
-    }
+    target.apply_overrides(&global.overrides());
     if let Some(b) = &global.binding {
         target.prefs.binding = Some(Binding::parse(b).map_err(RemoteError::usage)?);
     }

@@ -21,8 +21,13 @@ pub const DEFAULT_TIMEOUT_SECS: u64 = 30;
 pub struct Overrides {
     /// The config file to read instead of the discovered one (`--config FILE`).
     pub config: Option<PathBuf>,
-    /// Seconds to wait for one request, ahead of the config's `timeout_secs` (`--timeout SECS`).
+    /// Seconds to wait for one request, ahead of the config's `timeout_secs` (`--timeout SECS`); it also
+    /// bounds how long a stream may stay silent, unless `idle_timeout` says otherwise.
     pub timeout: Option<u64>,
+    /// Seconds a stream may stay silent (`--idle-timeout SECS`).
+    pub idle_timeout: Option<u64>,
+    /// Seconds a stream may last at most (`--deadline SECS`).
+    pub deadline: Option<u64>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -118,9 +123,19 @@ pub struct AgentConfig {
     pub headers: BTreeMap<String, String>,
     #[serde(default)]
     pub auth: Option<AuthConfig>,
-    /// Per-agent request timeout in seconds.
+    /// Per-agent request timeout in seconds: a unary call's whole reply, a stream's response headers.
     #[serde(default)]
     pub timeout_secs: Option<u64>,
+    /// Seconds a stream may go without an event or keep-alive before it is given up (default 60; the
+    /// console then re-attaches to the task).
+    #[serde(default)]
+    pub idle_timeout_secs: Option<u64>,
+    /// Seconds a stream may last at most, however lively (default: no limit).
+    #[serde(default)]
+    pub deadline_secs: Option<u64>,
+    /// Largest single stream event or reply, in MiB (default 64).
+    #[serde(default)]
+    pub max_event_mib: Option<u64>,
     /// Other origins (`https://host[:port]`) this agent's credential and headers may be sent to — a card
     /// interface or a card redirect on another host. Without it, they go only to the origin of `url`.
     #[serde(default)]

@@ -9,6 +9,7 @@ use super::card::{CardFetcher, FetchedCard};
 use super::client::{self, Binding, Client, Preferences, ProtocolChoice, Selected};
 use super::error::RemoteError;
 use super::origin::CredentialScope;
+use super::wire::WireLimits;
 use crate::config::{AgentConfig, AuthConfig, AuthKind};
 
 /// Everything needed to reach one agent, from the config file, the command line, or both.
@@ -21,6 +22,12 @@ pub struct AgentTarget {
     pub headers: BTreeMap<String, String>,
     pub auth: Option<AuthConfig>,
     pub timeout: Duration,
+    /// How long a stream may stay silent (`None`: `wire::DEFAULT_IDLE`).
+    pub idle_timeout: Option<Duration>,
+    /// How long a stream may last at most.
+    pub deadline: Option<Duration>,
+    /// Largest event or reply (`None`: `wire::DEFAULT_MAX_EVENT_BYTES`).
+    pub max_event_bytes: Option<usize>,
     /// Other origins the credential and headers may go to (see `origin::CredentialScope`).
     pub allowed_origins: Vec<String>,
 }
@@ -50,6 +57,11 @@ impl AgentTarget {
                 .timeout_secs
                 .map(Duration::from_secs)
                 .unwrap_or(default_timeout),
+            idle_timeout: a.idle_timeout_secs.map(Duration::from_secs),
+            deadline: a.deadline_secs.map(Duration::from_secs),
+            max_event_bytes: a
+                .max_event_mib
+                .map(|m| usize::try_from(m.saturating_mul(1 << 20)).unwrap_or(usize::MAX)),
             allowed_origins: a.allowed_origins.clone(),
         })
     }
@@ -62,8 +74,39 @@ impl AgentTarget {
             headers: BTreeMap::new(),
             auth: None,
             timeout,
+            idle_timeout: None,
+            deadline: None,
+            max_event_bytes: None,
             allowed_origins: Vec::new(),
         }
+    }
+
+    /// The command line's timeouts win over the config's. `--timeout` bounds a stream's silence too (a user
+    /// who says "5 s" does not mean "5 s, then wait forever for the next event").
+    pub fn apply_overrides(&mut self, o: &crate::config::Overrides) {
+        if let Some(t) = o.timeout {
+            self.timeout = Duration::from_secs(t);
+            self.idle_timeout = Some(Duration::from_secs(t));
+        }
+        if let Some(t) = o.idle_timeout {
+            self.idle_timeout = Some(Duration::from_secs(t));
+        }
+        if let Some(t) = o.deadline {
+            self.deadline = Some(Duration::from_secs(t));
+        }
+    }
+
+    /// The deadlines and limits of this agent's calls.
+    pub fn limits(&self) -> WireLimits {
+        let mut l = WireLimits::new(self.timeout);
+        if let Some(i) = self.idle_timeout {
+            l.idle = i;
+        }
+        l.overall = self.deadline;
+        if let Some(m) = self.max_event_bytes {
+            l.max_event_bytes = m;
+        }
+        l
     }
 
     /// Where this agent's credential and headers may go.
@@ -157,7 +200,7 @@ pub async fn connect_with(
         http: http.clone(),
         headers,
         credential: credential.as_ref(),
-        timeout: target.timeout,
+        limits: target.limits(),
     })
     .await
     .map_err(|e| e.context(format!("agent {label}")))?;

@@ -1,6 +1,7 @@
 //! From a card and the user's preferences to a working SDK client: which interface (binding + protocol
-//! version), which transport (the SDK's JSON-RPC / HTTP+JSON / gRPC for 1.0, our own for 0.3), and the
-//! interceptors that add headers and credentials. Nothing above `remote/` learns which version is on the wire.
+//! version), which transport (our own for JSON-RPC and HTTP+JSON, both versions — see `wire/` for why —
+//! and the SDK's for gRPC), and the interceptors that add headers and credentials. Nothing above `remote/`
+//! learns which version or binding is on the wire.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -10,8 +11,12 @@ use a2a_client::{A2AClient, Transport, TransportFactory};
 
 use super::auth::{Credential, HeaderInterceptor};
 use super::compat_v03::V03Transport;
+use super::compat_v03_rest::V03RestTransport;
 use super::error::RemoteError;
 use super::guard::GuardedTransport;
+use super::wire::WireLimits;
+use super::wire::jsonrpc::{JsonRpcTransport, RpcEndpoint};
+use super::wire::rest::{RestEndpoint, RestTransport};
 
 /// The SDK client type every operation goes through.
 pub type Client = A2AClient<Box<dyn Transport>>;
@@ -123,8 +128,8 @@ pub fn select_interface_within(
         let Ok(protocol) = ProtocolChoice::parse(&iface.protocol_version) else {
             continue;
         };
-        // Protocol 0.3 is spoken over JSON-RPC only (its default binding; spec digest §12).
-        if protocol == ProtocolChoice::V03 && binding != Binding::JsonRpc {
+        // Protocol 0.3 is spoken over JSON-RPC and HTTP+JSON (not gRPC: its 0.3 proto is another service).
+        if protocol == ProtocolChoice::V03 && binding == Binding::Grpc {
             continue;
         }
         if prefs.binding.is_some_and(|b| b != binding)
@@ -182,18 +187,17 @@ pub struct ClientSpec<'a> {
     pub http: reqwest::Client,
     pub headers: Arc<HeaderInterceptor>,
     pub credential: Option<&'a Credential>,
-    /// Bound on a single request (and on opening a stream).
-    pub timeout: Duration,
+    /// Deadlines and size limits of every call.
+    pub limits: WireLimits,
 }
 
 /// Build the SDK client for the chosen interface.
 pub async fn build(spec: ClientSpec<'_>) -> Result<Client, RemoteError> {
     let mut iface = spec.selected.interface.clone();
     if let Some((name, value)) = spec.credential.and_then(Credential::query) {
-        if spec.selected.binding != Binding::JsonRpc {
+        if spec.selected.binding == Binding::Grpc {
             return Err(RemoteError::usage(
-                "an API key in the query string works with the JSON-RPC binding only (the SDK's HTTP+JSON and \
-                 gRPC transports build their own URLs); use location = \"header\" or binding = \"JSONRPC\"",
+                "an API key in the query string cannot go over gRPC; use location = \"header\" or another binding",
             ));
         }
         let mut url = url::Url::parse(&iface.url)
@@ -201,61 +205,65 @@ pub async fn build(spec: ClientSpec<'_>) -> Result<Client, RemoteError> {
         url.query_pairs_mut().append_pair(&name, value.expose());
         iface.url = url.to_string();
     }
-    let transport: Box<dyn Transport> = match (spec.selected.protocol, spec.selected.binding) {
-        (ProtocolChoice::V03, _) => {
-            Box::new(V03Transport::new(spec.http.clone(), iface.url.clone()))
-        }
-        (ProtocolChoice::V1, Binding::JsonRpc) => {
-            a2a_client::jsonrpc::JsonRpcTransportFactory::new(Some(spec.http.clone()))
-                .create(spec.card, &iface)
-                .await
-                .map_err(|e| super::error::classify(&e))?
-        }
-        (ProtocolChoice::V1, Binding::HttpJson) => {
-            a2a_client::rest::RestTransportFactory::new(Some(spec.http.clone()))
-                .create(spec.card, &iface)
-                .await
-                .map_err(|e| super::error::classify(&e))?
-        }
-        (ProtocolChoice::V1, Binding::Grpc) => {
-            let factory = a2a_grpc::client::GrpcTransportFactory::new();
-            tokio::time::timeout(spec.timeout, factory.create(spec.card, &iface))
-                .await
-                .map_err(|_| {
-                    RemoteError::transport(format!("gRPC connect to {} timed out", iface.url))
-                })?
-                .map_err(|e| super::error::classify(&e))?
-        }
-    };
-    let guarded: Box<dyn Transport> = Box::new(GuardedTransport::new(transport, spec.timeout));
-    let mut client = A2AClient::new(guarded).with_interceptors(vec![spec.headers.clone()]);
+    let http = spec.http.clone();
+    let limits = spec.limits;
+    let transport: Box<dyn Transport> =
+        match (spec.selected.protocol, spec.selected.binding) {
+            (ProtocolChoice::V03, Binding::JsonRpc) => Box::new(V03Transport::new(
+                RpcEndpoint::new(http, iface.url.clone(), limits),
+            )),
+            (ProtocolChoice::V03, Binding::HttpJson) => Box::new(V03RestTransport::new(
+                rest_endpoint(http, &iface.url, limits)?,
+            )),
+            (ProtocolChoice::V1, Binding::JsonRpc) => Box::new(JsonRpcTransport::new(
+                RpcEndpoint::new(http, iface.url.clone(), limits),
+            )),
+            (ProtocolChoice::V1, Binding::HttpJson) => {
+                Box::new(RestTransport::new(rest_endpoint(http, &iface.url, limits)?))
+            }
+            (ProtocolChoice::V03, Binding::Grpc) => {
+                return Err(RemoteError::usage(
+                    "protocol 0.3 over gRPC is not supported; choose JSON-RPC or HTTP+JSON",
+                ));
+            }
+            (ProtocolChoice::V1, Binding::Grpc) => {
+                let factory = a2a_grpc::client::GrpcTransportFactory::new();
+                let grpc = tokio::time::timeout(limits.request, factory.create(spec.card, &iface))
+                    .await
+                    .map_err(|_| {
+                        RemoteError::transport(format!("gRPC connect to {} timed out", iface.url))
+                    })?
+                    .map_err(|e| super::error::classify(&e))?;
+                // The SDK's gRPC transport has no deadline of its own: bound each call here.
+                Box::new(GuardedTransport::new(grpc, limits.request))
+            }
+        };
+    let mut client = A2AClient::new(transport).with_interceptors(vec![spec.headers.clone()]);
     if let Some(tenant) = iface.tenant.as_deref().filter(|t| !t.is_empty()) {
         client = client.with_tenant(tenant);
     }
     Ok(client)
 }
 
-/// The HTTP client every transport and card fetch shares: connection timeout only, because SSE streams may
-/// legitimately stay idle for minutes (the per-request bound lives in `GuardedTransport`).
+/// An HTTP+JSON base URL must parse (a card's URL is remote text).
+fn rest_endpoint(
+    http: reqwest::Client,
+    url: &str,
+    limits: WireLimits,
+) -> Result<RestEndpoint, RemoteError> {
+    url::Url::parse(url).map_err(|e| RemoteError::usage(format!("interface URL {url:?}: {e}")))?;
+    Ok(RestEndpoint::new(http, url, limits))
+}
+
+/// The HTTP client every agent call shares: connection timeout only, because SSE streams may legitimately
+/// stay idle for minutes (the deadlines of each call are in `wire::WireLimits`).
 ///
 /// It follows no redirect: a JSON-RPC or REST call that is redirected would carry the agent's credential (and a
-/// POST body) to wherever the `Location` says. The refusal is remembered so the error can name it.
+/// POST body) to wherever the `Location` says. The 3xx reply comes back as it is, and `wire::http` names it.
 pub fn http_client(connect_timeout: Duration) -> Result<reqwest::Client, RemoteError> {
     reqwest::Client::builder()
         .connect_timeout(connect_timeout)
-        .redirect(reqwest::redirect::Policy::custom(|attempt| {
-            let from = attempt
-                .previous()
-                .last()
-                .map(|u| u.to_string())
-                .unwrap_or_default();
-            super::error::note_refused_redirect(
-                &from,
-                attempt.status().as_u16(),
-                attempt.url().as_str(),
-            );
-            attempt.error("calls to an agent follow no redirects")
-        }))
+        .redirect(reqwest::redirect::Policy::none())
         .user_agent(concat!("a2a-console/", env!("CARGO_PKG_VERSION")))
         .build()
         .map_err(|e| RemoteError::transport(format!("cannot build the HTTP client: {e}")))

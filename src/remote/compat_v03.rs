@@ -1,4 +1,6 @@
-//! A `Transport` for agents that still speak protocol 0.3 (JSON-RPC only, its default binding).
+//! A `Transport` for agents that still speak protocol 0.3 over JSON-RPC (its default binding; HTTP+JSON 0.3 is
+//! `compat_v03_rest`, which reuses this mapping). Protocol 0.2.x has the same JSON-RPC wire and is spoken
+//! the same way.
 //!
 //! The official Rust SDK implements 1.0 only (`a2a::VERSION`), so 0.3 needs its own transport. It maps every
 //! request from the SDK's v1.0 types into the 0.3 JSON-RPC shape and every answer back (spec digest §12:
@@ -9,9 +11,12 @@ use a2a::*;
 use a2a_client::{BoxStream, ServiceParams, Transport};
 use async_trait::async_trait;
 use base64::Engine;
-use eventsource_stream::Eventsource;
 use futures::StreamExt;
 use serde_json::{Map, Value, json};
+
+use super::wire::jsonrpc::{Headers, RawEvents, RpcEndpoint, cut_short};
+use super::wire::sse::SseData;
+use super::wire::{envelope, fault};
 
 /// 0.3 JSON-RPC method names.
 mod method {
@@ -28,46 +33,12 @@ mod method {
 }
 
 pub struct V03Transport {
-    http: reqwest::Client,
-    endpoint: String,
+    endpoint: RpcEndpoint,
 }
 
 impl V03Transport {
-    pub fn new(http: reqwest::Client, endpoint: String) -> Self {
-        Self { http, endpoint }
-    }
-
-    fn request(
-        &self,
-        params: &ServiceParams,
-        method: &str,
-        body_params: Value,
-        stream: bool,
-    ) -> reqwest::RequestBuilder {
-        let body = json!({
-            "jsonrpc": "2.0",
-            "id": uuid::Uuid::new_v4().to_string(),
-            "method": method,
-            "params": body_params,
-        });
-        let mut builder = self.http.post(&self.endpoint).json(&body);
-        if stream {
-            builder = builder.header("Accept", "text/event-stream");
-        }
-        for (key, values) in params {
-            // The SDK client always adds `A2A-Version: 1.0`; a 0.3 server must be told 0.3 (or nothing).
-            if key.eq_ignore_ascii_case(SVC_PARAM_VERSION) {
-                continue;
-            }
-            for v in values {
-                builder = builder.header(key, v);
-                // 0.3 used the X- prefixed name for the extensions list.
-                if key.eq_ignore_ascii_case(SVC_PARAM_EXTENSIONS) {
-                    builder = builder.header("X-A2A-Extensions", v);
-                }
-            }
-        }
-        builder.header(SVC_PARAM_VERSION, "0.3")
+    pub fn new(endpoint: RpcEndpoint) -> Self {
+        Self { endpoint }
     }
 
     async fn call(
@@ -76,55 +47,35 @@ impl V03Transport {
         method: &str,
         body_params: Value,
     ) -> Result<Value, A2AError> {
-        let resp = self
-            .request(params, method, body_params, false)
-            .send()
-            .await
-            .map_err(|e| A2AError::internal(format!("HTTP request failed: {e}")))?;
-        let status = resp.status();
-        let text = resp
-            .text()
-            .await
-            .map_err(|e| A2AError::internal(format!("HTTP request failed: {e}")))?;
-        envelope_result(status, &text)
+        let raw = self
+            .endpoint
+            .call(&headers_v03(params), method, body_params)
+            .await?;
+        serde_json::from_str(&raw).map_err(|e| parse_err("the reply", e))
     }
 }
 
-/// Unwrap a JSON-RPC response body: the result, or the error object as an `A2AError`.
-fn envelope_result(status: reqwest::StatusCode, text: &str) -> Result<Value, A2AError> {
-    let value: Value = serde_json::from_str(text).map_err(|e| {
-        if status.is_success() {
-            A2AError::internal(format!("failed to parse JSON-RPC response: {e}"))
-        } else {
-            A2AError::internal(format!(
-                "HTTP {status}: {}",
-                text.chars().take(200).collect::<String>()
-            ))
+/// The SDK client's headers, for a 0.3 server: it always adds `A2A-Version: 1.0`, and a 0.3 server must be
+/// told 0.3 (or nothing); 0.3 also used the `X-`-prefixed name for the extensions list.
+pub fn headers_v03(params: &ServiceParams) -> Headers {
+    let mut out = Headers::new();
+    for (key, values) in params {
+        if key.eq_ignore_ascii_case(SVC_PARAM_VERSION) {
+            continue;
         }
-    })?;
-    if let Some(err) = value.get("error").filter(|e| !e.is_null()) {
-        return Err(rpc_error(err));
+        for v in values {
+            out.push((key.clone(), v.clone()));
+            if key.eq_ignore_ascii_case(SVC_PARAM_EXTENSIONS) {
+                out.push(("X-A2A-Extensions".into(), v.clone()));
+            }
+        }
     }
-    match value.get("result") {
-        Some(r) => Ok(r.clone()),
-        None if !status.is_success() => Err(A2AError::internal(format!("HTTP {status}"))),
-        // The Python 0.3 SDK answers `tasks/pushNotificationConfig/delete` with no `result` member at all
-        // (JSON-RPC 2.0 says it is required); a missing result means "nothing to return" here.
-        None => Ok(Value::Null),
-    }
+    out.push((SVC_PARAM_VERSION.into(), "0.3".into()));
+    out
 }
 
-fn rpc_error(err: &Value) -> A2AError {
-    let code = err.get("code").and_then(Value::as_i64).unwrap_or(-32603) as i32;
-    let message = err
-        .get("message")
-        .and_then(Value::as_str)
-        .unwrap_or("error without a message");
-    A2AError::new(code, message)
-}
-
-fn parse_err(what: &str, e: impl std::fmt::Display) -> A2AError {
-    A2AError::internal(format!("failed to parse {what} from the 0.3 agent: {e}"))
+pub(super) fn parse_err(what: &str, e: impl std::fmt::Display) -> A2AError {
+    fault(format!("failed to parse {what} from the 0.3 agent: {e}"))
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -197,7 +148,7 @@ pub fn message_to_v03(m: &Message) -> Value {
     out
 }
 
-fn send_params_v03(req: &SendMessageRequest) -> Value {
+pub(super) fn send_params_v03(req: &SendMessageRequest) -> Value {
     let mut out = json!({"message": message_to_v03(&req.message)});
     let cfg = req.configuration.as_ref();
     // 0.3 gave no default for `blocking` (the SDK treats absent as blocking), so always say it.
@@ -220,7 +171,7 @@ fn send_params_v03(req: &SendMessageRequest) -> Value {
     out
 }
 
-fn push_config_inner_v03(c: &TaskPushNotificationConfig) -> Value {
+pub(super) fn push_config_inner_v03(c: &TaskPushNotificationConfig) -> Value {
     let mut inner = json!({"url": c.url});
     if let Some(id) = &c.id {
         inner["id"] = json!(id);
@@ -435,11 +386,14 @@ pub fn event_from_v03(v: &Value) -> Result<(StreamResponse, bool), A2AError> {
     Ok((event, is_final))
 }
 
-fn task_value(v: &Value) -> Result<Task, A2AError> {
+pub(super) fn task_value(v: &Value) -> Result<Task, A2AError> {
     serde_json::from_value(task_from_v03(v)?).map_err(|e| parse_err("a task", e))
 }
 
-fn push_config_from_v03(task_id: &str, v: &Value) -> Result<TaskPushNotificationConfig, A2AError> {
+pub(super) fn push_config_from_v03(
+    task_id: &str,
+    v: &Value,
+) -> Result<TaskPushNotificationConfig, A2AError> {
     // 0.3 wraps the config: {taskId, pushNotificationConfig: {id, url, token, authentication{schemes, credentials}}}.
     let inner = v.get("pushNotificationConfig").unwrap_or(v);
     let mut out = json!({
@@ -480,67 +434,45 @@ impl V03Transport {
         method: &str,
         body_params: Value,
     ) -> Result<EventStream, A2AError> {
-        let resp = self
-            .request(params, method, body_params, true)
-            .send()
-            .await
-            .map_err(|e| A2AError::internal(format!("HTTP request failed: {e}")))?;
-        let status = resp.status();
-        let is_sse = resp
-            .headers()
-            .get(reqwest::header::CONTENT_TYPE)
-            .is_some_and(|v| v.as_bytes().starts_with(b"text/event-stream"));
-        if !is_sse {
-            // Errors before the stream starts come back as a plain JSON-RPC body.
-            let text = resp
-                .text()
-                .await
-                .map_err(|e| A2AError::internal(format!("HTTP request failed: {e}")))?;
-            envelope_result(status, &text)?;
-            return Err(A2AError::internal(
-                "expected streaming response but got a plain JSON reply",
-            ));
-        }
-        let events = resp.bytes_stream().eventsource();
-        // Stop after an event flagged `final` (0.3's end-of-stream marker), even if the server keeps the
-        // connection open.
-        let stream =
-            futures::stream::unfold((Box::pin(events), false), |(mut events, done)| async move {
-                if done {
-                    return None;
-                }
-                loop {
-                    let item = events.next().await?;
-                    let ev = match item {
-                        Ok(ev) => ev,
-                        Err(e) => {
-                            return Some((
-                                Err(A2AError::internal(format!("SSE stream error: {e}"))),
-                                (events, true),
-                            ));
-                        }
-                    };
-                    if ev.data.trim().is_empty() {
-                        continue;
-                    }
-                    let parsed: Result<(StreamResponse, bool), A2AError> =
-                        serde_json::from_str::<Value>(&ev.data)
-                            .map_err(|e| A2AError::internal(format!("SSE parse error: {e}")))
-                            .and_then(|v| {
-                                if let Some(err) = v.get("error").filter(|e| !e.is_null()) {
-                                    return Err(rpc_error(err));
-                                }
-                                let result = v.get("result").unwrap_or(&v);
-                                event_from_v03(result)
-                            });
-                    return Some(match parsed {
-                        Ok((event, is_final)) => (Ok(event), (events, is_final)),
-                        Err(e) => (Err(e), (events, false)),
-                    });
-                }
-            });
-        Ok(Box::pin(stream))
+        let events = self
+            .endpoint
+            .stream(&headers_v03(params), method, body_params)
+            .await?;
+        Ok(until_final(events, |ev| {
+            let v: Value = serde_json::from_str(&ev.data)
+                .map_err(|e| cut_short(ev, parse_err("a stream event", e)))?;
+            if let Some(err) = v.get("error").filter(|e| !e.is_null()) {
+                return Err(envelope::agent_error(
+                    err.get("code").and_then(Value::as_i64).unwrap_or(-32603),
+                    err.get("message")
+                        .and_then(Value::as_str)
+                        .unwrap_or("error without a message")
+                        .to_string(),
+                    err.get("data").cloned(),
+                ));
+            }
+            event_from_v03(v.get("result").unwrap_or(&v))
+        }))
     }
+}
+
+/// Decode a 0.3 stream and stop after an event flagged `final` (0.3's end-of-stream marker), even if the
+/// server keeps the connection open.
+pub(super) fn until_final(
+    events: RawEvents,
+    decode: fn(&SseData) -> Result<(StreamResponse, bool), A2AError>,
+) -> EventStream {
+    futures::stream::unfold((events, false), move |(mut events, done)| async move {
+        if done {
+            return None;
+        }
+        let item = events.next().await?;
+        Some(match item.and_then(|ev| decode(&ev)) {
+            Ok((event, is_final)) => (Ok(event), (events, is_final)),
+            Err(e) => (Err(e), (events, false)),
+        })
+    })
+    .boxed()
 }
 
 #[async_trait]
@@ -780,16 +712,15 @@ mod tests {
     }
 
     #[test]
-    fn rpc_errors_keep_code_and_message() {
-        let e = envelope_result(
-            reqwest::StatusCode::OK,
-            r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32001,"message":"Task not found"}}"#,
-        )
-        .unwrap_err();
-        assert_eq!(e.code, -32001);
-        assert_eq!(e.message, "Task not found");
-        let e = envelope_result(reqwest::StatusCode::UNAUTHORIZED, "<html>no</html>").unwrap_err();
-        assert!(e.message.starts_with("HTTP 401"));
+    fn the_version_header_says_03_and_extensions_go_under_both_names() {
+        let params = ServiceParams::from([
+            (SVC_PARAM_VERSION.to_string(), vec!["1.0".to_string()]),
+            (SVC_PARAM_EXTENSIONS.to_string(), vec!["urn:x".to_string()]),
+        ]);
+        let h = headers_v03(&params);
+        assert!(h.contains(&(SVC_PARAM_VERSION.to_string(), "0.3".to_string())));
+        assert!(!h.iter().any(|(_, v)| v == "1.0"));
+        assert!(h.contains(&("X-A2A-Extensions".to_string(), "urn:x".to_string())));
     }
 
     #[test]

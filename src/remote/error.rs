@@ -2,8 +2,9 @@
 //!
 //! The official SDK reports everything as `a2a::A2AError`, and folds its own transport failures (connection
 //! refused, unparseable body, broken SSE frame) into the same `INTERNAL_ERROR` code an agent uses for its own
-//! failures. We tell them apart by the SDK's message prefixes, which are stable strings in `a2a-client-lf`
-//! (`wire.rs`, `jsonrpc.rs`, `rest.rs`); anything else that came back as an error object is the agent's.
+//! failures. Our own transports (`wire/`) mark theirs with a detail (`wire::fault`); for the SDK's gRPC
+//! transport we tell them apart by its message prefixes, which are stable strings in `a2a-client-lf` and
+//! `a2a-grpc`. Anything else that came back as an error object is the agent's.
 
 use a2a::A2AError;
 use a2a::error_code;
@@ -90,6 +91,9 @@ const MAX_ERROR_TEXT: usize = 300;
 /// Classify an SDK error and make its text safe to print (remote text is untrusted and may be huge).
 pub fn classify(err: &A2AError) -> RemoteError {
     let text = one_line(&err.message);
+    if crate::remote::wire::is_fault(err) {
+        return RemoteError::transport(hint_status(text));
+    }
     let from_sdk = err.code == error_code::INTERNAL_ERROR
         && SDK_TRANSPORT_PREFIXES
             .iter()
@@ -104,44 +108,22 @@ pub fn classify(err: &A2AError) -> RemoteError {
     )
 }
 
-/// Redirects the shared HTTP client refused, by the URL that was redirected: reqwest's error names only that
-/// URL, and the SDK keeps only the error's first line, so the status and `Location` are kept here for the
-/// message. Bounded: the oldest are forgotten.
-static REFUSED_REDIRECTS: std::sync::Mutex<Vec<(String, String)>> =
-    std::sync::Mutex::new(Vec::new());
-const REFUSED_REDIRECTS_KEPT: usize = 32;
-
-/// Remember that a call to `from` was answered with `status` → `to` and not followed.
-pub fn note_refused_redirect(from: &str, status: u16, to: &str) {
-    if let Ok(mut seen) = REFUSED_REDIRECTS.lock() {
-        seen.retain(|(f, _)| f != from);
-        if seen.len() >= REFUSED_REDIRECTS_KEPT {
-            seen.remove(0);
-        }
-        seen.push((from.to_string(), format!("HTTP {status} → {to}")));
-    }
-}
-
-/// The refused redirect a reqwest error text (`… error following redirect for url (URL)`) is about.
-fn refused_redirect(text: &str) -> Option<String> {
-    let start = text.find("error following redirect for url (")?
-        + "error following redirect for url (".len();
-    let url = text.get(start..)?.split(')').next()?;
-    let seen = REFUSED_REDIRECTS.lock().ok()?;
-    seen.iter()
-        .rev()
-        .find(|(f, _)| f == url)
-        .map(|(_, what)| what.clone())
+/// A named HTTP status that has a usual cause gets it said.
+fn hint_status(text: String) -> String {
+    let hint = if text.starts_with("HTTP 401") {
+        " — the agent wants credentials (see [agents.auth] in the config, or --bearer-env)"
+    } else if text.starts_with("HTTP 403") {
+        " — the credentials were refused"
+    } else if text.starts_with("HTTP 404") {
+        " — is this the agent's interface URL?"
+    } else {
+        ""
+    };
+    format!("{text}{hint}")
 }
 
 /// Turn SDK phrasing into something that says what to check.
 fn explain_transport(text: &str) -> String {
-    if text.contains("error following redirect") {
-        let what = refused_redirect(text).unwrap_or_else(|| "a redirect".to_string());
-        return format!(
-            "the agent answered {what}; calls to an agent follow no redirects (they would carry its credentials              there). If the agent has moved, configure its new URL — {text}"
-        );
-    }
     if text.starts_with("failed to parse JSON-RPC response") {
         // The SDK's JSON-RPC transport does not look at the HTTP status, so a 401 page or a proxy error
         // surfaces as a parse failure. Say what it most likely means.

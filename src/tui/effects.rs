@@ -701,7 +701,7 @@ async fn approve_request(
         http,
         headers,
         credential: Some(&credential),
-        timeout: target.timeout,
+        limits: target.limits(),
     })
     .await
     .map_err(|e| e.message)?;

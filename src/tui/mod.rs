@@ -116,9 +116,7 @@ pub fn build_app(config: &Config, global: &Overrides) -> Result<App, String> {
     );
     for a in &config.agents {
         let mut target = AgentTarget::from_config(a, timeout).map_err(|e| e.message)?;
-        if let Some(t) = global.timeout {
-            target.timeout = Duration::from_secs(t);
-        }
+        target.apply_overrides(global);
         app.add_agent(target, AgentOrigin::Config);
     }
     Ok(app)

@@ -21,6 +21,7 @@ import httpx  # noqa: E402
 
 from a2a.server.agent_execution import AgentExecutor, RequestContext  # noqa: E402
 from a2a.server.apps import A2AStarletteApplication  # noqa: E402
+from a2a.server.apps.rest.fastapi_app import A2ARESTFastAPIApplication  # noqa: E402
 from a2a.server.events import EventQueue  # noqa: E402
 from a2a.server.request_handlers import DefaultRequestHandler  # noqa: E402
 from a2a.server.tasks import (  # noqa: E402
@@ -32,6 +33,7 @@ from a2a.server.tasks import (  # noqa: E402
 from a2a.types import (  # noqa: E402
     AgentCapabilities,
     AgentCard,
+    AgentInterface,
     AgentProvider,
     AgentSkill,
     HTTPAuthSecurityScheme,
@@ -48,6 +50,8 @@ from a2a.types import (  # noqa: E402
 import peer_common  # noqa: E402
 
 JSONRPC_PATH = '/a2a/jsonrpc'
+# The SDK's 0.3 HTTP+JSON binding (its own ProtoJSON of the 0.3 proto: /v1/message:send, /v1/tasks/{id} …).
+REST_PATH = '/a2a/rest'
 SLOW_TICKS = 120          # 120 x 0.5 s = 60 s
 SLOW_INTERVAL = 0.5
 CHUNK_INTERVAL = 0.05
@@ -153,6 +157,7 @@ def build_cards(base: str) -> tuple[AgentCard, AgentCard]:
         description='Interop test peer built on the official a2a-sdk 0.3.26 (Python).',
         url=base + JSONRPC_PATH,
         preferred_transport='JSONRPC',
+        additional_interfaces=[AgentInterface(url=base + REST_PATH, transport='HTTP+JSON')],
         protocol_version='0.3.0',
         provider=AgentProvider(organization='a2a-console tests', url='https://example.invalid/a2a-console'),
         version='0.3.26',
@@ -183,8 +188,17 @@ def main() -> None:
         push_config_store=push_store,
         push_sender=BasePushNotificationSender(httpx.AsyncClient(timeout=10), push_store),
     )
-    app = A2AStarletteApplication(agent_card=card, http_handler=handler,
-                                  extended_agent_card=extended).build(rpc_url=JSONRPC_PATH)
+    jsonrpc = A2AStarletteApplication(agent_card=card, http_handler=handler,
+                                      extended_agent_card=extended).build(rpc_url=JSONRPC_PATH)
+    rest = A2ARESTFastAPIApplication(agent_card=card, http_handler=handler,
+                                     extended_agent_card=extended).build(rpc_url=REST_PATH)
+
+    async def app(scope, receive, send):
+        # Both bindings share one handler (and so one task store); the path picks the binding.
+        if scope['type'] == 'http' and scope.get('path', '').startswith(REST_PATH + '/'):
+            return await rest(scope, receive, send)
+        return await jsonrpc(scope, receive, send)
+
     peer_common.run(peer_common.AuthGate(app, {JSONRPC_PATH}), sock, args)
 
 
