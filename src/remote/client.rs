@@ -190,13 +190,12 @@ fn no_interface_message(card: &AgentCard, prefs: Preferences) -> String {
                 .unwrap_or_default()
         ),
     };
+    if offered.is_empty() {
+        return format!("no interface we can use{wanted}: the card lists none");
+    }
     format!(
         "no interface we can use{wanted}; the card offers: {}{}",
-        if offered.is_empty() {
-            "nothing".to_string()
-        } else {
-            offered.join("; ")
-        },
+        offered.join("; "),
         if more > 0 {
             format!("; and {more} more")
         } else {

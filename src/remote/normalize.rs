@@ -153,6 +153,18 @@ pub fn normalize(raw: &Value, card_url: Option<&Url>) -> Result<Normalized, Stri
     })
 }
 
+/// "a number", "an array": the kind of JSON value with its article, for "found …".
+fn a_kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
 fn json_kind(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
@@ -187,15 +199,12 @@ fn scalar_as_text(cx: &mut Ctx, field: &str, v: &Value) -> String {
         Value::Number(_) | Value::Bool(_) => {
             cx.warn(
                 field,
-                format!("should be a string, found a {}; read as text", json_kind(v)),
+                format!("should be a string, found {}; read as text", a_kind(v)),
             );
             v.to_string()
         }
         _ => {
-            cx.warn(
-                field,
-                format!("should be a string, found a {}", json_kind(v)),
-            );
+            cx.warn(field, format!("should be a string, found {}", a_kind(v)));
             String::new()
         }
     }
@@ -241,10 +250,7 @@ fn string_list(cx: &mut Ctx, v: Option<&Value>, field: &str, required: bool) -> 
             vec![Value::String(s.clone())]
         }
         Some(other) => {
-            cx.warn(
-                field,
-                format!("should be a list, found a {}", json_kind(other)),
-            );
+            cx.warn(field, format!("should be a list, found {}", a_kind(other)));
             Vec::new()
         }
     }
@@ -282,8 +288,8 @@ fn legacy_version(cx: &mut Ctx, src: &Map<String, Value>, shape: CardShape) -> S
             cx.warn(
                 "protocolVersion",
                 format!(
-                    "should be a string, found a {}; assuming 0.3.0",
-                    json_kind(other)
+                    "should be a string, found {}; assuming 0.3.0",
+                    a_kind(other)
                 ),
             );
             "0.3.0".into()
@@ -349,7 +355,7 @@ fn normalize_interfaces(
         Some(other) => {
             cx.warn(
                 "supportedInterfaces",
-                format!("should be a list, found a {}; ignored", json_kind(other)),
+                format!("should be a list, found {}; ignored", a_kind(other)),
             );
             &[]
         }
@@ -442,7 +448,7 @@ fn normalize_interfaces(
             Some(Value::Null) | None => {}
             Some(other) => cx.warn(
                 "additionalInterfaces",
-                format!("should be a list, found a {}; ignored", json_kind(other)),
+                format!("should be a list, found {}; ignored", a_kind(other)),
             ),
         }
         for (url, binding) in legacy {
@@ -638,7 +644,7 @@ fn normalize_skills(cx: &mut Ctx, v: Option<&Value>) -> Value {
         Some(other) => {
             cx.warn(
                 "skills",
-                format!("should be a list, found a {}", json_kind(other)),
+                format!("should be a list, found {}", a_kind(other)),
             );
             return Value::Array(Vec::new());
         }
