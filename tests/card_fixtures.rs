@@ -14,7 +14,7 @@ use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use common::{assert_terminal_safe, cli, cli_env, js_peer_with, py10_peer_with, repo};
+use common::{assert_terminal_safe, cli, cli_env, js_peer_with, py03_peer, py10_peer_with, repo};
 
 fn fixtures() -> PathBuf {
     repo().join("tests/fixtures/cards")
@@ -402,4 +402,54 @@ fn sdk_peers_with_v03_are_labelled_by_their_shape() {
         );
         assert!(!r.all().contains("card only"), "{}", r.all());
     }
+}
+
+/// Serve one fixed card at `/.well-known/agent-card.json` on 127.0.0.1; returns the base URL.
+fn serve_card(card: String) -> String {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async move {
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            tx.send(format!("http://{}", listener.local_addr().unwrap()))
+                .unwrap();
+            let app = Router::new().route(
+                "/.well-known/agent-card.json",
+                get(move || {
+                    let card = card.clone();
+                    async move { ([(header::CONTENT_TYPE, "application/json")], card) }
+                }),
+            );
+            axum::serve(listener, app).await.unwrap();
+        });
+    });
+    rx.recv().unwrap()
+}
+
+/// A 0.2.9 card whose endpoint is a real 0.3 server (the Python SDK 0.3 peer): the console selects it, says it
+/// speaks 0.3, and a message goes through the same JSON-RPC wire.
+#[test]
+fn a_0_2_9_card_is_spoken_to_as_0_3() {
+    let peer = py03_peer();
+    let card = serde_json::json!({
+        "protocolVersion": "0.2.9",
+        "name": "Old partner", "description": "speaks 0.2.9", "version": "1.0.0",
+        "url": format!("{}/a2a/jsonrpc", peer.url), "preferredTransport": "JSONRPC",
+        "capabilities": {"streaming": true}, "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
+        "skills": [{"id": "echo", "name": "Echo", "description": "echo", "tags": []}]
+    });
+    let base = serve_card(card.to_string());
+    let r = cli(&["card", &base]);
+    assert_eq!(r.code, 0, "{}", r.all());
+    assert!(
+        r.stdout.contains("protocol \"0.2.9\" is spoken as 0.3"),
+        "{}",
+        r.stdout
+    );
+    let r = cli(&["send", &base, "echo from 0.2.9"]);
+    assert_eq!(r.code, 0, "{}", r.all());
+    assert!(r.stdout.contains("echo: echo from 0.2.9"), "{}", r.stdout);
 }
