@@ -14,11 +14,12 @@ use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 use tokio::sync::watch;
 
 use crate::app::msg::Msg;
-use crate::app::state::{AgentId, AgentInfo, AgentOrigin, App, Reachability};
+use crate::app::state::{AgentId, AgentInfo, AgentOrigin, App, Reachability, Usability};
 use crate::config::keymap::Keymap;
 use crate::config::theme::Theme;
 use crate::remote::agent::AgentTarget;
 use crate::remote::card::{FetchedCard, parse_card};
+use crate::remote::card_rules::card_only_summary;
 use crate::remote::client::{Preferences, select_interface};
 use crate::tui::runtime::Runtime;
 
@@ -70,15 +71,40 @@ pub fn empty_app(size: (u16, u16)) -> App {
     app
 }
 
-/// Add an agent whose card (`card_json`) has loaded, shown as `name`; returns its id.
+/// Add an agent whose card (`card_json`) has loaded, shown as `name`; returns its id. A card with no usable
+/// interface makes a card-only agent, as connecting to it would.
 pub fn add_online(app: &mut App, target: AgentTarget, name: &str, card_json: &str) -> AgentId {
     let card = fetched_card(card_json);
-    let selected = select_interface(&card.card, Preferences::default()).unwrap();
+    let usability = match select_interface(&card.card, Preferences::default()) {
+        Ok(selected) => Usability::Ready(selected),
+        Err(e) => Usability::CardOnly {
+            short: card_only_summary(&card.card, Preferences::default()),
+            reason: format!("agent {name}: {}", e.message),
+        },
+    };
     let id = app.add_agent(target, AgentOrigin::Config);
     if let Some(a) = app.agent_mut(id) {
-        a.state = Reachability::Online(Box::new(AgentInfo::new(name, card, selected)));
+        a.state = Reachability::Online(Box::new(AgentInfo::new(name, card, usability)));
     }
     id
+}
+
+/// A card whose only interface uses a binding the console does not speak: a card-only agent.
+pub const MESH_CARD: &str = r#"{"name": "Mesh Relay", "description": "Relays messages over a private agent mesh.",
+  "version": "3.1.0", "provider": {"organization": "Mesh Works", "url": "https://mesh.example"},
+  "supportedInterfaces": [{"url": "http://127.0.0.1:9/slim", "protocolBinding": "SLIMRPC", "protocolVersion": "1.0"}],
+  "capabilities": {"streaming": true}, "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
+  "skills": [{"id": "relay", "name": "Relay", "description": "Forwards a message.", "tags": ["mesh"],
+    "examples": ["relay hello to billing"]}]}"#;
+
+/// [`parts_app`] plus a fourth agent, "mesh" ([`MESH_CARD`]): its card loaded but it is card only. Selected.
+pub fn card_only_app() -> App {
+    let mut app = parts_app();
+    let mut target = AgentTarget::from_url("http://127.0.0.1:9", Duration::from_secs(5));
+    target.label = "mesh".into();
+    add_online(&mut app, target, "mesh", MESH_CARD);
+    app.selected_agent = app.agents.len() - 1;
+    app
 }
 
 /// The app the `update` tests start from: 120×40, one agent ("demo", [`DEMO_CARD`]) online.

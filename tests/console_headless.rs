@@ -641,3 +641,48 @@ async fn a_failing_store_is_shown_and_the_console_keeps_working_then_recovers() 
     c.quit().await;
     demo.shutdown().await;
 }
+
+/// An agent that serves only its card, whose one interface uses a binding the console does not speak.
+async fn card_only_agent() -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let card = std::fs::read_to_string(
+        common::repo().join("tests/fixtures/cards/custom_binding_only.json"),
+    )
+    .unwrap()
+    .replace("{{BASE}}", &base);
+    let app = axum::Router::new().route(
+        "/.well-known/agent-card.json",
+        axum::routing::get(move || {
+            let card = card.clone();
+            async move {
+                (
+                    [(axum::http::header::CONTENT_TYPE, "application/json")],
+                    card,
+                )
+            }
+        }),
+    );
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, app).await;
+    });
+    base
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_card_only_agent_is_shown_and_sending_to_it_explains_why() {
+    let url = card_only_agent().await;
+    let mut c = Console::start(&[("mesh", &url)]).await;
+    let screen = c.wait_for("card only · card 3.1.0").await;
+    assert!(
+        screen.contains("Mesh Relay"),
+        "the card is shown:\n{screen}"
+    );
+    assert!(screen.contains("✗ unknown binding"), "{screen}");
+    c.key(KeyCode::Char('n'));
+    c.wait_for("Message → mesh").await;
+    send(&c, "hello");
+    let screen = c.wait_for("is card only").await;
+    assert!(screen.contains("nothing was sent"), "{screen}");
+    c.quit().await;
+}

@@ -1,5 +1,5 @@
 //! Every screen rendered into ratatui's `TestBackend` and compared with an `insta` snapshot: the agent list in
-//! each reachability state, the card page, skills, a tab in each badge state, artifacts, help and the palette.
+//! each reachability state (card only too), the card page, skills, a tab in each badge state, artifacts, help and the palette.
 //! Styles are asserted where colour carries meaning (badges, remote text).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -59,6 +59,34 @@ fn agent_list_and_card_page() {
     assert!(text.contains("loading card"));
     assert!(text.contains("error: could not fetch"));
     snap("card_page", &app);
+}
+
+#[test]
+fn card_only_agent_in_the_list_and_on_its_card_page() {
+    let app = a2a_console::testing::card_only_app();
+    let text = render(&app);
+    assert!(text.contains("◌ mesh"), "{text}");
+    assert!(text.contains("card only · card 3.1.0"), "{text}");
+    assert!(
+        text.contains("Card only: the console can show this card"),
+        "{text}"
+    );
+    assert!(text.contains("✗ unknown binding"), "{text}");
+    // The marker is drawn in the warning style, apart from online (ok) and unreachable (error) agents.
+    let mut term = Terminal::new(TestBackend::new(app.size.0, app.size.1)).unwrap();
+    term.draw(|f| a2a_console::ui::draw(f, &app)).unwrap();
+    let buf = term.backend().buffer();
+    let style_of = |symbol: &str| {
+        buf.content()
+            .iter()
+            .find(|c| c.symbol() == symbol)
+            .map(|c| c.fg)
+            .unwrap()
+    };
+    assert_eq!(Some(style_of("◌")), app.theme.warning.fg);
+    assert_ne!(style_of("◌"), style_of("●"));
+    assert_ne!(style_of("◌"), style_of("✗"));
+    snap("card_only_page", &app);
 }
 
 #[test]

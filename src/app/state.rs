@@ -19,11 +19,21 @@ pub enum Reachability {
     Error(String),
 }
 
-/// A loaded agent: its card, the interface in use, and the card's text already sanitised for display.
+/// Whether a loaded agent can be called.
+#[derive(Debug, Clone)]
+pub enum Usability {
+    /// An interface was chosen and the client built.
+    Ready(Selected),
+    /// Only the card loaded: a few words for the agent list and the whole reason (both sanitised, one line).
+    CardOnly { short: String, reason: String },
+}
+
+/// A loaded agent: its card, the interface in use (or why there is none), and the card's text already
+/// sanitised for display.
 #[derive(Debug, Clone)]
 pub struct AgentInfo {
     pub card: FetchedCard,
-    pub selected: Selected,
+    pub usability: Usability,
     /// The card's name (sanitised, one line).
     pub name: String,
     /// The card's version (sanitised, one line).
@@ -48,7 +58,7 @@ pub struct SkillView {
 
 impl AgentInfo {
     /// Sanitise everything the UI will show, once.
-    pub fn new(label: &str, card: FetchedCard, selected: Selected) -> Self {
+    pub fn new(label: &str, card: FetchedCard, usability: Usability) -> Self {
         let c = &card.card;
         let agent: std::sync::Arc<str> = label.into();
         let prov = |field: String| Provenance {
@@ -93,7 +103,29 @@ impl AgentInfo {
             description: Untrusted::new(&c.description, prov("card description".into())),
             skills,
             card,
-            selected,
+            usability: match usability {
+                Usability::Ready(s) => Usability::Ready(s),
+                Usability::CardOnly { short, reason } => Usability::CardOnly {
+                    short: line(&short),
+                    reason: line(&reason),
+                },
+            },
+        }
+    }
+
+    /// The interface in use, when the agent can be called.
+    pub fn selected(&self) -> Option<&Selected> {
+        match &self.usability {
+            Usability::Ready(s) => Some(s),
+            Usability::CardOnly { .. } => None,
+        }
+    }
+
+    /// Why the agent cannot be called (short, full), when it cannot.
+    pub fn card_only(&self) -> Option<(&str, &str)> {
+        match &self.usability {
+            Usability::Ready(_) => None,
+            Usability::CardOnly { short, reason } => Some((short, reason)),
         }
     }
 }
@@ -172,6 +204,25 @@ impl AgentEntry {
         match &self.state {
             Reachability::Online(i) => Some(i),
             _ => None,
+        }
+    }
+
+    /// The loaded card when the agent can also be called (it is not card only).
+    pub fn callable(&self) -> Option<&AgentInfo> {
+        self.info().filter(|i| i.selected().is_some())
+    }
+
+    /// Why nothing can be sent to this agent now, as a note for the user; `None` when something can.
+    pub fn why_not_callable(&self) -> Option<String> {
+        match &self.state {
+            Reachability::Loading => Some(format!("{}: the card is still loading", self.name())),
+            Reachability::Error(e) => Some(format!("{}: the card did not load ({e})", self.name())),
+            Reachability::Online(info) => info.card_only().map(|(_, reason)| {
+                format!(
+                    "{} is card only: the console can show its card but not call it ({reason}); nothing was sent",
+                    self.name()
+                )
+            }),
         }
     }
 }

@@ -8,6 +8,7 @@ use a2a::{AgentCard, Artifact, Message, PartContent, SecurityScheme, Task};
 use serde::Serialize;
 
 use crate::remote::card::FetchedCard;
+use crate::remote::card_rules::{InterfaceUse, interface_use};
 use crate::remote::client::Selected;
 use crate::remote::message::parts_text;
 use crate::remote::tracker::state_name;
@@ -134,13 +135,15 @@ pub fn task_text(agent: &str, t: &Task) -> String {
     out
 }
 
-/// A card as readable text: identity, interfaces, capabilities, security, skills, warnings.
+/// A card as readable text: identity, interfaces (the one in use marked, those we cannot use with why),
+/// capabilities, security, skills, warnings. `selection` is the interface in use, or why the agent is card only.
 pub fn card_text(
     label: &str,
     fetched: &FetchedCard,
-    selected: Option<&Selected>,
+    selection: Result<&Selected, &str>,
     extended: bool,
 ) -> String {
+    let selected = selection.ok();
     let c: &AgentCard = &fetched.card;
     let mut out = String::new();
     let kind = if extended { "extended card" } else { "card" };
@@ -164,10 +167,20 @@ pub fn card_text(
     if let Some(d) = &c.documentation_url {
         let _ = writeln!(out, "docs:        {}", line(d));
     }
+    if let Err(why) = selection {
+        let _ = writeln!(out, "usable:      no, card only ({})", line(why));
+    }
     remote_block(&mut out, label, None, "card description", &c.description);
     let _ = writeln!(out, "interfaces:");
+    if c.supported_interfaces.is_empty() {
+        let _ = writeln!(out, "  none listed");
+    }
     for i in &c.supported_interfaces {
         let chosen = selected.is_some_and(|s| s.interface == *i);
+        let unusable = match interface_use(&i.protocol_binding, &i.protocol_version) {
+            InterfaceUse::Unusable { short, .. } => format!("  (not used: {short})"),
+            InterfaceUse::Usable { .. } => String::new(),
+        };
         let tenant = i
             .tenant
             .as_deref()
@@ -175,7 +188,7 @@ pub fn card_text(
             .unwrap_or_default();
         let _ = writeln!(
             out,
-            "  {} {:<9} {:<6} {}{tenant}",
+            "  {} {:<9} {:<6} {}{tenant}{unusable}",
             if chosen { "▶" } else { " " },
             line(&i.protocol_binding),
             line(&i.protocol_version),
@@ -209,7 +222,10 @@ pub fn card_text(
         line(&c.default_input_modes.join(", ")),
         line(&c.default_output_modes.join(", "))
     );
-    if let Some(schemes) = &c.security_schemes {
+    if c.security_schemes.as_ref().is_none_or(|s| s.is_empty()) {
+        let _ = writeln!(out, "security schemes: none declared");
+    }
+    if let Some(schemes) = c.security_schemes.as_ref().filter(|s| !s.is_empty()) {
         let mut names: Vec<&String> = schemes.keys().collect();
         names.sort();
         let _ = writeln!(out, "security schemes:");

@@ -17,32 +17,53 @@ use crate::remote::error::{RemoteError, classify, one_line};
 use crate::remote::message::build_message;
 use crate::remote::tracker::{parse_state, state_name};
 
+/// `card AGENT`: the public card, read without the agent's credential, with the interface that would be used
+/// or, for a card-only agent, why none can be (exit 0 either way: the card was read).
+async fn show_card(
+    target: &crate::remote::agent::AgentTarget,
+    fetcher: &CardFetcher,
+    json: bool,
+) -> Result<Exit, RemoteError> {
+    let seen = agent::inspect(target, fetcher, false).await?;
+    if json {
+        println!("{}", safe_json(&seen.card.card, true));
+    } else {
+        let selection = seen.selection.as_ref().map_err(|(_, e)| e.message.as_str());
+        print!(
+            "{}",
+            output::card_text(&seen.label, &seen.card, selection, false)
+        );
+    }
+    if let Err((_, e)) = &seen.selection {
+        eprintln!("a2a-console: card only: {}", e.message);
+    }
+    Ok(Exit::Done)
+}
+
 pub(super) async fn run_remote(
     config: &Config,
     global: &GlobalOpts,
     command: Command,
 ) -> Result<Exit, RemoteError> {
     let target = resolve_target(config, global, agent_of(&command))?;
-    let http = client::http_client(target.timeout)?;
     let fetcher = CardFetcher::new(target.timeout)?;
+    // The public card needs no credential and no usable interface: show it whatever the agent's state.
+    if let Command::Card {
+        extended: false,
+        json,
+        ..
+    } = command
+    {
+        return show_card(&target, &fetcher, json).await;
+    }
+    let http = client::http_client(target.timeout)?;
     let conn = agent::connect(&target, &http, &fetcher).await?;
     let label = conn.label.clone();
     let ctx = |what: &str| format!("agent {label}: {what}");
     let agent_err = |what: &str, e: A2AError| classify(&e).context(ctx(what));
 
     match command {
-        Command::Card { extended, json, .. } => {
-            if !extended {
-                if json {
-                    println!("{}", safe_json(&conn.card.card, true));
-                } else {
-                    print!(
-                        "{}",
-                        output::card_text(&label, &conn.card, Some(&conn.selected), false)
-                    );
-                }
-                return Ok(Exit::Done);
-            }
+        Command::Card { json, .. } => {
             if conn.card.card.capabilities.extended_agent_card != Some(true) {
                 eprintln!(
                     "a2a-console: agent {label}: the card does not declare an extended card (capabilities.extendedAgentCard); asking anyway"
@@ -61,7 +82,7 @@ pub(super) async fn run_remote(
                 shown.warnings.clear();
                 print!(
                     "{}",
-                    output::card_text(&label, &shown, Some(&conn.selected), true)
+                    output::card_text(&label, &shown, Ok(&conn.selected), true)
                 );
             }
             Ok(Exit::Done)

@@ -4,8 +4,9 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::auth::{self, Credential, HeaderInterceptor};
+use super::auth::{self, HeaderInterceptor};
 use super::card::{CardFetcher, FetchedCard};
+use super::card_rules::card_only_summary;
 use super::client::{self, Binding, Client, Preferences, ProtocolChoice, Selected};
 use super::error::RemoteError;
 use super::origin::CredentialScope;
@@ -128,11 +129,123 @@ pub struct Connected {
     pub client: Client,
 }
 
+/// An agent whose card loaded but which cannot be called: what the card is, and why not.
+#[derive(Clone, Debug)]
+pub struct CardOnly {
+    pub label: String,
+    pub card: FetchedCard,
+    /// A few words for the agent list ("the card lists no interfaces", "credential unavailable").
+    pub short: String,
+    /// The whole reason, one line, as the CLI prints it.
+    pub reason: RemoteError,
+}
+
+/// What connecting to an agent gave: a client, or (the card always loads when the agent serves one) the card
+/// alone with the reason it cannot be called.
+pub enum Connection {
+    Ready(Connected),
+    CardOnly(CardOnly),
+}
+
+/// An agent's public card and the interface the console would use: what `a2a-console card` shows. Resolving no
+/// credential to get here: the public card needs none (spec §8.2), and the user may be looking at an agent
+/// before setting its token up.
+pub struct Inspected {
+    pub label: String,
+    pub card: FetchedCard,
+    /// The interface chosen, or why there is none (`CardOnly::short`, `CardOnly::reason`).
+    pub selection: Result<Selected, (String, RemoteError)>,
+}
+
+impl Inspected {
+    fn card_only(self, short: String, reason: RemoteError) -> CardOnly {
+        CardOnly {
+            label: self.label,
+            card: self.card,
+            short,
+            reason,
+        }
+    }
+}
+
 /// Whether the credential can be resolved before the card is known: API-key defaults come from the card, and
 /// so does the OAuth 2.0 token endpoint (resolving it first always failed: "the card declares no flow").
 fn needs_card_for_credential(a: &AuthConfig) -> bool {
     (a.kind == AuthKind::ApiKey && (a.location.is_none() || a.name.is_none()))
         || a.kind == AuthKind::Oauth2
+}
+
+/// Fetch the agent's public card with its static headers and no credential. Only when the agent answers 401
+/// (some protect even the public card) and a credential that needs no card is configured is it resolved and
+/// the fetch repeated with it.
+pub async fn fetch_card(
+    target: &AgentTarget,
+    fetcher: &CardFetcher,
+    revalidate: bool,
+) -> Result<FetchedCard, RemoteError> {
+    let label = crate::remote::error::one_line(&target.label);
+    let scope = target
+        .scope()
+        .map_err(|e| e.context(format!("agent {label}")))?;
+    let plain = HeaderInterceptor::new(&target.headers, None).header_map();
+    let first = fetcher
+        .fetch_scoped(&target.url, &plain, revalidate, &scope)
+        .await;
+    let auth = match (&first, &target.auth) {
+        (Err(e), Some(a)) if e.http_status == Some(401) && !needs_card_for_credential(a) => a,
+        _ => return first.map_err(|e| e.context(format!("agent {label}"))),
+    };
+    let credential = auth::resolve(auth, None)
+        .await
+        .map_err(|e| e.context(format!("agent {label}: the card needs a credential")))?;
+    let headers = HeaderInterceptor::new(&target.headers, Some(&credential)).header_map();
+    fetcher
+        .fetch_scoped(&target.url, &headers, revalidate, &scope)
+        .await
+        .map_err(|e| e.context(format!("agent {label}")))
+}
+
+/// Fetch the public card and choose an interface; no credential is resolved (unless the card is behind a 401).
+pub async fn inspect(
+    target: &AgentTarget,
+    fetcher: &CardFetcher,
+    revalidate: bool,
+) -> Result<Inspected, RemoteError> {
+    let label = crate::remote::error::one_line(&target.label);
+    let card = fetch_card(target, fetcher, revalidate).await?;
+    let selection = choose(target, &card.card, &label);
+    Ok(Inspected {
+        label,
+        card,
+        selection,
+    })
+}
+
+/// The interface for this agent, or a short and a full reason why there is none.
+fn choose(
+    target: &AgentTarget,
+    card: &a2a::AgentCard,
+    label: &str,
+) -> Result<Selected, (String, RemoteError)> {
+    let context = |e: RemoteError| e.context(format!("agent {label}"));
+    let scope = target
+        .scope()
+        .map_err(|e| ("bad agent URL".into(), context(e)))?;
+    let sends_secrets = target.sends_secrets();
+    let selected =
+        client::select_interface_within(card, target.prefs, sends_secrets.then_some(&scope))
+            .map_err(|e| (card_only_summary(card, target.prefs), context(e)))?;
+    if sends_secrets && !scope.permits_url(&selected.interface.url) {
+        return Err((
+            "interface on another origin".into(),
+            RemoteError::usage(scope.refusal(
+                &format!("the card's {} interface", selected.binding.wire_name()),
+                &selected.interface.url,
+                label,
+            )),
+        ));
+    }
+    Ok(selected)
 }
 
 /// Fetch the card, choose an interface, resolve credentials and build the client.
@@ -141,73 +254,81 @@ pub async fn connect(
     http: &reqwest::Client,
     fetcher: &CardFetcher,
 ) -> Result<Connected, RemoteError> {
-    connect_with(target, http, fetcher, false).await
+    match connect_with(target, http, fetcher, false).await? {
+        Connection::Ready(c) => Ok(c),
+        Connection::CardOnly(c) => Err(c.reason),
+    }
 }
 
-/// `connect`, optionally revalidating a cached card with the server (the console's refresh).
+/// Connect = fetch the card (an error only when there is no card) + choose an interface, resolve the
+/// credential and build the client (any of which may fail: the agent is then card only, and says why).
+/// `revalidate` checks a cached card with the server (the console's refresh).
 pub async fn connect_with(
     target: &AgentTarget,
     http: &reqwest::Client,
     fetcher: &CardFetcher,
     revalidate: bool,
-) -> Result<Connected, RemoteError> {
-    let label = crate::remote::error::one_line(&target.label);
-    let scope = target
-        .scope()
-        .map_err(|e| e.context(format!("agent {label}")))?;
-    let early_credential: Option<Credential> = match &target.auth {
-        Some(a) if !needs_card_for_credential(a) => Some(
-            auth::resolve(a, None)
-                .await
-                .map_err(|e| e.context(format!("agent {label}")))?,
-        ),
-        _ => None,
+) -> Result<Connection, RemoteError> {
+    let inspected = inspect(target, fetcher, revalidate).await?;
+    let selected = match &inspected.selection {
+        Ok(s) => s.clone(),
+        Err((short, reason)) => {
+            let (short, reason) = (short.clone(), reason.clone());
+            return Ok(Connection::CardOnly(inspected.card_only(short, reason)));
+        }
     };
-    let card_headers =
-        HeaderInterceptor::new(&target.headers, early_credential.as_ref()).header_map();
-    let card = fetcher
-        .fetch_scoped(&target.url, &card_headers, revalidate, &scope)
-        .await
-        .map_err(|e| e.context(format!("agent {label}")))?;
-    let credential = match (&target.auth, early_credential) {
-        (_, Some(c)) => Some(c),
-        (Some(a), None) => Some(
-            auth::resolve_scoped(
-                a,
-                card.card.security_schemes.as_ref(),
-                Some((&scope, &label)),
-            )
-            .await
-            .map_err(|e| e.context(format!("agent {label}")))?,
-        ),
-        (None, None) => None,
+    let label = inspected.label.clone();
+    let card = &inspected.card.card;
+    let scope = match target.scope() {
+        Ok(s) => s,
+        Err(e) => {
+            return Ok(Connection::CardOnly(
+                inspected.card_only("bad agent URL".into(), e),
+            ));
+        }
     };
-    let sends_secrets = target.sends_secrets();
-    let selected =
-        client::select_interface_within(&card.card, target.prefs, sends_secrets.then_some(&scope))
-            .map_err(|e| e.context(format!("agent {label}")))?;
-    if sends_secrets && !scope.permits_url(&selected.interface.url) {
-        return Err(RemoteError::usage(scope.refusal(
-            &format!("the card's {} interface", selected.binding.wire_name()),
-            &selected.interface.url,
-            &label,
-        )));
-    }
+    let credential = match &target.auth {
+        None => None,
+        Some(a) => {
+            let resolved = if needs_card_for_credential(a) {
+                auth::resolve_scoped(a, card.security_schemes.as_ref(), Some((&scope, &label)))
+                    .await
+            } else {
+                auth::resolve(a, None).await
+            };
+            match resolved {
+                Ok(c) => Some(c),
+                Err(e) => {
+                    let e = e.context(format!("agent {label}"));
+                    return Ok(Connection::CardOnly(
+                        inspected.card_only("credential unavailable".into(), e),
+                    ));
+                }
+            }
+        }
+    };
     let headers = Arc::new(HeaderInterceptor::new(&target.headers, credential.as_ref()));
-    let client = client::build(client::ClientSpec {
-        card: &card.card,
+    let built = client::build(client::ClientSpec {
+        card,
         selected: &selected,
         http: http.clone(),
         headers,
         credential: credential.as_ref(),
         limits: target.limits(),
     })
-    .await
-    .map_err(|e| e.context(format!("agent {label}")))?;
-    Ok(Connected {
-        label,
-        card,
-        selected,
-        client,
-    })
+    .await;
+    match built {
+        Ok(client) => Ok(Connection::Ready(Connected {
+            label,
+            card: inspected.card,
+            selected,
+            client,
+        })),
+        Err(e) => {
+            let e = e.context(format!("agent {label}"));
+            Ok(Connection::CardOnly(
+                inspected.card_only("client could not be built".into(), e),
+            ))
+        }
+    }
 }

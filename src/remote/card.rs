@@ -96,8 +96,8 @@ impl CardFetcher {
         })
     }
 
-    /// Fetch a card from a base URL or a direct card URL. `headers` are the agent's static and auth headers
-    /// (some agents protect even the public card).
+    /// Fetch a card from a base URL or a direct card URL. `headers` are the agent's static headers, and its
+    /// credential only when the agent has refused the card without it (see `agent::fetch_card`).
     pub async fn fetch(
         &self,
         input: &str,
@@ -186,7 +186,8 @@ impl CardFetcher {
                 "card request to {url} failed with HTTP {}{}",
                 status.as_u16(),
                 status_hint(status)
-            ));
+            ))
+            .with_http_status(status.as_u16());
             return Err(if status == StatusCode::NOT_FOUND {
                 FetchError::NotFound(err)
             } else {

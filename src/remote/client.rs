@@ -68,11 +68,13 @@ pub enum ProtocolChoice {
 }
 
 impl ProtocolChoice {
+    /// A card's or the user's version string. 0.2.x is spoken as 0.3: its JSON-RPC methods and objects
+    /// (`message/send`, `message/stream`, `tasks/get` …) are 0.3's (see `card_rules`, which says so on the card).
     pub fn parse(s: &str) -> Result<Self, String> {
         match major_minor(s) {
             Some((1, _)) => Ok(Self::V1),
-            Some((0, 3)) => Ok(Self::V03),
-            _ => Err(format!("protocol {s:?} is not one of 1.0, 0.3")),
+            Some((0, 2 | 3)) => Ok(Self::V03),
+            _ => Err(format!("protocol {s:?} is not one of 1.0, 0.3 (or 0.2.x)")),
         }
     }
 
@@ -152,32 +154,59 @@ pub fn select_interface_within(
     });
     match candidates.into_iter().next() {
         Some((_, s)) => Ok(s),
-        None => {
-            let offered: Vec<String> = card
-                .supported_interfaces
-                .iter()
-                .map(|i| format!("{} {} at {}", i.protocol_binding, i.protocol_version, i.url))
-                .collect();
-            let wanted = match (prefs.binding, prefs.protocol) {
-                (None, None) => String::new(),
-                (b, p) => format!(
-                    " matching{}{}",
-                    b.map(|b| format!(" binding {}", b.wire_name()))
-                        .unwrap_or_default(),
-                    p.map(|p| format!(" protocol {}", p.label()))
-                        .unwrap_or_default()
-                ),
-            };
-            Err(RemoteError::usage(format!(
-                "no interface we can use{wanted}; the card offers: {}",
-                if offered.is_empty() {
-                    "nothing".to_string()
-                } else {
-                    offered.join("; ")
-                }
-            )))
-        }
+        None => Err(RemoteError::usage(no_interface_message(card, prefs))),
     }
+}
+
+/// How many of a card's interfaces the "no interface" error names (a hostile card may list thousands).
+const OFFERED_SHOWN: usize = 4;
+
+/// "no interface we can use …; the card offers: …", each offer with why it is not used (`card_rules`).
+fn no_interface_message(card: &AgentCard, prefs: Preferences) -> String {
+    use super::card_rules::{InterfaceUse, interface_use, quote};
+    let offered: Vec<String> = card
+        .supported_interfaces
+        .iter()
+        .take(OFFERED_SHOWN)
+        .map(|i| {
+            let why = match interface_use(&i.protocol_binding, &i.protocol_version) {
+                InterfaceUse::Unusable { short, .. } => format!(" ({short})"),
+                InterfaceUse::Usable { .. } => String::new(),
+            };
+            format!(
+                "{} {} at {}{why}",
+                quote(&i.protocol_binding).trim_matches('"'),
+                quote(&i.protocol_version).trim_matches('"'),
+                quote(&i.url).trim_matches('"')
+            )
+        })
+        .collect();
+    let more = card
+        .supported_interfaces
+        .len()
+        .saturating_sub(OFFERED_SHOWN);
+    let wanted = match (prefs.binding, prefs.protocol) {
+        (None, None) => String::new(),
+        (b, p) => format!(
+            " matching{}{}",
+            b.map(|b| format!(" binding {}", b.wire_name()))
+                .unwrap_or_default(),
+            p.map(|p| format!(" protocol {}", p.label()))
+                .unwrap_or_default()
+        ),
+    };
+    if offered.is_empty() {
+        return format!("no interface we can use{wanted}: the card lists none");
+    }
+    format!(
+        "no interface we can use{wanted}; the card offers: {}{}",
+        offered.join("; "),
+        if more > 0 {
+            format!("; and {more} more")
+        } else {
+            String::new()
+        }
+    )
 }
 
 /// Everything needed to build a client for one agent.
@@ -349,7 +378,9 @@ mod tests {
         assert_eq!(major_minor("1"), Some((1, 0)));
         assert_eq!(ProtocolChoice::parse("1.0").unwrap(), ProtocolChoice::V1);
         assert_eq!(ProtocolChoice::parse("0.3").unwrap(), ProtocolChoice::V03);
-        assert!(ProtocolChoice::parse("0.2").is_err());
+        assert_eq!(ProtocolChoice::parse("0.2.9").unwrap(), ProtocolChoice::V03);
+        assert!(ProtocolChoice::parse("0.1").is_err());
+        assert!(ProtocolChoice::parse("2.0").is_err());
         assert_eq!(Binding::parse("http+json").unwrap(), Binding::HttpJson);
         assert_eq!(Binding::parse("grpc").unwrap(), Binding::Grpc);
         assert!(Binding::parse("soap").is_err());

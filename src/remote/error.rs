@@ -28,6 +28,8 @@ pub struct RemoteError {
     pub message: String,
     /// The A2A / JSON-RPC error code when the agent sent one.
     pub code: Option<i32>,
+    /// The HTTP status that caused it, when one did and the caller may act on it (a card behind a 401).
+    pub http_status: Option<u16>,
 }
 
 impl RemoteError {
@@ -36,6 +38,7 @@ impl RemoteError {
             kind: ErrorKind::Usage,
             message: safe(message.into()),
             code: None,
+            http_status: None,
         }
     }
 
@@ -44,6 +47,7 @@ impl RemoteError {
             kind: ErrorKind::Transport,
             message: safe(message.into()),
             code: None,
+            http_status: None,
         }
     }
 
@@ -52,7 +56,14 @@ impl RemoteError {
             kind: ErrorKind::Agent,
             message: safe(message.into()),
             code: Some(code),
+            http_status: None,
         }
+    }
+
+    /// Note the HTTP status this error stands for.
+    pub fn with_http_status(mut self, status: u16) -> Self {
+        self.http_status = Some(status);
+        self
     }
 
     /// Prefix the message with what we were doing ("fetching the card of 'x'").

@@ -6,6 +6,7 @@ pub mod agent;
 pub mod audit;
 pub mod auth;
 pub mod card;
+pub mod card_rules;
 pub mod client;
 pub mod compat_v03;
 pub mod compat_v03_rest;

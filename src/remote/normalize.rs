@@ -1,5 +1,7 @@
-//! Lenient agent-card loading: any card seen in the wild (v1.0, v0.3, a hybrid of both, or one with a scheme
-//! type we do not know) becomes the SDK's v1.0 `AgentCard`, plus a list of warnings saying what was off.
+//! Lenient agent-card loading: any card seen in the wild (v1.0, v0.3, 0.2.x, a hybrid of both, the JS SDK's
+//! shapes, or one with a scheme type we do not know) becomes the SDK's v1.0 `AgentCard`, plus a list of
+//! warnings saying what was off. The rules (what we accept, how we label it, what we warn about) are listed
+//! and tested in `card_rules`; this file is the rewriting that applies them.
 //!
 //! The SDK's strict serde types reject a whole card over one unknown security-scheme variant or a v0.3 shape
 //! (spec digest §12); a console that shows nothing for such an agent is useless, so we rewrite the JSON into
@@ -7,6 +9,13 @@
 
 use serde_json::{Map, Value, json};
 use url::Url;
+
+pub use super::card_rules::CardShape;
+#[path = "normalize_schemes.rs"]
+mod schemes;
+use super::card_rules::{self, InterfaceUse, SCHEME_KEYS, quote};
+use crate::trust::sanitize::sanitize_line;
+use schemes::{check_requirements_reference_schemes, normalize_requirements, normalize_schemes};
 
 /// One thing about a card that is not as the v1.0 spec wants it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -22,25 +31,6 @@ impl std::fmt::Display for CardWarning {
     }
 }
 
-/// Which protocol generation the card's shape belongs to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CardShape {
-    V1,
-    V03,
-    /// v1.0 `supportedInterfaces` plus v0.3 top-level fields (what SDK servers with 0.3 compat publish).
-    Hybrid,
-}
-
-impl CardShape {
-    pub fn label(self) -> &'static str {
-        match self {
-            CardShape::V1 => "v1.0",
-            CardShape::V03 => "v0.3",
-            CardShape::Hybrid => "v1.0 + v0.3 (hybrid)",
-        }
-    }
-}
-
 /// The result of normalising: v1.0-shaped JSON ready for the SDK's types.
 #[derive(Clone, Debug)]
 pub struct Normalized {
@@ -49,23 +39,35 @@ pub struct Normalized {
     pub warnings: Vec<CardWarning>,
 }
 
-const KNOWN_BINDINGS: &[&str] = &["JSONRPC", "HTTP+JSON", "GRPC"];
-
 struct Ctx {
     warnings: Vec<CardWarning>,
 }
 
 impl Ctx {
+    /// Record a warning. Field paths carry card keys (scheme names) and messages quote card values, so both
+    /// are sanitised here, once, whatever the caller did. Both are bounded too: a scheme named with 5000 characters would otherwise make a 5000-character path.
     fn warn(&mut self, field: impl Into<String>, message: impl Into<String>) {
         self.warnings.push(CardWarning {
-            field: field.into(),
-            message: message.into(),
+            field: bounded(&field.into(), 120),
+            message: bounded(&message.into(), 400),
         });
     }
 }
 
+/// Sanitised, on one line, at most `max` characters.
+fn bounded(raw: &str, max: usize) -> String {
+    let (clean, _) = sanitize_line(raw);
+    if clean.chars().count() <= max {
+        return clean;
+    }
+    let mut cut: String = clean.chars().take(max).collect();
+    cut.push('…');
+    cut
+}
+
 /// Rewrite `raw` into the v1.0 card shape. `card_url` is where it was fetched from (for origin checks and
-/// to resolve relative interface URLs). Fails only when the document is not a JSON object at all.
+/// to resolve relative interface URLs). Fails only when the document is not a JSON object at all, or is an
+/// object with none of a card's fields (`card_rules::looks_like_a_card`).
 pub fn normalize(raw: &Value, card_url: Option<&Url>) -> Result<Normalized, String> {
     let Value::Object(src) = raw else {
         return Err(format!(
@@ -73,6 +75,7 @@ pub fn normalize(raw: &Value, card_url: Option<&Url>) -> Result<Normalized, Stri
             json_kind(raw)
         ));
     };
+    card_rules::looks_like_a_card(src)?;
     let mut cx = Ctx {
         warnings: Vec::new(),
     };
@@ -153,6 +156,18 @@ pub fn normalize(raw: &Value, card_url: Option<&Url>) -> Result<Normalized, Stri
     })
 }
 
+/// "a number", "an array": the kind of JSON value with its article, for "found …".
+fn a_kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
 fn json_kind(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
@@ -172,16 +187,40 @@ fn required_string(cx: &mut Ctx, src: &Map<String, Value>, key: &str) -> String 
             }
             s.clone()
         }
-        Some(other) => {
-            cx.warn(
-                key,
-                format!("should be a string, found a {}", json_kind(other)),
-            );
-            String::new()
-        }
+        Some(other) => scalar_as_text(cx, key, other),
         None => {
             cx.warn(key, "is required but missing");
             String::new()
+        }
+    }
+}
+
+/// A number or boolean where a string belongs is shown as its text (a name `42` is still a name); anything
+/// else is dropped. Either way the card is told off.
+fn scalar_as_text(cx: &mut Ctx, field: &str, v: &Value) -> String {
+    match v {
+        Value::Number(_) | Value::Bool(_) => {
+            cx.warn(
+                field,
+                format!("should be a string, found {}; read as text", a_kind(v)),
+            );
+            v.to_string()
+        }
+        _ => {
+            cx.warn(field, format!("should be a string, found {}", a_kind(v)));
+            String::new()
+        }
+    }
+}
+
+/// An optional string field: `None` when absent; a number or boolean read as text; anything else dropped.
+fn opt_string(cx: &mut Ctx, o: &Map<String, Value>, key: &str, field: &str) -> Option<String> {
+    match o.get(key) {
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(Value::Null) | None => None,
+        Some(other) => {
+            let text = scalar_as_text(cx, field, other);
+            (!text.is_empty()).then_some(text)
         }
     }
 }
@@ -205,11 +244,16 @@ fn string_list(cx: &mut Ctx, v: Option<&Value>, field: &str, required: bool) -> 
             }
             Vec::new()
         }
-        Some(other) => {
+        // One string where a list of them belongs (`"tags": "search"`): what the author meant is plain.
+        Some(Value::String(s)) => {
             cx.warn(
                 field,
-                format!("should be a list, found a {}", json_kind(other)),
+                "should be a list, found a string; read as a one-item list",
             );
+            vec![Value::String(s.clone())]
+        }
+        Some(other) => {
+            cx.warn(field, format!("should be a list, found {}", a_kind(other)));
             Vec::new()
         }
     }
@@ -231,109 +275,184 @@ fn normalize_provider(cx: &mut Ctx, provider: &Value) -> Option<Value> {
     Some(json!({"organization": organization.unwrap_or(""), "url": url.unwrap_or("")}))
 }
 
+/// The version of a v0.3 card's legacy interfaces: its `protocolVersion` (a number read as text), "0.1" for an
+/// A2A 0.1 card, else "0.3.0" (spec digest §12), said in a warning.
+fn legacy_version(cx: &mut Ctx, src: &Map<String, Value>, shape: CardShape) -> String {
+    match src.get("protocolVersion") {
+        Some(Value::String(v)) => v.clone(),
+        Some(Value::Number(n)) => {
+            cx.warn(
+                "protocolVersion",
+                "should be a string, found a number; read as text",
+            );
+            n.to_string()
+        }
+        Some(other) => {
+            cx.warn(
+                "protocolVersion",
+                format!(
+                    "should be a string, found {}; assuming 0.3.0",
+                    a_kind(other)
+                ),
+            );
+            "0.3.0".into()
+        }
+        None if shape == CardShape::V01 => {
+            cx.warn(
+                "authentication",
+                "an A2A 0.1 card (`authentication`, no `securitySchemes` or `protocolVersion`): 0.1 used other \
+                 methods (tasks/send), which the console does not speak",
+            );
+            "0.1".into()
+        }
+        None => {
+            if card_rules::has_legacy_endpoint(src) {
+                cx.warn(
+                    "protocolVersion",
+                    "is missing; assuming 0.3.0 (0.2.x cards speak the same JSON-RPC wire)",
+                );
+            }
+            "0.3.0".into()
+        }
+    }
+}
+
+/// The card's exact spelling of a binding it wrote in another case (`"jsonrpc"`), with a warning.
+fn canonical_binding(cx: &mut Ctx, field: &str, binding: &str) -> String {
+    match card_rules::KNOWN_BINDINGS
+        .iter()
+        .find(|k| k.eq_ignore_ascii_case(binding) && **k != binding)
+    {
+        Some(k) => {
+            cx.warn(
+                field,
+                format!("{} should be spelled {k}; read as {k}", quote(binding)),
+            );
+            (*k).to_string()
+        }
+        None => binding.to_string(),
+    }
+}
+
 /// Build `supportedInterfaces` from whichever shape the card has; report the shape.
 fn normalize_interfaces(
     cx: &mut Ctx,
     src: &Map<String, Value>,
     card_url: Option<&Url>,
 ) -> (Vec<Value>, CardShape) {
-    let legacy_version = src
-        .get("protocolVersion")
-        .and_then(Value::as_str)
-        .unwrap_or("0.3.0")
-        .to_string();
-    let has_legacy = src.contains_key("url") || src.contains_key("preferredTransport");
+    let shape = card_rules::classify_shape(src);
+    let legacy_version = legacy_version(cx, src, shape);
+    let has_legacy = card_rules::has_legacy_endpoint(src);
     let mut out: Vec<Value> = Vec::new();
 
-    let shape = match src.get("supportedInterfaces") {
-        Some(Value::Array(list)) => {
-            for (i, iface) in list.iter().enumerate() {
-                let field = format!("supportedInterfaces[{i}]");
-                let Value::Object(o) = iface else {
-                    cx.warn(field, "is not an object; ignored");
-                    continue;
-                };
-                let url = o.get("url").and_then(Value::as_str);
-                // Some early v1.0 drafts (and one SDK) used `transport` for the binding.
-                let binding = o
-                    .get("protocolBinding")
-                    .or_else(|| o.get("transport"))
-                    .and_then(Value::as_str);
-                let version = o.get("protocolVersion").and_then(Value::as_str);
-                let Some(url) = url else {
-                    cx.warn(
-                        format!("{field}.url"),
-                        "is required but missing; interface ignored",
-                    );
-                    continue;
-                };
-                let binding = binding.unwrap_or_else(|| {
-                    cx.warn(
-                        format!("{field}.protocolBinding"),
-                        "is missing; assuming JSONRPC",
-                    );
-                    "JSONRPC"
-                });
-                let version = match version {
-                    Some(v) => v.to_string(),
-                    None => {
-                        cx.warn(
-                            format!("{field}.protocolVersion"),
-                            "is missing; assuming 1.0",
-                        );
-                        "1.0".to_string()
-                    }
-                };
-                let mut entry =
-                    json!({"url": url, "protocolBinding": binding, "protocolVersion": version});
-                if let Some(t) = o
-                    .get("tenant")
-                    .and_then(Value::as_str)
-                    .filter(|t| !t.is_empty())
-                {
-                    entry["tenant"] = Value::String(t.into());
-                }
-                out.push(entry);
-            }
-            if has_legacy {
-                CardShape::Hybrid
-            } else {
-                CardShape::V1
-            }
+    let listed: &[Value] = match src.get("supportedInterfaces") {
+        Some(Value::Array(list)) => list,
+        // One interface object where the list belongs: the author's intent is plain.
+        Some(one @ Value::Object(_)) => {
+            cx.warn(
+                "supportedInterfaces",
+                "should be a list, found an object; read as a one-item list",
+            );
+            std::slice::from_ref(one)
         }
-        Some(_) => {
-            cx.warn("supportedInterfaces", "is not a list; ignored");
-            CardShape::V03
+        Some(other) => {
+            cx.warn(
+                "supportedInterfaces",
+                format!("should be a list, found {}; ignored", a_kind(other)),
+            );
+            &[]
         }
-        None => CardShape::V03,
+        None => &[],
     };
+    for (i, iface) in listed.iter().enumerate() {
+        let field = format!("supportedInterfaces[{i}]");
+        let Value::Object(o) = iface else {
+            cx.warn(field, "is not an object; ignored");
+            continue;
+        };
+        let Some(url) = opt_string(cx, o, "url", &format!("{field}.url")) else {
+            cx.warn(
+                format!("{field}.url"),
+                "is required but missing; interface ignored",
+            );
+            continue;
+        };
+        // Some early v1.0 drafts (and one SDK) used `transport` for the binding.
+        let binding_key = if o.contains_key("protocolBinding") {
+            "protocolBinding"
+        } else {
+            "transport"
+        };
+        let binding_field = format!("{field}.protocolBinding");
+        let binding = match opt_string(cx, o, binding_key, &binding_field) {
+            Some(b) => canonical_binding(cx, &binding_field, &b),
+            None => {
+                cx.warn(binding_field, "is missing; assuming JSONRPC");
+                "JSONRPC".to_string()
+            }
+        };
+        let version_field = format!("{field}.protocolVersion");
+        let version = match opt_string(cx, o, "protocolVersion", &version_field) {
+            Some(v) => v,
+            None => {
+                cx.warn(version_field, "is missing; assuming 1.0");
+                "1.0".to_string()
+            }
+        };
+        let mut entry = json!({"url": url, "protocolBinding": binding, "protocolVersion": version});
+        if let Some(t) = o
+            .get("tenant")
+            .and_then(Value::as_str)
+            .filter(|t| !t.is_empty())
+        {
+            entry["tenant"] = Value::String(t.into());
+        }
+        out.push(entry);
+    }
+    if shape == CardShape::V03 && !listed.is_empty() {
+        cx.warn(
+            "supportedInterfaces",
+            "a v0.3 card that also lists v1.0 interfaces (as @a2a-js/sdk serves a client that sends no \
+             A2A-Version); they are used too",
+        );
+    }
 
     if has_legacy {
         // v0.3: `url` + `preferredTransport` is the main interface, `additionalInterfaces` the rest. On a hybrid
         // card the top-level `url` is the 0.3 endpoint (spec digest §12.3), so it goes after the v1.0 ones.
         let mut legacy = Vec::new();
-        if let Some(url) = src.get("url").and_then(Value::as_str) {
-            let binding = src
-                .get("preferredTransport")
-                .and_then(Value::as_str)
-                .unwrap_or("JSONRPC");
-            legacy.push((url.to_string(), binding.to_string()));
-        } else {
-            cx.warn("url", "v0.3 card without `url`");
+        match opt_string(cx, src, "url", "url") {
+            Some(url) => {
+                let binding = opt_string(cx, src, "preferredTransport", "preferredTransport")
+                    .map(|b| canonical_binding(cx, "preferredTransport", &b))
+                    .unwrap_or_else(|| "JSONRPC".into());
+                legacy.push((url, binding));
+            }
+            None => cx.warn("url", "v0.3 card without `url`"),
         }
-        if let Some(Value::Array(extra)) = src.get("additionalInterfaces") {
-            for (i, e) in extra.iter().enumerate() {
-                match (
-                    e.get("url").and_then(Value::as_str),
-                    e.get("transport").and_then(Value::as_str),
-                ) {
-                    (Some(u), Some(t)) => legacy.push((u.to_string(), t.to_string())),
-                    _ => cx.warn(
-                        format!("additionalInterfaces[{i}]"),
-                        "needs `url` and `transport`; ignored",
-                    ),
+        match src.get("additionalInterfaces") {
+            Some(Value::Array(extra)) => {
+                for (i, e) in extra.iter().enumerate() {
+                    match (
+                        e.get("url").and_then(Value::as_str),
+                        e.get("transport").and_then(Value::as_str),
+                    ) {
+                        (Some(u), Some(t)) => {
+                            let t = canonical_binding(cx, &format!("additionalInterfaces[{i}]"), t);
+                            legacy.push((u.to_string(), t));
+                        }
+                        _ => cx.warn(
+                            format!("additionalInterfaces[{i}]"),
+                            "needs `url` and `transport`; ignored",
+                        ),
+                    }
                 }
             }
+            Some(Value::Null) | None => {}
+            Some(other) => cx.warn(
+                "additionalInterfaces",
+                format!("should be a list, found {}; ignored", a_kind(other)),
+            ),
         }
         for (url, binding) in legacy {
             let duplicate = out.iter().any(|o| {
@@ -345,41 +464,54 @@ fn normalize_interfaces(
                 out.push(json!({"url": url, "protocolBinding": binding, "protocolVersion": legacy_version}));
             }
         }
-    } else if shape == CardShape::V03 {
-        cx.warn(
-            "supportedInterfaces",
-            "is required but missing, and there is no v0.3 `url` either",
-        );
     }
 
+    let mut usable = 0;
+    for (i, iface) in out.iter_mut().enumerate() {
+        if check_interface(cx, i, iface, card_url) {
+            usable += 1;
+        }
+    }
     if out.is_empty() {
         cx.warn(
             "supportedInterfaces",
-            "no usable interface: the agent cannot be called",
+            "the card lists no interfaces (no `supportedInterfaces`, no v0.3 `url`): it can be read, but the \
+             agent cannot be called (card only)",
         );
-    }
-    for (i, iface) in out.iter_mut().enumerate() {
-        check_interface(cx, i, iface, card_url);
+    } else if usable == 0 {
+        cx.warn(
+            "supportedInterfaces",
+            format!(
+                "none of the {} interface(s) can be used (see above): the agent cannot be called (card only)",
+                out.len()
+            ),
+        );
     }
     (out, shape)
 }
 
-/// Resolve relative URLs and warn about bindings, other origins and plain http.
-fn check_interface(cx: &mut Ctx, i: usize, iface: &mut Value, card_url: Option<&Url>) {
+/// Resolve relative URLs and warn about bindings and versions we cannot use (`card_rules::interface_use`),
+/// other origins and plain http. Returns whether the interface is usable.
+fn check_interface(cx: &mut Ctx, i: usize, iface: &mut Value, card_url: Option<&Url>) -> bool {
     let field = format!("supportedInterfaces[{i}]");
     let binding = iface["protocolBinding"].as_str().unwrap_or("").to_string();
-    if !KNOWN_BINDINGS.contains(&binding.as_str()) {
-        cx.warn(
-            format!("{field}.protocolBinding"),
-            format!(
-                "unknown binding {binding:?}; the console can only use JSONRPC, HTTP+JSON and GRPC"
-            ),
-        );
-    }
+    let version = iface["protocolVersion"].as_str().unwrap_or("").to_string();
+    let usable = match card_rules::interface_use(&binding, &version) {
+        InterfaceUse::Usable { note } => {
+            if let Some(note) = note {
+                cx.warn(format!("{field}.protocolVersion"), note);
+            }
+            true
+        }
+        InterfaceUse::Unusable { why, .. } => {
+            cx.warn(&field, why);
+            false
+        }
+    };
     let raw_url = iface["url"].as_str().unwrap_or("").to_string();
     if binding == "GRPC" {
         // gRPC interfaces are `host:port`; there is no scheme to check.
-        return;
+        return usable;
     }
     let parsed = match Url::parse(&raw_url) {
         Ok(u) => u,
@@ -387,7 +519,10 @@ fn check_interface(cx: &mut Ctx, i: usize, iface: &mut Value, card_url: Option<&
             Some(Ok(u)) => {
                 cx.warn(
                     format!("{field}.url"),
-                    format!("is relative ({raw_url}); resolved against the card URL"),
+                    format!(
+                        "is relative ({}); resolved against the card URL",
+                        quote(&raw_url)
+                    ),
                 );
                 iface["url"] = Value::String(u.to_string());
                 u
@@ -395,17 +530,17 @@ fn check_interface(cx: &mut Ctx, i: usize, iface: &mut Value, card_url: Option<&
             _ => {
                 cx.warn(
                     format!("{field}.url"),
-                    format!("is not a valid URL: {raw_url}"),
+                    format!("is not a valid URL: {}", quote(&raw_url)),
                 );
-                return;
+                return usable;
             }
         },
         Err(e) => {
             cx.warn(
                 format!("{field}.url"),
-                format!("is not a valid URL ({e}): {raw_url}"),
+                format!("is not a valid URL ({e}): {}", quote(&raw_url)),
             );
-            return;
+            return usable;
         }
     };
     if let Some(card) = card_url
@@ -426,6 +561,7 @@ fn check_interface(cx: &mut Ctx, i: usize, iface: &mut Value, card_url: Option<&
             "uses plain http to a non-loopback host: requests and credentials travel unencrypted",
         );
     }
+    usable
 }
 
 /// Whether the URL's host is this machine.
@@ -511,7 +647,7 @@ fn normalize_skills(cx: &mut Ctx, v: Option<&Value>) -> Value {
         Some(other) => {
             cx.warn(
                 "skills",
-                format!("should be a list, found a {}", json_kind(other)),
+                format!("should be a list, found {}", a_kind(other)),
             );
             return Value::Array(Vec::new());
         }
@@ -525,10 +661,13 @@ fn normalize_skills(cx: &mut Ctx, v: Option<&Value>) -> Value {
         };
         let mut skill = Map::new();
         for key in ["id", "name", "description"] {
-            let value = match o.get(key).and_then(Value::as_str) {
-                Some(v) => v.to_string(),
+            let path = format!("{field}.{key}");
+            let value = match opt_string(cx, o, key, &path) {
+                Some(v) => v,
                 None => {
-                    cx.warn(format!("{field}.{key}"), "is required but missing");
+                    if !o.contains_key(key) {
+                        cx.warn(path, "is required but missing");
+                    }
                     String::new()
                 }
             };
@@ -556,391 +695,4 @@ fn normalize_skills(cx: &mut Ctx, v: Option<&Value>) -> Value {
         out.push(Value::Object(skill));
     }
     Value::Array(out)
-}
-
-/// v1.0 wrapper keys of the `SecurityScheme` oneof.
-const SCHEME_KEYS: &[&str] = &[
-    "apiKeySecurityScheme",
-    "httpAuthSecurityScheme",
-    "oauth2SecurityScheme",
-    "openIdConnectSecurityScheme",
-    "mtlsSecurityScheme",
-];
-
-fn normalize_schemes(cx: &mut Ctx, v: &Value) -> Value {
-    let Value::Object(schemes) = v else {
-        cx.warn("securitySchemes", "is not an object; ignored");
-        return Value::Object(Map::new());
-    };
-    let mut out = Map::new();
-    for (name, scheme) in schemes {
-        let field = format!("securitySchemes.{name}");
-        if let Some(s) = normalize_scheme(cx, &field, scheme) {
-            // Last line of defence: if the SDK's type still rejects it, drop it rather than the card.
-            if let Err(e) = serde_json::from_value::<a2a::SecurityScheme>(s.clone()) {
-                cx.warn(field, format!("could not be read ({e}); ignored"));
-            } else {
-                out.insert(name.clone(), s);
-            }
-        }
-    }
-    Value::Object(out)
-}
-
-fn normalize_scheme(cx: &mut Ctx, field: &str, scheme: &Value) -> Option<Value> {
-    let Value::Object(o) = scheme else {
-        cx.warn(field, "is not an object; ignored");
-        return None;
-    };
-    // v1.0 shape (a hybrid card may carry v0.3 `type`/`in` keys alongside; the wrapper wins).
-    if let Some(key) = SCHEME_KEYS.iter().find(|k| o.contains_key(**k)) {
-        let mut inner = o.get(*key).cloned().unwrap_or(Value::Null);
-        if *key == "oauth2SecurityScheme"
-            && let Some(flows) = inner.get("flows").cloned()
-        {
-            inner["flows"] = one_flow(cx, field, &flows)?;
-        }
-        return Some(json!({ *key: inner }));
-    }
-    let description = o.get("description").cloned();
-    let with_description = |mut v: Value| {
-        if let Some(d) = &description {
-            v["description"] = d.clone();
-        }
-        v
-    };
-    match o.get("type").and_then(Value::as_str) {
-        Some("apiKey") => {
-            let location = o
-                .get("in")
-                .or_else(|| o.get("location"))
-                .and_then(Value::as_str);
-            let name = o.get("name").and_then(Value::as_str);
-            match (location, name) {
-                (Some(l), Some(n)) => Some(
-                    json!({"apiKeySecurityScheme": with_description(json!({"location": l, "name": n}))}),
-                ),
-                _ => {
-                    cx.warn(field, "apiKey scheme needs `in` and `name`; ignored");
-                    None
-                }
-            }
-        }
-        Some("http") => {
-            let Some(s) = o.get("scheme").and_then(Value::as_str) else {
-                cx.warn(field, "http scheme needs `scheme`; ignored");
-                return None;
-            };
-            let mut inner = json!({"scheme": s});
-            if let Some(b) = o.get("bearerFormat").and_then(Value::as_str) {
-                inner["bearerFormat"] = Value::String(b.into());
-            }
-            Some(json!({"httpAuthSecurityScheme": with_description(inner)}))
-        }
-        Some("oauth2") => {
-            let flows = o.get("flows").cloned().unwrap_or(Value::Null);
-            let mut inner = json!({"flows": one_flow(cx, field, &flows)?});
-            if let Some(m) = o.get("oauth2MetadataUrl").and_then(Value::as_str) {
-                inner["oauth2MetadataUrl"] = Value::String(m.into());
-            }
-            Some(json!({"oauth2SecurityScheme": with_description(inner)}))
-        }
-        Some("openIdConnect") => match o.get("openIdConnectUrl").and_then(Value::as_str) {
-            Some(u) => Some(
-                json!({"openIdConnectSecurityScheme": with_description(json!({"openIdConnectUrl": u}))}),
-            ),
-            None => {
-                cx.warn(
-                    field,
-                    "openIdConnect scheme needs `openIdConnectUrl`; ignored",
-                );
-                None
-            }
-        },
-        Some("mutualTLS") => Some(json!({"mtlsSecurityScheme": with_description(json!({}))})),
-        Some(other) => {
-            cx.warn(
-                field,
-                format!("unknown security scheme type {other:?}; ignored"),
-            );
-            None
-        }
-        None => {
-            let keys: Vec<&str> = o.keys().map(String::as_str).take(3).collect();
-            cx.warn(
-                field,
-                format!(
-                    "unknown security scheme (keys: {}); ignored",
-                    keys.join(", ")
-                ),
-            );
-            None
-        }
-    }
-}
-
-/// v1.0 `OAuthFlows` is a oneof; v0.3 allowed several. Keep the first flow we know, in order of preference for
-/// a terminal app, and say which were dropped.
-fn one_flow(cx: &mut Ctx, field: &str, flows: &Value) -> Option<Value> {
-    let Value::Object(f) = flows else {
-        cx.warn(format!("{field}.flows"), "is not an object; scheme ignored");
-        return None;
-    };
-    const PREFERENCE: &[&str] = &[
-        "deviceCode",
-        "authorizationCode",
-        "clientCredentials",
-        "implicit",
-        "password",
-    ];
-    let Some(chosen) = PREFERENCE.iter().find(|k| f.contains_key(**k)) else {
-        let keys: Vec<&str> = f.keys().map(String::as_str).collect();
-        cx.warn(
-            format!("{field}.flows"),
-            format!("has no known flow ({}); scheme ignored", keys.join(", ")),
-        );
-        return None;
-    };
-    if f.len() > 1 {
-        let dropped: Vec<&str> = f
-            .keys()
-            .map(String::as_str)
-            .filter(|k| k != chosen)
-            .collect();
-        cx.warn(
-            format!("{field}.flows"),
-            format!(
-                "declares several flows (v0.3 style); using {chosen}, ignoring {}",
-                dropped.join(", ")
-            ),
-        );
-    }
-    let mut flow = f.get(*chosen).cloned().unwrap_or(Value::Null);
-    if flow.get("scopes").is_none() {
-        flow["scopes"] = json!({});
-    }
-    Some(json!({ *chosen: flow }))
-}
-
-/// Accept v1.0 `[{"schemes": {name: {"list": [..]}}}]` and v0.3 `[{name: [..]}]`; emit the v1.0 form.
-fn normalize_requirements(cx: &mut Ctx, field: &str, v: &Value) -> Value {
-    let Value::Array(list) = v else {
-        cx.warn(field, "is not a list; ignored");
-        return Value::Array(Vec::new());
-    };
-    let mut out = Vec::new();
-    for (i, req) in list.iter().enumerate() {
-        let Value::Object(o) = req else {
-            cx.warn(format!("{field}[{i}]"), "is not an object; ignored");
-            continue;
-        };
-        let map = match o.get("schemes") {
-            Some(Value::Object(s)) => s,
-            _ => o,
-        };
-        let mut schemes = Map::new();
-        for (name, scopes) in map {
-            let list = match scopes {
-                Value::Array(a) => a.clone(),
-                Value::Object(w) => match w.get("list") {
-                    Some(Value::Array(a)) => a.clone(),
-                    _ => Vec::new(),
-                },
-                _ => {
-                    cx.warn(
-                        format!("{field}[{i}].{name}"),
-                        "scopes are not a list; treated as none",
-                    );
-                    Vec::new()
-                }
-            };
-            let list: Vec<Value> = list.into_iter().filter(Value::is_string).collect();
-            schemes.insert(name.clone(), json!({ "list": list }));
-        }
-        out.push(json!({ "schemes": schemes }));
-    }
-    Value::Array(out)
-}
-
-fn check_requirements_reference_schemes(cx: &mut Ctx, card: &Map<String, Value>) {
-    let known: Vec<&String> = card
-        .get("securitySchemes")
-        .and_then(Value::as_object)
-        .map(|m| m.keys().collect())
-        .unwrap_or_default();
-    if let Some(Value::Array(reqs)) = card.get("securityRequirements") {
-        for req in reqs {
-            if let Some(Value::Object(s)) = req.get("schemes") {
-                for name in s.keys() {
-                    if !known.contains(&name) {
-                        cx.warn(
-                            "securityRequirements",
-                            format!("names scheme {name:?}, which securitySchemes does not declare (or was ignored)"),
-                        );
-                    }
-                }
-            }
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn url(s: &str) -> Url {
-        Url::parse(s).unwrap()
-    }
-
-    fn to_card(n: &Normalized) -> a2a::AgentCard {
-        serde_json::from_value(n.card.clone()).unwrap()
-    }
-
-    #[test]
-    fn v1_card_passes_through_without_warnings() {
-        let raw = json!({
-            "name": "A", "description": "d", "version": "1",
-            "supportedInterfaces": [{"url": "http://127.0.0.1:9/rpc", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
-            "capabilities": {"streaming": true},
-            "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
-            "skills": [{"id": "s", "name": "S", "description": "x", "tags": ["t"]}]
-        });
-        let n = normalize(
-            &raw,
-            Some(&url("http://127.0.0.1:9/.well-known/agent-card.json")),
-        )
-        .unwrap();
-        assert_eq!(n.shape, CardShape::V1);
-        assert!(n.warnings.is_empty(), "{:?}", n.warnings);
-        let card = to_card(&n);
-        assert_eq!(card.supported_interfaces[0].protocol_version, "1.0");
-        assert_eq!(card.capabilities.streaming, Some(true));
-    }
-
-    #[test]
-    fn v03_card_becomes_v1_interfaces_and_schemes() {
-        let raw = json!({
-            "name": "Old", "description": "d", "version": "0.1", "protocolVersion": "0.3.0",
-            "url": "http://127.0.0.1:7/", "preferredTransport": "JSONRPC",
-            "additionalInterfaces": [{"url": "http://127.0.0.1:7/rest", "transport": "HTTP+JSON"}],
-            "supportsAuthenticatedExtendedCard": true,
-            "capabilities": {"streaming": true, "stateTransitionHistory": false},
-            "defaultInputModes": ["text"], "defaultOutputModes": ["text"],
-            "securitySchemes": {
-                "key": {"type": "apiKey", "in": "header", "name": "X-Key"},
-                "bearer": {"type": "http", "scheme": "bearer"},
-                "oauth": {"type": "oauth2", "flows": {
-                    "clientCredentials": {"tokenUrl": "https://a/t", "scopes": {"r": "read"}},
-                    "authorizationCode": {"authorizationUrl": "https://a/a", "tokenUrl": "https://a/t", "scopes": {}}
-                }}
-            },
-            "security": [{"bearer": []}],
-            "skills": [{"id": "s", "name": "S", "description": "x", "tags": [], "security": [{"key": []}]}]
-        });
-        let n = normalize(
-            &raw,
-            Some(&url("http://127.0.0.1:7/.well-known/agent-card.json")),
-        )
-        .unwrap();
-        assert_eq!(n.shape, CardShape::V03);
-        let card = to_card(&n);
-        assert_eq!(card.supported_interfaces.len(), 2);
-        assert_eq!(card.supported_interfaces[0].protocol_version, "0.3.0");
-        assert_eq!(card.supported_interfaces[1].protocol_binding, "HTTP+JSON");
-        assert_eq!(card.capabilities.extended_agent_card, Some(true));
-        let schemes = card.security_schemes.unwrap();
-        assert!(matches!(schemes["key"], a2a::SecurityScheme::ApiKey(_)));
-        assert!(matches!(schemes["oauth"], a2a::SecurityScheme::OAuth2(_)));
-        assert!(
-            n.warnings
-                .iter()
-                .any(|w| w.message.contains("several flows"))
-        );
-        assert_eq!(
-            card.security_requirements.unwrap()[0]["bearer"],
-            Vec::<String>::new()
-        );
-        assert!(card.skills[0].security_requirements.is_some());
-    }
-
-    #[test]
-    fn hybrid_card_lists_v1_interfaces_first_and_legacy_url_as_03() {
-        let raw = json!({
-            "name": "H", "description": "d", "version": "1",
-            "supportedInterfaces": [{"url": "http://127.0.0.1:5/a2a/v1", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
-            "url": "http://127.0.0.1:5/a2a/v03", "preferredTransport": "JSONRPC", "protocolVersion": "0.3.0",
-            "capabilities": {}, "defaultInputModes": [], "defaultOutputModes": [], "skills": []
-        });
-        let n = normalize(&raw, None).unwrap();
-        assert_eq!(n.shape, CardShape::Hybrid);
-        let card = to_card(&n);
-        assert_eq!(card.supported_interfaces.len(), 2);
-        assert_eq!(card.supported_interfaces[0].protocol_version, "1.0");
-        assert_eq!(
-            card.supported_interfaces[1].url,
-            "http://127.0.0.1:5/a2a/v03"
-        );
-        assert_eq!(card.supported_interfaces[1].protocol_version, "0.3.0");
-    }
-
-    #[test]
-    fn unknown_scheme_is_dropped_with_a_warning_not_the_card() {
-        let raw = json!({
-            "name": "U", "description": "d", "version": "1",
-            "supportedInterfaces": [{"url": "http://127.0.0.1:5/", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
-            "capabilities": {}, "defaultInputModes": [], "defaultOutputModes": [], "skills": [],
-            "securitySchemes": {
-                "weird": {"quantumSecurityScheme": {"qubits": 7}},
-                "ok": {"httpAuthSecurityScheme": {"scheme": "Bearer"}}
-            },
-            "securityRequirements": [{"schemes": {"weird": {"list": []}}}]
-        });
-        let n = normalize(&raw, None).unwrap();
-        let card = to_card(&n);
-        let schemes = card.security_schemes.unwrap();
-        assert_eq!(schemes.len(), 1);
-        assert!(
-            n.warnings
-                .iter()
-                .any(|w| w.field == "securitySchemes.weird" && w.message.contains("unknown"))
-        );
-        assert!(
-            n.warnings
-                .iter()
-                .any(|w| w.message.contains("does not declare"))
-        );
-    }
-
-    #[test]
-    fn warnings_for_missing_fields_origin_http_and_binding() {
-        let raw = json!({
-            "supportedInterfaces": [
-                {"url": "http://agents.example.com/rpc", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"},
-                {"url": "http://127.0.0.1:1/x", "protocolBinding": "CARRIER-PIGEON", "protocolVersion": "1.0"}
-            ]
-        });
-        let n = normalize(
-            &raw,
-            Some(&url("http://127.0.0.1:1/.well-known/agent-card.json")),
-        )
-        .unwrap();
-        let text: Vec<String> = n.warnings.iter().map(ToString::to_string).collect();
-        let all = text.join("\n");
-        assert!(all.contains("name: is required but missing"), "{all}");
-        assert!(all.contains("skills: is required but missing"), "{all}");
-        assert!(all.contains("another origin"), "{all}");
-        assert!(all.contains("plain http to a non-loopback host"), "{all}");
-        assert!(all.contains("unknown binding \"CARRIER-PIGEON\""), "{all}");
-        // Still a card the SDK type accepts.
-        let _ = to_card(&n);
-    }
-
-    #[test]
-    fn not_an_object_is_an_error() {
-        assert!(
-            normalize(&json!([1, 2]), None)
-                .unwrap_err()
-                .contains("array")
-        );
-    }
 }

@@ -9,9 +9,9 @@ use tokio::sync::mpsc::Sender;
 
 use super::runtime::Runtime;
 use crate::app::msg::{Effect, Msg, StreamItem};
-use crate::app::state::{AgentId, AgentInfo};
+use crate::app::state::{AgentId, AgentInfo, Usability};
 use crate::app::task::TabId;
-use crate::remote::agent::{self, Connected};
+use crate::remote::agent::{self, Connected, Connection};
 use crate::remote::error::classify;
 
 impl Runtime {
@@ -71,16 +71,30 @@ impl Runtime {
                 tokio::spawn(async move {
                     let result = match agent::connect_with(&target, &http, &fetcher, refresh).await
                     {
-                        Ok(conn) => {
+                        Ok(Connection::Ready(conn)) => {
                             let info = AgentInfo::new(
                                 &conn.label,
                                 conn.card.clone(),
-                                conn.selected.clone(),
+                                Usability::Ready(conn.selected.clone()),
                             );
                             if let Ok(mut m) = clients.lock() {
                                 m.insert(agent, Arc::new(conn));
                             }
                             Ok(Box::new(info))
+                        }
+                        Ok(Connection::CardOnly(only)) => {
+                            // A refresh may turn a callable agent into a card-only one: drop its old client.
+                            if let Ok(mut m) = clients.lock() {
+                                m.remove(&agent);
+                            }
+                            Ok(Box::new(AgentInfo::new(
+                                &only.label,
+                                only.card,
+                                Usability::CardOnly {
+                                    short: only.short,
+                                    reason: only.reason.message,
+                                },
+                            )))
                         }
                         Err(e) => Err(e.message),
                     };

@@ -1,5 +1,5 @@
-//! The agent list: name, reachability (loading / online / error with reason), binding and protocol in use,
-//! card version, and the signature verdict's place.
+//! The agent list: name, reachability (loading / online / card only with the reason / error with reason),
+//! binding and protocol in use, card version, and the signature verdict's place.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -7,6 +7,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 
 use crate::app::state::{App, Focus, Reachability};
+use crate::trust::sanitize::sanitize_line;
 
 pub fn draw(f: &mut Frame, app: &App, area: Rect) {
     let t = &app.theme;
@@ -25,21 +26,32 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
         let selected = i == app.selected_agent;
         let (dot, dot_style, detail, third) = match &a.state {
             Reachability::Loading => ("…", t.connecting, "loading card".to_string(), String::new()),
-            Reachability::Online(info) => (
-                "●",
-                t.ok,
-                format!(
-                    "{} {} · card {}",
-                    info.selected.binding.wire_name(),
-                    info.selected.protocol.label(),
-                    info.version
+            Reachability::Online(info) => match (info.selected(), info.card_only()) {
+                (Some(sel), _) => (
+                    "●",
+                    t.ok,
+                    format!(
+                        "{} {} · card {}",
+                        sel.binding.wire_name(),
+                        spoken(sel),
+                        info.version
+                    ),
+                    // The signature verdict goes here once cards are verified.
+                    match &info.card.card.signatures {
+                        Some(s) if !s.is_empty() => "signed · not verified".to_string(),
+                        _ => "unsigned".to_string(),
+                    },
                 ),
-                // The signature verdict goes here once cards are verified.
-                match &info.card.card.signatures {
-                    Some(s) if !s.is_empty() => "signed · not verified".to_string(),
-                    _ => "unsigned".to_string(),
-                },
-            ),
+                // The card loaded but nothing can be called: say so where the user looks first, and why.
+                (None, card_only) => (
+                    "◌",
+                    t.warning,
+                    format!("card only · card {}", info.version),
+                    card_only
+                        .map(|(short, _)| short.to_string())
+                        .unwrap_or_default(),
+                ),
+            },
             Reachability::Error(e) => ("✗", t.error, format!("error: {e}"), String::new()),
         };
         let name: String = a.name().chars().take(inner_w.saturating_sub(2)).collect();
@@ -49,8 +61,11 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
             Span::styled(name, name_style),
         ]));
         let detail: String = detail.chars().take(inner_w.saturating_sub(2)).collect();
+        let card_only = a.info().is_some_and(|i| i.selected().is_none());
         let detail_style = if matches!(a.state, Reachability::Error(_)) {
             t.error
+        } else if card_only {
+            t.warning
         } else {
             t.dim
         };
@@ -73,4 +88,14 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
         ]));
     }
     f.render_widget(Paragraph::new(lines).block(block), area);
+}
+
+/// The protocol in use, with the card's own version when it is spoken as another (0.2.9 spoken as 0.3).
+fn spoken(sel: &crate::remote::client::Selected) -> String {
+    let card = sanitize_line(&sel.interface.protocol_version).0;
+    let label = sel.protocol.label();
+    match crate::remote::client::major_minor(&card) {
+        Some((maj, min)) if format!("{maj}.{min}") != label => format!("{card}→{label}"),
+        _ => label.to_string(),
+    }
 }

@@ -114,13 +114,31 @@ pub fn card_lines(app: &App) -> Vec<Line<'static>> {
         _ => "unsigned".into(),
     };
     lines.push(kv(app, "signature", sig));
+    if let Some((_, reason)) = info.card_only() {
+        // Before anything else the card says: a user must not compose a message to find this out.
+        lines.push(Line::default());
+        lines.push(Line::styled(
+            "Card only: the console can show this card but cannot call the agent.",
+            t.warning,
+        ));
+        lines.push(Line::styled(format!("  why: {reason}"), t.warning));
+        lines.push(Line::styled(
+            "  see the interfaces and the warnings below · r re-reads the card",
+            t.dim,
+        ));
+    }
     lines.push(Line::default());
     lines.extend(remote::block(t, &info.description));
     lines.push(Line::default());
     lines.push(Line::styled("Interfaces", t.title));
+    if c.supported_interfaces.is_empty() {
+        lines.push(Line::styled("  none listed", t.warning));
+    }
     let scope = entry.target.scope().ok();
     for i in &c.supported_interfaces {
-        let chosen = info.selected.interface == *i;
+        let chosen = info.selected().is_some_and(|s| s.interface == *i);
+        let verdict =
+            crate::remote::card_rules::interface_use(&i.protocol_binding, &i.protocol_version);
         // A card may list interfaces anywhere; the configured credential never follows it there.
         let elsewhere = scope.as_ref().is_some_and(|s| !s.permits_url(&i.url));
         let elsewhere = if elsewhere && entry.target.sends_secrets() {
@@ -131,6 +149,12 @@ pub fn card_lines(app: &App) -> Vec<Line<'static>> {
             ""
         };
         let mark = if chosen { "▶ in use" } else { "        " };
+        let unusable = match verdict {
+            crate::remote::card_rules::InterfaceUse::Unusable { short, .. } => {
+                format!("  ✗ {short}")
+            }
+            crate::remote::card_rules::InterfaceUse::Usable { .. } => String::new(),
+        };
         let tenant = i
             .tenant
             .as_deref()
@@ -149,6 +173,7 @@ pub fn card_lines(app: &App) -> Vec<Line<'static>> {
                 t.text,
             ),
             Span::styled(elsewhere, t.warning),
+            Span::styled(unusable, t.warning),
         ]));
     }
     let caps = &c.capabilities;

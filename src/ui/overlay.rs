@@ -351,7 +351,8 @@ fn approval(f: &mut Frame, app: &App, tab: crate::app::task::TabId, scroll: u16,
     }
     let url = agent
         .and_then(|a| a.info())
-        .map(|i| line(&i.selected.interface.url))
+        .and_then(|i| i.selected())
+        .map(|s| line(&s.interface.url))
         .unwrap_or_default();
     let there = crate::remote::origin::Origin::of(&url);
     let home = agent.and_then(|a| crate::remote::origin::Origin::of(&a.target.url));

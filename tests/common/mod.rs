@@ -164,25 +164,36 @@ fn need(path: &Path, what: &str) {
 
 /// The official Python SDK 1.3.0 (protocol 1.0) peer.
 pub fn py10_peer() -> Server {
-    python_peer("py10", "py10_agent.py", "Python a2a-sdk 1.3.0 peer")
+    py10_peer_with(&[])
+}
+
+/// The Python 1.3.0 peer with extra arguments (`--with-v03`).
+pub fn py10_peer_with(args: &[&str]) -> Server {
+    python_peer("py10", "py10_agent.py", "Python a2a-sdk 1.3.0 peer", args)
 }
 
 /// The official Python SDK 0.3.x (protocol 0.3) peer.
 pub fn py03_peer() -> Server {
-    python_peer("py03", "py03_agent.py", "Python a2a-sdk 0.3 peer")
+    python_peer("py03", "py03_agent.py", "Python a2a-sdk 0.3 peer", &[])
 }
 
-fn python_peer(venv: &str, script: &str, what: &str) -> Server {
+fn python_peer(venv: &str, script: &str, what: &str, args: &[&str]) -> Server {
     let py = peers_dir().join(venv).join("bin/python");
     need(&py, what);
     let mut cmd = Command::new(py);
     cmd.arg(repo().join("tests/peers").join(script))
-        .args(["--port", "0"]);
+        .args(["--port", "0"])
+        .args(args);
     spawn_server(cmd, what)
 }
 
 /// The official JS SDK 1.3.0 peer.
 pub fn js_peer() -> Server {
+    js_peer_with(&[])
+}
+
+/// The JS 1.3.0 peer with extra arguments (`--with-v03`, `--sdk-raw-card`).
+pub fn js_peer_with(args: &[&str]) -> Server {
     let dir = peers_dir().join("js");
     need(
         &dir.join("node_modules/@a2a-js/sdk"),
@@ -191,6 +202,7 @@ pub fn js_peer() -> Server {
     let mut cmd = Command::new("node");
     cmd.arg(repo().join("tests/peers/js_agent.mjs"))
         .args(["--port", "0"])
+        .args(args)
         .env("NODE_PATH", dir.join("node_modules"));
     spawn_server(cmd, "JS @a2a-js/sdk 1.3.0 peer")
 }

@@ -41,14 +41,21 @@ pub fn run_action(app: &mut App, a: Action) -> Vec<Effect> {
             vec![]
         }
         Action::ImportTasks => match app.selected() {
-            Some(a) if a.info().is_some() => {
+            Some(a) if a.callable().is_some() => {
                 app.overlay = Some(Overlay::Prompt {
                     kind: PromptKind::ImportFilter(a.id),
                     input: Box::default(),
                 });
                 vec![]
             }
-            _ => {
+            Some(a) => {
+                let why = a
+                    .why_not_callable()
+                    .unwrap_or_else(|| "the agent's card has not loaded".into());
+                app.set_status(why, true);
+                vec![]
+            }
+            None => {
                 app.set_status("the agent's card has not loaded", true);
                 vec![]
             }

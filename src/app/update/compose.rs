@@ -89,17 +89,23 @@ pub(super) fn is_plain_char(k: &KeyEvent) -> bool {
 /// Send the compose box's text on a tab: continue its task if it is still open, else start a new task in
 /// the same conversation.
 pub fn send(app: &mut App, tab_id: TabId) -> Vec<Effect> {
-    let streaming = {
-        let Some(t) = app.tab(tab_id) else {
-            return vec![];
-        };
-        app.agent(t.agent)
-            .and_then(|a| a.info())
-            .map(|i| i.card.card.capabilities.streaming == Some(true))
-    };
-    let Some(streaming) = streaming else {
-        app.set_status("the agent's card has not loaded: cannot send yet", true);
+    let Some(agent) = app.tab(tab_id).and_then(|t| app.agent(t.agent)) else {
         return vec![];
+    };
+    let streaming = match (agent.callable(), agent.why_not_callable()) {
+        (Some(i), _) => i.card.card.capabilities.streaming == Some(true),
+        // A card-only agent: say why on the tab and keep what the user wrote, rather than send and fail.
+        (None, Some(why)) if agent.info().is_some() => {
+            app.set_status("this agent is card only: nothing was sent", true);
+            if let Some(t) = app.tab_mut(tab_id) {
+                t.note(why, true);
+            }
+            return vec![];
+        }
+        (None, _) => {
+            app.set_status("the agent's card has not loaded: cannot send yet", true);
+            return vec![];
+        }
     };
     let Some(t) = app.tab_mut(tab_id) else {
         return vec![];

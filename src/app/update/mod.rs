@@ -3,6 +3,7 @@
 
 mod actions;
 mod approval;
+mod card_only;
 mod compose;
 mod mouse;
 mod overlay;
@@ -40,7 +41,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
     {
         fx.extend(actions::load_if_needed(app, id));
     }
-    fx
+    card_only::hold_calls_to_card_only_agents(app, fx)
 }
 
 /// Transcripts the console needs at start: the tabs whose tasks must be followed again (their live events must
@@ -211,6 +212,8 @@ fn key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_card_only;
 #[cfg(test)]
 mod tests_gate;
 #[cfg(test)]

@@ -67,7 +67,7 @@ pub(super) fn register_push(app: &mut App, tab: TabId) -> Vec<Effect> {
     };
     let supports = app
         .agent(t.agent)
-        .and_then(|a| a.info())
+        .and_then(|a| a.callable())
         .is_some_and(|i| i.card.card.capabilities.push_notifications == Some(true));
     if !supports || t.push_requested || t.is_terminal() {
         return vec![];
@@ -115,10 +115,11 @@ pub(super) const MAX_REATTACH_ATTEMPTS: u32 = 6;
 /// A restored task that still runs is followed again once both its agent is online and its transcript is
 /// loaded (live events must land after the stored ones, never before).
 pub(super) fn reattach_if_ready(app: &mut App, tab: TabId) -> Vec<Effect> {
+    // A card-only agent cannot be followed: the tab keeps its stored transcript and waits for a refresh.
     let online = app
         .tab(tab)
         .and_then(|t| app.agent(t.agent))
-        .is_some_and(|a| a.info().is_some());
+        .is_some_and(|a| a.callable().is_some());
     let Some(t) = app.tab_mut(tab) else {
         return vec![];
     };
