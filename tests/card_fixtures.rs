@@ -103,8 +103,8 @@ const CASES: &[Case] = &[
         says: &[
             "▶ JSONRPC   0.2.9",
             "protocol \"0.2.9\" is spoken as 0.3: same JSON-RPC wire",
-            "protocol \"0.2.9\" over GRPC is not supported yet",
-            "protocol \"0.2.9\" over HTTP+JSON is not supported yet",
+            "protocol \"0.2.9\" over GRPC is not supported",
+            "protocol \"0.2.9\" over HTTP+JSON is not supported",
             "google: OpenID Connect",
             "requires:    google [openid profile email]",
         ],
@@ -156,12 +156,9 @@ const CASES: &[Case] = &[
         fixture: "only_http_json_0_3",
         code: 0,
         shape: Some("v0.3"),
-        card_only: true,
-        says: &[
-            "protocol \"0.3.0\" over HTTP+JSON is not supported yet",
-            "none of the 1 interface(s) can be used",
-            "(not used: 0.3 over this binding not supported yet)",
-        ],
+        // Spoken through `compat_v03_rest` (the Python SDK 0.3.x REST server's wire).
+        card_only: false,
+        says: &["▶ HTTP+JSON 0.3.0"],
     },
     Case {
         fixture: "custom_binding_only",
@@ -201,8 +198,8 @@ const CASES: &[Case] = &[
         says: &[
             "▶ JSONRPC   1.0",
             "JSONRPC   0.3",
+            "HTTP+JSON 0.3",
             "bearer: HTTP Bearer",
-            "protocol \"0.3\" over HTTP+JSON is not supported yet",
         ],
     },
     Case {
@@ -394,12 +391,7 @@ fn sdk_peers_with_v03_are_labelled_by_their_shape() {
         assert!(first.ends_with(&format!("({shape} shape)")), "{first}");
         assert!(r.stdout.contains("bearer: HTTP Bearer"), "{}", r.stdout);
         assert!(r.stdout.contains("▶ JSONRPC   1.0"), "{}", r.stdout);
-        assert!(
-            r.stdout
-                .contains("(not used: 0.3 over this binding not supported yet)"),
-            "{}",
-            r.stdout
-        );
+        assert!(!r.stdout.contains("not used"), "{}", r.stdout);
         assert!(!r.all().contains("card only"), "{}", r.all());
     }
 }

@@ -214,6 +214,20 @@ fn python_sdk_0_3_over_json_rpc_v03() {
 }
 
 #[test]
+fn python_sdk_0_3_over_http_json_v03() {
+    // The Python SDK 0.3.x REST server: `/v1/message:send`, `/v1/tasks/{id}`, ProtoJSON of the 0.3 proto.
+    let p = Peer {
+        server: py03_peer(),
+        name: "Python v0.3 peer",
+        binding: &["--binding", "HTTP+JSON"],
+        list_tasks: false,
+    };
+    let r = p.run(&["card", &p.server.url]);
+    assert!(r.stdout.contains("▶ HTTP+JSON 0.3"), "{}", r.stdout);
+    exercise(&p);
+}
+
+#[test]
 fn js_sdk_1_3_over_json_rpc() {
     exercise(&Peer {
         server: js_peer(),

@@ -20,7 +20,8 @@
 //! | interface `protocolVersion` 1.x | usable | — | none |
 //! | 0.3 over JSON-RPC | usable (our 0.3 transport, `compat_v03`) | — | none |
 //! | 0.2.x over JSON-RPC | usable as 0.3: the JSON-RPC wire (`message/send`, `tasks/get` …) is the same | — | "spoken as 0.3" |
-//! | 0.3 / 0.2.x over HTTP+JSON or gRPC | kept, not usable (yet: see [`interface_use`]) | — | not supported yet |
+//! | 0.3 over HTTP+JSON | usable (`compat_v03_rest`) | — | none |
+//! | 0.3 over gRPC, 0.2.x over HTTP+JSON or gRPC | kept, not usable (see [`interface_use`]) | — | not supported |
 //! | any other version | kept, not usable | — | version we do not speak |
 //! | security scheme: v1.0 wrapper, flat v0.3 `type` (`apiKey`/`http`/`oauth2`/`openIdConnect`/`mutualTLS`), or the JS SDK's internal `{"scheme": {"$case", "value"}}` | read | — | the JS shape and several OAuth flows are noted |
 //! | a string where a list of strings belongs; a number or boolean where a string belongs | read as a one-item list / as text | — | says so |
@@ -233,26 +234,29 @@ pub fn interface_use(binding: &str, version: &str) -> InterfaceUse {
         };
     };
     let legacy = protocol == ProtocolChoice::V03;
-    // The one place that says 0.3 over HTTP+JSON or gRPC is not usable: our 0.3 transport speaks JSON-RPC only,
-    // and `select_interface_within` skips such interfaces. When a 0.3 transport for another binding lands, this
-    // arm (and that skip) is what changes; the card's warning, the CLI and the card page follow from here.
-    if legacy && binding != a2a::TRANSPORT_PROTOCOL_JSONRPC {
+    // The one place that says which old-protocol bindings are not usable (`select_interface_within` skips the
+    // same): 0.3 is spoken over JSON-RPC (`compat_v03`) and HTTP+JSON (`compat_v03_rest`), not over gRPC (its
+    // 0.3 proto is another service); 0.2.x only over JSON-RPC, the one wire it shares with 0.3.
+    let pre_03 = major_minor(version).is_some_and(|(maj, min)| maj == 0 && min < 3);
+    if legacy
+        && (binding == a2a::TRANSPORT_PROTOCOL_GRPC
+            || (pre_03 && binding != a2a::TRANSPORT_PROTOCOL_JSONRPC))
+    {
         return InterfaceUse::Unusable {
-            short: "0.3 over this binding not supported yet",
+            short: "old protocol over this binding",
             why: format!(
-                "protocol {} over {binding} is not supported yet (0.3 is spoken over JSONRPC only); this interface \
-                 is not used",
+                "protocol {} over {binding} is not supported (0.3 is spoken over JSONRPC and HTTP+JSON, 0.2.x \
+                 over JSONRPC only); this interface is not used",
                 quote(version)
             ),
         };
     }
-    let note =
-        (legacy && major_minor(version).is_some_and(|(maj, min)| maj == 0 && min < 3)).then(|| {
-            format!(
-                "protocol {} is spoken as 0.3: same JSON-RPC wire",
-                quote(version)
-            )
-        });
+    let note = (legacy && pre_03).then(|| {
+        format!(
+            "protocol {} is spoken as 0.3: same JSON-RPC wire",
+            quote(version)
+        )
+    });
     InterfaceUse::Usable { note }
 }
 

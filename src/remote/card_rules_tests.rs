@@ -264,7 +264,8 @@ fn js_sdk_versionless_card_reads_as_v03_with_its_bearer_scheme() {
     assert_eq!(card.capabilities.extended_agent_card, Some(true));
     let all = all_warnings(&n);
     assert!(all.contains("also lists v1.0 interfaces"), "{all}");
-    assert!(all.contains("over HTTP+JSON is not supported yet"), "{all}");
+    // Its HTTP+JSON 0.3 interface is usable now: no warning about it.
+    assert!(!all.contains("is not supported"), "{all}");
     assert_eq!(
         select_interface(&card, Preferences::default())
             .unwrap()
@@ -345,13 +346,13 @@ fn cards_nobody_can_call_still_load_and_say_why() {
     assert_eq!(short, "the card lists no interfaces");
 
     let (w, short) = card_only(json!({"supportedInterfaces": [
-        {"url": "http://127.0.0.1:1/rest", "protocolBinding": "HTTP+JSON", "protocolVersion": "0.3"}]}));
+        {"url": "http://127.0.0.1:1/grpc", "protocolBinding": "GRPC", "protocolVersion": "0.3"}]}));
     assert!(
-        w.contains("protocol \"0.3\" over HTTP+JSON is not supported yet"),
+        w.contains("protocol \"0.3\" over GRPC is not supported"),
         "{w}"
     );
     assert!(w.contains("none of the 1 interface(s) can be used"), "{w}");
-    assert_eq!(short, "only: 0.3 over this binding not supported yet");
+    assert_eq!(short, "only: old protocol over this binding");
 
     let (w, short) = card_only(json!({"supportedInterfaces": [
         {"url": "http://127.0.0.1:1/slim", "protocolBinding": "SLIMRPC", "protocolVersion": "1.0"}]}));

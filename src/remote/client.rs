@@ -130,8 +130,11 @@ pub fn select_interface_within(
         let Ok(protocol) = ProtocolChoice::parse(&iface.protocol_version) else {
             continue;
         };
-        // Protocol 0.3 is spoken over JSON-RPC and HTTP+JSON (not gRPC: its 0.3 proto is another service).
-        if protocol == ProtocolChoice::V03 && binding == Binding::Grpc {
+        // `card_rules::interface_use` says which interfaces are usable, and why not (the tests keep the two
+        // in step): 0.3 goes over JSON-RPC and HTTP+JSON, 0.2.x over JSON-RPC only.
+        if !super::card_rules::interface_use(&iface.protocol_binding, &iface.protocol_version)
+            .is_usable()
+        {
             continue;
         }
         if prefs.binding.is_some_and(|b| b != binding)
