@@ -162,7 +162,7 @@ pub fn print(
     );
     let rss = mb(peak_kb(flood, Client::Console));
     println!(
-        "  console peak RSS < {TARGET_RSS_MB} MB (flood, highest of the rounds): {rss:.1} MB   {}",
+        "  console peak RSS < {TARGET_RSS_MB} MB (flood, highest of the rounds): {rss:.2} MB   {}",
         verdict(rss < TARGET_RSS_MB && console_ok(flood))
     );
     let big_secs = secs(big, Client::Console).0;
