@@ -17,7 +17,13 @@
 //! is recognised and placed once. A snapshot is the new baseline for every artifact it carries. An artifact is
 //! complete only when its `lastChunk` arrived and no chunk was skipped.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
+
+mod recent;
+use recent::RecentSet;
+
+/// The by-id maps are looked up on every event: foldhash, seeded per process, rather than SipHash.
+type Fast = foldhash::fast::RandomState;
 use std::hash::{Hash, Hasher};
 
 use a2a::{Artifact, Message, Part, StreamResponse, Task, TaskState};
@@ -182,14 +188,14 @@ pub struct TaskLog {
     status_at: Option<DateTime<Utc>>,
     status_source: Option<Source>,
     pub artifacts: Vec<ArtifactLog>,
-    by_id: HashMap<String, usize>,
+    by_id: HashMap<String, usize, Fast>,
     /// Status updates already applied (state, message, timestamp), so the same one from another source is a
-    /// duplicate. Hashes, not copies: a 100 000-update flood costs 800 KB here, not the messages twice.
-    seen_status: HashSet<u64>,
+    /// duplicate. Hashes, not copies, and only the most recent (`recent::REMEMBERED`).
+    seen_status: RecentSet<u64>,
     /// Ids of messages already shown (status messages and stream messages).
-    seen_messages: HashSet<String>,
+    seen_messages: RecentSet<String>,
     /// Per (source, artifact): how many of the artifact's parts that source has delivered.
-    offsets: HashMap<(Source, usize), usize>,
+    offsets: HashMap<(Source, usize), usize, Fast>,
     /// A direct `Message` reply (no task was created).
     pub direct_reply: Option<Message>,
     /// We just answered an interrupted task: a snapshot that still shows the old input-required /

@@ -23,17 +23,53 @@ pub fn safe_json<T: Serialize>(value: &T, pretty: bool) -> String {
         serde_json::to_string(value)
     }
     .unwrap_or_else(|e| format!("{{\"error\":\"cannot serialize: {e}\"}}"));
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
+    escape_terminal_controls(s)
+}
+
+/// Write what is pending to stdout and empty it.
+pub fn write_stdout(pending: &mut String) {
+    if pending.is_empty() {
+        return;
+    }
+    let mut out = std::io::stdout().lock();
+    let _ = std::io::Write::write_all(&mut out, pending.as_bytes());
+    let _ = std::io::Write::flush(&mut out);
+    pending.clear();
+}
+
+/// The escaping half of `safe_json`. Everything below U+007F is already safe in serde_json's output (it escapes
+/// C0 controls itself), so only the characters from U+007F up are looked at, and the text between them is
+/// copied in runs: a stream of 100,000 events goes through here.
+fn escape_terminal_controls(s: String) -> String {
+    let bytes = s.as_bytes();
+    let Some(first) = bytes.iter().position(|&b| b >= 0x7f) else {
+        return s;
+    };
+    let mut out = String::with_capacity(s.len() + 16);
+    let mut copied = 0;
+    let mut at = first;
+    while at < s.len() {
+        let Some(c) = s.get(at..).and_then(|rest| rest.chars().next()) else {
+            break;
+        };
+        let next = at + c.len_utf8();
         if needs_json_escape(c) {
+            out.push_str(&s[copied..at]);
             let mut buf = [0u16; 2];
             for unit in c.encode_utf16(&mut buf) {
                 let _ = write!(out, "\\u{unit:04x}");
             }
-        } else {
-            out.push(c);
+            copied = next;
         }
+        at = match bytes
+            .get(next..)
+            .and_then(|r| r.iter().position(|&b| b >= 0x7f))
+        {
+            Some(off) => next + off,
+            None => s.len(),
+        };
     }
+    out.push_str(&s[copied..]);
     out
 }
 
@@ -320,6 +356,23 @@ mod tests {
         assert!(!s.contains('\u{202e}'));
         let back: serde_json::Value = serde_json::from_str(&s).unwrap();
         assert_eq!(back, v);
+    }
+
+    #[test]
+    fn escaping_copies_safe_runs_and_replaces_only_what_a_terminal_acts_on() {
+        assert_eq!(
+            escape_terminal_controls("plain ascii".into()),
+            "plain ascii"
+        );
+        assert_eq!(
+            escape_terminal_controls("héllo\u{9b}x\u{202e}✓\u{7f}".into()),
+            "héllo\\u009bx\\u202e✓\\u007f"
+        );
+        // Astral characters that need escaping become a surrogate pair.
+        assert_eq!(
+            escape_terminal_controls("a\u{e0041}b".into()),
+            "a\\udb40\\udc41b"
+        );
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! following a stream to its end.
 
 use a2a::*;
-use futures::StreamExt;
+use futures::{FutureExt, StreamExt};
 
 use super::exit::Exit;
 use super::output::{self, safe_json};
@@ -422,13 +422,30 @@ async fn follow(
 ) -> Result<Exit, RemoteError> {
     let mut printer = StreamPrinter::new(label);
     let mut last_error: Option<RemoteError> = None;
-    while let Some(item) = events.next().await {
+    // JSON lines are written in batches: whatever has arrived goes out as soon as the stream has nothing more
+    // ready, so a reader sees each event without delay, and a fast stream is not one write per event.
+    let mut pending = String::new();
+    loop {
+        if pending.len() >= 64 * 1024 {
+            output::write_stdout(&mut pending);
+        }
+        let item = match events.next().now_or_never() {
+            Some(item) => item,
+            None => {
+                output::write_stdout(&mut pending);
+                events.next().await
+            }
+        };
+        let Some(item) = item else {
+            break;
+        };
         match item {
             Ok(event) => {
                 // The same gate as the console's: one stream here, so only protocol breaks show.
                 let verdict = tracker.judge(Source::Stream(0), &event);
                 if json {
-                    println!("{}", safe_json(&event, false));
+                    pending.push_str(&safe_json(&event, false));
+                    pending.push('\n');
                 } else {
                     printer.event(&tracker, &event, &verdict);
                 }
@@ -454,6 +471,7 @@ async fn follow(
             }
         }
     }
+    output::write_stdout(&mut pending);
     printer.finish();
     if let Some(m) = &tracker.direct_reply {
         if !json {

@@ -133,6 +133,89 @@ pub fn protojson<T: ProtoJsonPayload>(raw: &str, what: &str) -> Result<T, A2AErr
         .map_err(|e| fault(format!("{what} is not valid A2A ProtoJSON: {e}")))
 }
 
+/// Decode one stream event (a ProtoJSON `StreamResponse`) into the SDK's type. The fast path reads the
+/// field-presence union itself and each variant with the SDK types' own serde, in one pass over the text
+/// (`FastEvent`); anything it does not take goes through the SDK's ProtoJSON conversion, which accepts more
+/// spellings (proto field names, enum numbers) at about three times the cost — it parses into generated
+/// ProtoJSON structs, encodes those as protobuf and decodes that again. Both give the same event
+/// (`serde_vs_protojson` below, and the fuzz target).
+pub fn stream_event(raw: &str) -> Result<a2a::StreamResponse, A2AError> {
+    match serde_json::from_str::<FastEvent>(raw) {
+        Ok(FastEvent(ev)) => Ok(ev),
+        Err(_) => protojson(raw, "a stream event"),
+    }
+}
+
+/// A JSON-RPC stream event read in one pass: the envelope and the event inside it. `None` when the fast path
+/// does not take it (then `RpcOutcome` and `stream_event` do, with their error messages).
+pub fn rpc_stream_event(data: &str) -> Option<Result<a2a::StreamResponse, A2AError>> {
+    #[derive(Deserialize)]
+    struct RpcEvent {
+        #[serde(default)]
+        result: Option<FastEvent>,
+        #[serde(default)]
+        error: Option<RpcErrorObject>,
+    }
+    match serde_json::from_str::<RpcEvent>(data).ok()? {
+        RpcEvent { error: Some(e), .. } => Some(Err(agent_error(
+            e.code,
+            e.message.unwrap_or_default(),
+            e.data,
+        ))),
+        RpcEvent {
+            result: Some(FastEvent(ev)),
+            ..
+        } => Some(Ok(ev)),
+        _ => None,
+    }
+}
+
+/// `StreamResponse` read straight from the text. The SDK's own `Deserialize` for it buffers the whole event
+/// into a `serde_json::Value` first and converts from that (clones included); this reads the one key of the
+/// union and hands its value to the variant's derived `Deserialize`.
+pub struct FastEvent(pub a2a::StreamResponse);
+
+impl<'de> Deserialize<'de> for FastEvent {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Union;
+        impl<'de> serde::de::Visitor<'de> for Union {
+            type Value = FastEvent;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a StreamResponse object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<FastEvent, A::Error> {
+                use a2a::StreamResponse as S;
+                let mut found = None;
+                while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                    let ev = match key.as_ref() {
+                        "task" => S::Task(map.next_value()?),
+                        "message" => S::Message(map.next_value()?),
+                        "statusUpdate" => S::StatusUpdate(map.next_value()?),
+                        "artifactUpdate" => S::ArtifactUpdate(map.next_value()?),
+                        _ => {
+                            map.next_value::<serde::de::IgnoredAny>()?;
+                            continue;
+                        }
+                    };
+                    if found.is_some() {
+                        return Err(serde::de::Error::custom(
+                            "more than one StreamResponse member",
+                        ));
+                    }
+                    found = Some(ev);
+                }
+                found
+                    .map(FastEvent)
+                    .ok_or_else(|| serde::de::Error::custom("no StreamResponse member"))
+            }
+        }
+        d.deserialize_map(Union)
+    }
+}
+
 #[derive(Deserialize)]
 struct RestErrorBody {
     error: Option<RestStatus>,
@@ -254,5 +337,42 @@ mod tests {
         assert_eq!(e.code, error_code::UNSUPPORTED_OPERATION);
         assert!(rest_error(StatusCode::BAD_GATEWAY, "<html>").is_none());
         assert!(rest_error(StatusCode::BAD_GATEWAY, r#"{"other":1}"#).is_none());
+    }
+}
+
+#[cfg(test)]
+mod serde_vs_protojson {
+    use a2a::StreamResponse;
+
+    #[test]
+    fn the_sdks_serde_reads_what_protojson_reads() {
+        let samples = [
+            r#"{"task":{"id":"t","contextId":"c","status":{"state":"TASK_STATE_SUBMITTED","timestamp":"2026-12-01T14:53:21.640639689Z"},"history":[{"messageId":"m1","role":"ROLE_USER","parts":[{"text":"flood 100000"}]}]}}"#,
+            r#"{"statusUpdate":{"taskId":"t","contextId":"c","status":{"state":"TASK_STATE_WORKING","message":{"messageId":"x","contextId":"c","taskId":"t","role":"ROLE_AGENT","parts":[{"text":"flood 1/100000"}]},"timestamp":"2026-12-01T14:53:21.640639689Z"}}}"#,
+            r#"{"artifactUpdate":{"taskId":"t","contextId":"c","artifact":{"artifactId":"a","name":"n","parts":[{"text":"x","mediaType":"text/plain"},{"data":{"k":[1,2,{"z":null}]}},{"url":"https://e.invalid/f","filename":"f.png","mediaType":"image/png"},{"raw":"aGVsbG8="}],"metadata":{"m":1}},"append":true,"lastChunk":false}}"#,
+            r#"{"message":{"messageId":"m","role":"ROLE_AGENT","parts":[{"text":"hi"}],"referenceTaskIds":["r"],"extensions":["urn:e"],"metadata":{}}}"#,
+            r#"{"statusUpdate":{"taskId":"t","contextId":"c","status":{"state":"TASK_STATE_COMPLETED"},"metadata":{"a":"b"}}}"#,
+        ];
+        for s in samples {
+            let a: StreamResponse = serde_json::from_str(s).unwrap();
+            let b: StreamResponse = a2a_pb::protojson_conv::from_str(s).unwrap();
+            // The same event: serde keeps `1` an integer and `lastChunk: false` present, where ProtoJSON makes
+            // every number a double and drops defaults; seen through ProtoJSON the two are identical.
+            assert_eq!(
+                a2a_pb::protojson_conv::to_value(&a).unwrap(),
+                a2a_pb::protojson_conv::to_value(&b).unwrap(),
+                "{s}"
+            );
+            assert_eq!(super::stream_event(s).unwrap(), a);
+            let wrapped = format!(r#"{{"jsonrpc":"2.0","id":"1","result":{s}}}"#);
+            assert_eq!(super::rpc_stream_event(&wrapped).unwrap().unwrap(), a);
+        }
+        // What only ProtoJSON reads (the proto field names, as some servers write them) still decodes.
+        let snake = r#"{"status_update":{"task_id":"t","context_id":"c","status":{"state":"TASK_STATE_WORKING"}}}"#;
+        assert!(serde_json::from_str::<StreamResponse>(snake).is_err());
+        assert!(matches!(
+            super::stream_event(snake).unwrap(),
+            StreamResponse::StatusUpdate(u) if u.task_id == "t"
+        ));
     }
 }

@@ -131,10 +131,13 @@ impl RpcEndpoint {
 /// Decode one v1.0 JSON-RPC stream event: an envelope around a ProtoJSON `StreamResponse` (or, from some
 /// servers, the bare `StreamResponse`, which the SDK accepts too).
 pub fn decode_event(ev: &SseData) -> Result<StreamResponse, A2AError> {
+    if let Some(fast) = envelope::rpc_stream_event(&ev.data) {
+        return fast;
+    }
     let decoded = match envelope::rpc_reply(&ev.data) {
         Ok(RpcOutcome::Error(e)) => return Err(e),
-        Ok(RpcOutcome::Result(Some(raw))) => envelope::protojson(raw.get(), "a stream event"),
-        Ok(RpcOutcome::Result(None)) | Err(_) => envelope::protojson(&ev.data, "a stream event"),
+        Ok(RpcOutcome::Result(Some(raw))) => envelope::stream_event(raw.get()),
+        Ok(RpcOutcome::Result(None)) | Err(_) => envelope::stream_event(&ev.data),
     };
     decoded.map_err(|e| cut_short(ev, e))
 }

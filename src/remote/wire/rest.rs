@@ -167,7 +167,7 @@ pub fn failure(reply: &Reply) -> A2AError {
 
 /// Decode one v1.0 REST stream event: a bare ProtoJSON `StreamResponse`, or an error object.
 pub fn decode_event(ev: &SseData) -> Result<StreamResponse, A2AError> {
-    envelope::protojson::<StreamResponse>(&ev.data, "a stream event").map_err(|e| {
+    envelope::stream_event(&ev.data).map_err(|e| {
         match envelope::rest_error(reqwest::StatusCode::OK, &ev.data) {
             Some(agent) if !ev.unfinished && ev.data.contains("\"error\"") => agent,
             _ => cut_short(ev, e),
