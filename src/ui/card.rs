@@ -121,7 +121,12 @@ pub fn card_lines(app: &App) -> Vec<Line<'static>> {
             "Card only: the console can show this card but cannot call the agent.",
             t.warning,
         ));
-        lines.push(Line::styled(format!("  why: {reason}"), t.warning));
+        // The reason quotes the card (its URLs, bindings, versions): remote text, barred on every row.
+        lines.push(Line::from(vec![
+            Span::styled("  why: ", t.warning),
+            Span::styled(BAR, t.remote_label),
+            Span::styled(reason.to_string(), t.warning),
+        ]));
         lines.push(Line::styled(
             "  see the interfaces and the warnings below · r re-reads the card",
             t.dim,
