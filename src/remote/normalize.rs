@@ -136,8 +136,20 @@ pub fn normalize(raw: &Value, card_url: Option<&Url>) -> Result<Normalized, Stri
                                 format!("signatures[{i}]"),
                                 "needs string fields `protected` and `signature`; ignored",
                             );
+                            return None;
                         }
-                        ok.then(|| s.clone())
+                        // As for schemes: one signature the SDK's type rejects (say a `header` that is not
+                        // an object) must cost that signature, not the whole card.
+                        match serde_json::from_value::<a2a::AgentCardSignature>(s.clone()) {
+                            Ok(_) => Some(s.clone()),
+                            Err(e) => {
+                                cx.warn(
+                                    format!("signatures[{i}]"),
+                                    format!("could not be read ({e}); ignored"),
+                                );
+                                None
+                            }
+                        }
                     })
                     .collect();
                 out.insert("signatures".into(), Value::Array(kept));
@@ -716,8 +728,22 @@ fn one_flow(cx: &mut Ctx, field: &str, flows: &Value) -> Option<Value> {
         );
     }
     let mut flow = f.get(*chosen).cloned().unwrap_or(Value::Null);
-    if flow.get("scopes").is_none() {
-        flow["scopes"] = json!({});
+    match &mut flow {
+        Value::Object(m) => {
+            m.entry("scopes").or_insert_with(|| json!({}));
+        }
+        Value::Null => flow = json!({"scopes": {}}),
+        // Indexing into anything else to add `scopes` would panic (found by fuzzing: `"deviceCode": 5`).
+        other => {
+            cx.warn(
+                format!("{field}.flows.{chosen}"),
+                format!(
+                    "should be an object, found a {}; scheme ignored",
+                    json_kind(other)
+                ),
+            );
+            return None;
+        }
     }
     Some(json!({ *chosen: flow }))
 }
@@ -933,6 +959,54 @@ mod tests {
         assert!(all.contains("unknown binding \"CARRIER-PIGEON\""), "{all}");
         // Still a card the SDK type accepts.
         let _ = to_card(&n);
+    }
+
+    /// Found by fuzzing (`fuzz card`): a flow that is not an object (`"deviceCode": 5`) panicked while
+    /// `scopes` was added to it, taking the console down with the card.
+    #[test]
+    fn a_flow_that_is_not_an_object_costs_the_scheme_not_the_card() {
+        let mut raw: Value = serde_json::from_str(crate::testing::PARTS_CARD).unwrap();
+        raw["securitySchemes"] = json!({
+            "legacy": {"type": "oauth2", "flows": {"deviceCode": 5}},
+            "wrapped": {"oauth2SecurityScheme": {"flows": {"authorizationCode": "x"}}},
+            "fine": {"type": "oauth2", "flows": {"clientCredentials": {"tokenUrl": "http://127.0.0.1:1/t"}}}
+        });
+        let n = normalize(&raw, None).unwrap();
+        let card = to_card(&n);
+        let schemes = card.security_schemes.unwrap_or_default();
+        assert_eq!(schemes.keys().collect::<Vec<_>>(), ["fine"]);
+        let all: Vec<String> = n.warnings.iter().map(ToString::to_string).collect();
+        assert!(
+            all.iter().any(|w| w.starts_with(
+                "securitySchemes.legacy.flows.deviceCode: should be an object, found a number"
+            )),
+            "{all:?}"
+        );
+    }
+
+    /// Found by fuzzing (`fuzz card`): a signature whose `header` is not an object used to be kept, and the
+    /// SDK's type then rejected the whole card ("could not be read even after normalising").
+    #[test]
+    fn a_malformed_signature_costs_the_signature_not_the_card() {
+        let raw = json!({
+            "name": "Signed", "description": "", "version": "1",
+            "supportedInterfaces": [{"url": "http://127.0.0.1:1/rpc", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
+            "capabilities": {}, "defaultInputModes": [], "defaultOutputModes": [], "skills": [],
+            "signatures": [
+                {"protected": "eyJhbGciOiJFUzI1NiJ9", "signature": "c2ln", "header": 18446744073709551603u64},
+                {"protected": "eyJhbGciOiJFUzI1NiJ9", "signature": "c2ln", "header": {"kid": "k1"}}
+            ]
+        });
+        let n = normalize(&raw, None).unwrap();
+        let card = to_card(&n);
+        assert_eq!(card.name, "Signed");
+        assert_eq!(card.signatures.map(|s| s.len()), Some(1));
+        let all: Vec<String> = n.warnings.iter().map(ToString::to_string).collect();
+        assert!(
+            all.iter()
+                .any(|w| w.starts_with("signatures[0]: could not be read")),
+            "{all:?}"
+        );
     }
 
     #[test]
