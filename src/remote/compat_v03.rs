@@ -91,7 +91,7 @@ impl V03Transport {
 }
 
 /// Unwrap a JSON-RPC response body: the result, or the error object as an `A2AError`.
-fn envelope_result(status: reqwest::StatusCode, text: &str) -> Result<Value, A2AError> {
+pub(crate) fn envelope_result(status: reqwest::StatusCode, text: &str) -> Result<Value, A2AError> {
     let value: Value = serde_json::from_str(text).map_err(|e| {
         if status.is_success() {
             A2AError::internal(format!("failed to parse JSON-RPC response: {e}"))
@@ -435,11 +435,24 @@ pub fn event_from_v03(v: &Value) -> Result<(StreamResponse, bool), A2AError> {
     Ok((event, is_final))
 }
 
-fn task_value(v: &Value) -> Result<Task, A2AError> {
+/// One SSE `data:` payload of a 0.3 stream: a JSON-RPC envelope (or, leniently, a bare result) holding an event.
+pub(crate) fn event_from_sse_data(data: &str) -> Result<(StreamResponse, bool), A2AError> {
+    let v: Value = serde_json::from_str(data)
+        .map_err(|e| A2AError::internal(format!("SSE parse error: {e}")))?;
+    if let Some(err) = v.get("error").filter(|e| !e.is_null()) {
+        return Err(rpc_error(err));
+    }
+    event_from_v03(v.get("result").unwrap_or(&v))
+}
+
+pub(crate) fn task_value(v: &Value) -> Result<Task, A2AError> {
     serde_json::from_value(task_from_v03(v)?).map_err(|e| parse_err("a task", e))
 }
 
-fn push_config_from_v03(task_id: &str, v: &Value) -> Result<TaskPushNotificationConfig, A2AError> {
+pub(crate) fn push_config_from_v03(
+    task_id: &str,
+    v: &Value,
+) -> Result<TaskPushNotificationConfig, A2AError> {
     // 0.3 wraps the config: {taskId, pushNotificationConfig: {id, url, token, authentication{schemes, credentials}}}.
     let inner = v.get("pushNotificationConfig").unwrap_or(v);
     let mut out = json!({
@@ -523,17 +536,7 @@ impl V03Transport {
                     if ev.data.trim().is_empty() {
                         continue;
                     }
-                    let parsed: Result<(StreamResponse, bool), A2AError> =
-                        serde_json::from_str::<Value>(&ev.data)
-                            .map_err(|e| A2AError::internal(format!("SSE parse error: {e}")))
-                            .and_then(|v| {
-                                if let Some(err) = v.get("error").filter(|e| !e.is_null()) {
-                                    return Err(rpc_error(err));
-                                }
-                                let result = v.get("result").unwrap_or(&v);
-                                event_from_v03(result)
-                            });
-                    return Some(match parsed {
+                    return Some(match event_from_sse_data(&ev.data) {
                         Ok((event, is_final)) => (Ok(event), (events, is_final)),
                         Err(e) => (Err(e), (events, false)),
                     });
