@@ -22,6 +22,8 @@ use crate::remote::card::{FetchedCard, parse_card};
 use crate::remote::client::{Preferences, select_interface};
 use crate::tui::runtime::Runtime;
 
+pub mod fuzz;
+
 /// A buffer's characters, row by row. The runtime uses it for its screen channel, so it lives there.
 pub use crate::tui::runtime::buffer_text;
 
