@@ -70,6 +70,11 @@ fn json_view_holds_for_generated_inputs() {
 }
 
 #[test]
+fn safe_json_holds_for_generated_inputs() {
+    property(a2a_console::testing::fuzz::target("safe_json").unwrap());
+}
+
+#[test]
 fn card_holds_for_generated_inputs() {
     property(a2a_console::testing::fuzz::target("card").unwrap());
 }
@@ -82,7 +87,14 @@ fn v03_holds_for_generated_inputs() {
 /// A target added to the table without its own test above still gets its property run here.
 #[test]
 fn every_other_target_holds_for_generated_inputs() {
-    const NAMED: &[&str] = &["sanitize", "markdown", "json_view", "card", "v03"];
+    const NAMED: &[&str] = &[
+        "sanitize",
+        "markdown",
+        "json_view",
+        "safe_json",
+        "card",
+        "v03",
+    ];
     for t in TARGETS.iter().filter(|t| !NAMED.contains(&t.name)) {
         property(t);
     }

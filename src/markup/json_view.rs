@@ -247,7 +247,9 @@ pub fn escape_string(s: &str) -> String {
     out
 }
 
-fn needs_escape(c: char) -> bool {
+/// Whether a character in a JSON string is shown as `\uXXXX`: controls, bidi controls, and everything a
+/// terminal draws as nothing (also used by the CLI's `--json` output).
+pub fn needs_escape(c: char) -> bool {
     c.is_control()
         || matches!(c,
             '\u{ad}' | '\u{34f}' | '\u{61c}' | '\u{115f}' | '\u{1160}' | '\u{17b4}' | '\u{17b5}'

@@ -81,6 +81,13 @@ pub const TARGETS: &[Target] = &[
                  consistent, the unfolded view reads back as the same JSON",
     },
     Target {
+        name: "safe_json",
+        input: Input::Json,
+        run: text::safe_json,
+        checks: "cli::output::safe_json (the CLI's --json output of remote data): every line clean in both \
+                 layouts, the output reads back as the same JSON",
+    },
+    Target {
         name: "card",
         input: Input::Card,
         run: remote::card,

@@ -284,3 +284,27 @@ pub(super) fn has_float(v: &serde_json::Value) -> bool {
     }
     false
 }
+
+/// `cli::output::safe_json`, which prints remote JSON (cards, tasks, stream events) for `--json`: in both
+/// layouts every line is clean and the document reads back as the same JSON.
+pub fn safe_json(input: &[u8]) -> Result<(), String> {
+    let Ok(value) = serde_json::from_slice::<serde_json::Value>(input) else {
+        return Ok(());
+    };
+    for pretty in [false, true] {
+        let out = crate::cli::output::safe_json(&value, pretty);
+        for l in out.lines() {
+            check_drawn(l).map_err(|e| format!("safe_json (pretty {pretty}): {e}"))?;
+        }
+        match serde_json::from_str::<serde_json::Value>(&out) {
+            Ok(back) => ensure(back == value || has_float(&value), || {
+                format!(
+                    "safe_json (pretty {pretty}) reads back as different JSON: {}",
+                    preview(&out)
+                )
+            })?,
+            Err(e) => return Err(format!("safe_json (pretty {pretty}) is not JSON ({e})")),
+        }
+    }
+    Ok(())
+}
