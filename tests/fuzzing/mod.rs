@@ -22,7 +22,7 @@ pub fn corpus_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fuzz_corpus")
 }
 
-/// Every file of one corpus folder (and of `regressions/<target>/` when `target` is given), sorted.
+/// Every file of one folder under `tests/fuzz_corpus/` (`cards`, `regressions/card`, …), sorted by path.
 pub fn corpus_files(dir: &str) -> Vec<(PathBuf, Vec<u8>)> {
     let mut out = Vec::new();
     if let Ok(entries) = std::fs::read_dir(corpus_root().join(dir)) {
