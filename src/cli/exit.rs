@@ -19,11 +19,15 @@ pub enum Exit {
     TaskUnsuccessful = 5,
     /// The task waits for the user (input-required, auth-required).
     Waiting = 6,
+    /// Stdout could not be written: a reader such as `head` closed the pipe (quietly, the code a shell gives a
+    /// tool killed by SIGPIPE), or another write error (said on stderr). See `print.rs`.
+    OutputClosed = 141,
 }
 
 pub const EXIT_CODES_HELP: &str = "Exit codes: 0 done (task completed, or a direct message reply); 2 usage or config error; \
 3 network/transport error; 4 error returned by the agent; 5 task ended failed, rejected or canceled; \
-6 task is waiting for you (input-required or auth-required).";
+6 task is waiting for you (input-required or auth-required); 141 stdout closed early (e.g. piped to head) or not \
+writable.";
 
 impl Exit {
     pub fn code(self) -> u8 {

@@ -4,6 +4,7 @@
 pub mod args;
 pub mod exit;
 pub mod output;
+pub mod print;
 mod remote;
 mod stored;
 pub mod stream_print;

@@ -7,15 +7,24 @@ use std::fmt::Write as _;
 use a2a::{AgentCard, Artifact, Message, PartContent, SecurityScheme, Task};
 use serde::Serialize;
 
+use unicode_width::UnicodeWidthChar;
+
+use crate::markup::json_view::needs_escape;
 use crate::remote::card::FetchedCard;
 use crate::remote::card_rules::{InterfaceUse, interface_use};
 use crate::remote::client::Selected;
 use crate::remote::message::parts_text;
 use crate::remote::tracker::state_name;
-use crate::trust::sanitize::{Provenance, Untrusted, sanitize_line};
+use crate::trust::sanitize::{MAX_COMBINING, Provenance, Untrusted, sanitize_line};
 
 /// Serialize as JSON, then escape every character a terminal could act on. JSON text outside strings is
 /// ASCII, so any non-ASCII char is inside a string and `\uXXXX` is a valid replacement for it.
+///
+/// What is escaped is the JSON view's set (`markup::json_view`: C1, DEL, bidi controls, every invisible
+/// character, variation selectors, and a stack of zero-width characters past the sanitiser's bound), so
+/// `--json` output and the console's JSON view show a remote value the same way. The fuzz target
+/// `safe_json` found a combining flood printed raw; setting the two lists side by side then showed the other
+/// gaps this one had (U+2028/U+2029, Hangul fillers, variation selectors, tag characters past U+E007F).
 pub fn safe_json<T: Serialize>(value: &T, pretty: bool) -> String {
     let s = if pretty {
         serde_json::to_string_pretty(value)
@@ -31,15 +40,14 @@ pub fn write_stdout(pending: &mut String) {
     if pending.is_empty() {
         return;
     }
-    let mut out = std::io::stdout().lock();
-    let _ = std::io::Write::write_all(&mut out, pending.as_bytes());
-    let _ = std::io::Write::flush(&mut out);
+    crate::cli::print::write(pending);
     pending.clear();
 }
 
 /// The escaping half of `safe_json`. Everything below U+007F is already safe in serde_json's output (it escapes
-/// C0 controls itself), so only the characters from U+007F up are looked at, and the text between them is
-/// copied in runs: a stream of 100,000 events goes through here.
+/// C0 controls itself, and a raw '\n' is pretty-printing's own), so only the characters from U+007F up are
+/// looked at, and the text between them is copied in runs: a stream of 100,000 events goes through here. Any
+/// ASCII character between two of them ends a stack of zero-width characters.
 fn escape_terminal_controls(s: String) -> String {
     let bytes = s.as_bytes();
     let Some(first) = bytes.iter().position(|&b| b >= 0x7f) else {
@@ -48,12 +56,19 @@ fn escape_terminal_controls(s: String) -> String {
     let mut out = String::with_capacity(s.len() + 16);
     let mut copied = 0;
     let mut at = first;
+    let mut stack = 0usize;
+    let mut prev_end = usize::MAX;
     while at < s.len() {
         let Some(c) = s.get(at..).and_then(|rest| rest.chars().next()) else {
             break;
         };
         let next = at + c.len_utf8();
-        if needs_json_escape(c) {
+        if at != prev_end {
+            stack = 0;
+        }
+        stack = if c.width() == Some(0) { stack + 1 } else { 0 };
+        prev_end = next;
+        if needs_escape(c) || stack > MAX_COMBINING {
             out.push_str(&s[copied..at]);
             let mut buf = [0u16; 2];
             for unit in c.encode_utf16(&mut buf) {
@@ -71,16 +86,6 @@ fn escape_terminal_controls(s: String) -> String {
     }
     out.push_str(&s[copied..]);
     out
-}
-
-fn needs_json_escape(c: char) -> bool {
-    matches!(c,
-        '\u{7f}'..='\u{9f}'          // DEL and C1 controls (8-bit CSI, OSC …)
-        | '\u{200b}'..='\u{200f}'    // zero-width, LRM/RLM
-        | '\u{202a}'..='\u{202e}'    // bidi embeddings and overrides
-        | '\u{2060}'..='\u{2069}'    // word joiner, invisible operators, bidi isolates
-        | '\u{061c}' | '\u{feff}' | '\u{00ad}' | '\u{180e}'
-        | '\u{e0000}'..='\u{e007f}') // tag characters
 }
 
 /// A short id for headers: long ids are cut, the full one is printed elsewhere.
@@ -356,6 +361,28 @@ mod tests {
         assert!(!s.contains('\u{202e}'));
         let back: serde_json::Value = serde_json::from_str(&s).unwrap();
         assert_eq!(back, v);
+    }
+
+    /// Found by fuzzing (`fuzz safe_json`: a combining flood) and by comparing with the JSON view's list
+    /// afterwards: these went to the terminal raw in `--json` output.
+    #[test]
+    fn safe_json_escapes_what_the_json_view_escapes() {
+        let flood = format!("a{}", "\u{300}".repeat(12));
+        let v = serde_json::json!({"t": [flood, "\u{3164}\u{2028}\u{fe0f}\u{e0100}\u{e0080}ok"]});
+        let s = safe_json(&v, false);
+        assert_eq!(
+            s,
+            format!(
+                r#"{{"t":["a{}\u0300\u0300\u0300\u0300","\u3164\u2028\ufe0f\udb40\udd00\udb40\udc80ok"]}}"#,
+                "\u{300}".repeat(8)
+            )
+        );
+        let back: serde_json::Value = serde_json::from_str(&s).unwrap();
+        assert_eq!(back, v);
+        assert_eq!(
+            safe_json(&serde_json::json!({"k": "Vie\u{302}\u{323}t"}), true),
+            "{\n  \"k\": \"Vie\u{302}\u{323}t\"\n}"
+        );
     }
 
     #[test]

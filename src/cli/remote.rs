@@ -6,6 +6,7 @@ use futures::{FutureExt, StreamExt};
 
 use super::exit::Exit;
 use super::output::{self, safe_json};
+use super::print::{out, outln};
 use super::stream_print::StreamPrinter;
 use super::{Command, GlobalOpts, PushAction, agent_of, resolve_target};
 use crate::app::tasklog::{Source, TaskLog, Verdict};
@@ -26,10 +27,10 @@ async fn show_card(
 ) -> Result<Exit, RemoteError> {
     let seen = agent::inspect(target, fetcher, false).await?;
     if json {
-        println!("{}", safe_json(&seen.card.card, true));
+        outln!("{}", safe_json(&seen.card.card, true));
     } else {
         let selection = seen.selection.as_ref().map_err(|(_, e)| e.message.as_str());
-        print!(
+        out!(
             "{}",
             output::card_text(&seen.label, &seen.card, selection, false)
         );
@@ -75,12 +76,12 @@ pub(super) async fn run_remote(
                 .await
                 .map_err(|e| agent_err("GetExtendedAgentCard", e))?;
             if json {
-                println!("{}", safe_json(&card, true));
+                outln!("{}", safe_json(&card, true));
             } else {
                 let mut shown = conn.card.clone();
                 shown.card = card;
                 shown.warnings.clear();
-                print!(
+                out!(
                     "{}",
                     output::card_text(&label, &shown, Ok(&conn.selected), true)
                 );
@@ -151,7 +152,7 @@ pub(super) async fn run_remote(
                 .await
                 .map_err(|e| agent_err("SendMessage", e))?;
             if json {
-                println!("{}", safe_json(&resp, true));
+                outln!("{}", safe_json(&resp, true));
             }
             Ok(match resp {
                 SendMessageResponse::Message(m) => {
@@ -164,13 +165,13 @@ pub(super) async fn run_remote(
                             "direct message reply (no task)",
                             &m,
                         );
-                        print!("{out}");
+                        out!("{out}");
                     }
                     Exit::Done
                 }
                 SendMessageResponse::Task(t) => {
                     if !json {
-                        print!("{}", output::task_text(&label, &t));
+                        out!("{}", output::task_text(&label, &t));
                     }
                     if no_wait {
                         Exit::Done
@@ -196,9 +197,9 @@ pub(super) async fn run_remote(
                 .await
                 .map_err(|e| agent_err("GetTask", e))?;
             if json {
-                println!("{}", safe_json(&t, true));
+                outln!("{}", safe_json(&t, true));
             } else {
-                print!("{}", output::task_text(&label, &t));
+                out!("{}", output::task_text(&label, &t));
                 if history.is_some_and(|h| h > 0) {
                     for m in t.history.iter().flatten() {
                         let who = if m.role == Role::User {
@@ -208,7 +209,7 @@ pub(super) async fn run_remote(
                         };
                         let mut out = String::new();
                         output::message_text(&mut out, &label, Some(&t.id), who, m);
-                        print!("{out}");
+                        out!("{out}");
                     }
                 }
             }
@@ -238,11 +239,11 @@ pub(super) async fn run_remote(
                 .await
                 .map_err(|e| agent_err("ListTasks", e))?;
             if json {
-                println!("{}", safe_json(&resp, true));
+                outln!("{}", safe_json(&resp, true));
             } else {
-                println!("{:<38} {:<38} {:<15} UPDATED", "TASK", "CONTEXT", "STATE");
+                outln!("{:<38} {:<38} {:<15} UPDATED", "TASK", "CONTEXT", "STATE");
                 for t in &resp.tasks {
-                    println!(
+                    outln!(
                         "{:<38} {:<38} {:<15} {}",
                         one_line(&t.id),
                         one_line(&t.context_id),
@@ -253,9 +254,9 @@ pub(super) async fn run_remote(
                             .unwrap_or_default()
                     );
                 }
-                println!("{} of {} task(s)", resp.tasks.len(), resp.total_size);
+                outln!("{} of {} task(s)", resp.tasks.len(), resp.total_size);
                 if !resp.next_page_token.is_empty() {
-                    println!("more: --page-token {}", one_line(&resp.next_page_token));
+                    outln!("more: --page-token {}", one_line(&resp.next_page_token));
                 }
             }
             Ok(Exit::Done)
@@ -271,9 +272,9 @@ pub(super) async fn run_remote(
                 .await
                 .map_err(|e| agent_err("CancelTask", e))?;
             if json {
-                println!("{}", safe_json(&t, true));
+                outln!("{}", safe_json(&t, true));
             } else {
-                print!("{}", output::task_text(&label, &t));
+                out!("{}", output::task_text(&label, &t));
             }
             // Canceled is what was asked for; anything else says what the task did instead.
             Ok(if t.status.state == TaskState::Canceled {
@@ -361,7 +362,7 @@ async fn push(conn: &Connected, action: PushAction) -> Result<Exit, RemoteError>
                 .await
                 .map_err(|e| err("ListTaskPushNotificationConfigs", e))?;
             if json {
-                println!("{}", safe_json(&resp, true));
+                outln!("{}", safe_json(&resp, true));
             } else {
                 print_push(&resp.configs, false);
             }
@@ -378,9 +379,9 @@ async fn push(conn: &Connected, action: PushAction) -> Result<Exit, RemoteError>
                 .await
                 .map_err(|e| err("DeleteTaskPushNotificationConfig", e))?;
             if json {
-                println!("{{}}");
+                outln!("{{}}");
             } else {
-                println!("deleted push config {}", one_line(&id));
+                outln!("deleted push config {}", one_line(&id));
             }
         }
     }
@@ -390,15 +391,15 @@ async fn push(conn: &Connected, action: PushAction) -> Result<Exit, RemoteError>
 fn print_push(configs: &[TaskPushNotificationConfig], json: bool) {
     if json {
         for c in configs {
-            println!("{}", safe_json(c, true));
+            outln!("{}", safe_json(c, true));
         }
         return;
     }
     if configs.is_empty() {
-        println!("no push notification configs");
+        outln!("no push notification configs");
     }
     for c in configs {
-        println!(
+        outln!(
             "config {}  task {}  url {}  token {}",
             one_line(c.id.as_deref().unwrap_or("(none)")),
             one_line(&c.task_id),
@@ -477,7 +478,7 @@ async fn follow(
         if !json {
             let mut out = String::new();
             output::message_text(&mut out, label, None, "direct message reply (no task)", m);
-            print!("{out}");
+            out!("{out}");
         }
         return Ok(Exit::Done);
     }
@@ -504,9 +505,9 @@ async fn follow(
                 "a2a-console: agent {label}: the stream closed early; the task's state was fetched with GetTask"
             );
             if json {
-                println!("{}", safe_json(&StreamResponse::Task(task), false));
+                outln!("{}", safe_json(&StreamResponse::Task(task), false));
             } else {
-                print!("{}", output::task_text(label, &task));
+                out!("{}", output::task_text(label, &task));
                 printer.summary(&tracker);
             }
             return Ok(Exit::for_state(&tracker.state));

@@ -3,18 +3,19 @@
 
 use super::Command;
 use super::output::safe_json;
+use super::print::{out, outln};
 use crate::remote::error::one_line;
 
 /// Apply retention now, vacuum, and say what went.
 pub(super) fn prune(keep: crate::store::Retention) -> Result<(), String> {
     let path = crate::tui::persist::db_path().ok_or("no data directory for the local store")?;
     if !path.exists() {
-        println!("no local store at {}: nothing to prune", path.display());
+        outln!("no local store at {}: nothing to prune", path.display());
         return Ok(());
     }
     let store = crate::store::Store::open(&path).map_err(|e| e.to_string())?;
     let p = store.prune(keep, true).map_err(|e| e.to_string())?;
-    println!(
+    outln!(
         "pruned {}: {} task(s) and {} event(s) older than {} days or past {} MiB, {} audit entr(ies) older than {} days; {:.1} MiB → {:.1} MiB in use",
         path.display(),
         p.tabs,
@@ -50,11 +51,11 @@ pub(super) fn stored(command: Command) -> Result<(), String> {
                             "contextId": t.context_id, "state": t.state, "updatedAt": t.updated_at.to_rfc3339()})
                     })
                     .collect();
-                println!("{}", safe_json(&v, true));
+                outln!("{}", safe_json(&v, true));
             } else {
-                println!("{:<38} {:<15} {:<20} AGENT", "TASK", "STATE", "UPDATED");
+                outln!("{:<38} {:<15} {:<20} AGENT", "TASK", "STATE", "UPDATED");
                 for t in &tasks {
-                    println!(
+                    outln!(
                         "{:<38} {:<15} {:<20} {}",
                         one_line(&t.task_id),
                         one_line(&t.state),
@@ -62,7 +63,7 @@ pub(super) fn stored(command: Command) -> Result<(), String> {
                         one_line(&t.agent_name)
                     );
                 }
-                println!("{} task(s) in {}", tasks.len(), path.display());
+                outln!("{} task(s) in {}", tasks.len(), path.display());
             }
         }
         Command::Export { task_id, format } => {
@@ -81,9 +82,9 @@ pub(super) fn stored(command: Command) -> Result<(), String> {
                 .map_err(|e| e.to_string())?;
             match format.as_str() {
                 "md" | "markdown" => {
-                    print!("{}", crate::store::export_task_markdown(&rec, &events))
+                    out!("{}", crate::store::export_task_markdown(&rec, &events))
                 }
-                "json" => println!(
+                "json" => outln!(
                     "{}",
                     safe_json(&crate::store::export_task_json(&rec, &events), true)
                 ),
@@ -95,7 +96,7 @@ pub(super) fn stored(command: Command) -> Result<(), String> {
             match last {
                 Some(n) => {
                     for e in store.audit_entries(n).map_err(|e| e.to_string())? {
-                        println!("{}", safe_json(&e, false));
+                        outln!("{}", safe_json(&e, false));
                     }
                 }
                 None => {
@@ -105,8 +106,8 @@ pub(super) fn stored(command: Command) -> Result<(), String> {
                     // The JSON lines are re-checked for terminal safety line by line.
                     for line in String::from_utf8_lossy(&buf).lines() {
                         match serde_json::from_str::<serde_json::Value>(line) {
-                            Ok(v) => println!("{}", safe_json(&v, false)),
-                            Err(_) => println!("{}", one_line(line)),
+                            Ok(v) => outln!("{}", safe_json(&v, false)),
+                            Err(_) => outln!("{}", one_line(line)),
                         }
                     }
                 }

@@ -1,12 +1,11 @@
 //! Text output of a live stream for the CLI: state changes as they happen, artifact text as it arrives
 //! chunk by chunk, every remote piece sanitised and inside a block that names its source.
 
-use std::io::Write;
-
 use a2a::{PartContent, StreamResponse};
 
 use crate::app::tasklog::{ArtifactChange, Change, TaskLog, Verdict};
 use crate::cli::output::{self, short_id};
+use crate::cli::print::{out, outln};
 use crate::remote::tracker::state_name;
 use crate::trust::sanitize::{sanitize_line, sanitize_text};
 
@@ -129,15 +128,15 @@ impl StreamPrinter {
             }
             (StreamResponse::ArtifactUpdate(_), _) => {}
         }
-        let mut stdout = std::io::stdout().lock();
-        let _ = stdout.write_all(out.as_bytes());
-        let _ = stdout.flush();
+        // Through `print::write`: ignoring a write error here kept a `send … big | head -1` downloading the
+        // whole stream for nobody.
+        crate::cli::print::write(&out);
     }
 
     pub fn finish(&mut self) {
         let mut out = String::new();
         self.close_artifact(&mut out);
-        print!("{out}");
+        out!("{out}");
     }
 
     /// Final line: where the task stands and what to do next.
@@ -149,14 +148,14 @@ impl StreamPrinter {
             .unwrap_or_default();
         match t.state {
             a2a::TaskState::InputRequired => {
-                println!(
+                outln!(
                     "the agent is waiting for your answer: a2a-console send AGENT 'your answer' --task {id}"
                 )
             }
             a2a::TaskState::AuthRequired => {
-                println!("the agent needs authorization before it continues (task {id})")
+                outln!("the agent needs authorization before it continues (task {id})")
             }
-            _ => println!("final state: {}", state_name(&t.state)),
+            _ => outln!("final state: {}", state_name(&t.state)),
         }
     }
 }

@@ -7,8 +7,10 @@
 
 use ratatui::text::{Line, Span};
 use serde_json::Value;
+use unicode_width::UnicodeWidthChar;
 
 use super::styles::RenderStyles;
+use crate::trust::sanitize::MAX_COMBINING;
 
 /// Nesting levels drawn as indentation; deeper lines keep this indentation and show their depth
 /// as a number instead, so output stays linear in the number of lines (10 000 levels of two-space
@@ -215,11 +217,15 @@ fn scalar(value: &Value, styles: &RenderStyles) -> Span<'static> {
 /// JSON string literal, quotes included. Beyond what JSON requires, every control character (C0,
 /// DEL, C1), bidi control and invisible formatting character is written as `\uXXXX`: values may
 /// reach this view without passing `trust::sanitize`, and escaping keeps the output valid JSON
-/// while making sure nothing invisible or terminal-active is printed.
+/// while making sure nothing invisible or terminal-active is printed. For the same reason a stack
+/// of zero-width characters (combining marks) is kept to the sanitiser's [`MAX_COMBINING`]; the
+/// rest of the stack is escaped, so a "Zalgo" string cannot smear over the neighbouring lines.
 pub fn escape_string(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
+    let mut stack = 0usize;
     for c in s.chars() {
+        stack = if c.width() == Some(0) { stack + 1 } else { 0 };
         match c {
             '"' => out.push_str("\\\""),
             '\\' => out.push_str("\\\\"),
@@ -228,7 +234,7 @@ pub fn escape_string(s: &str) -> String {
             '\t' => out.push_str("\\t"),
             '\u{8}' => out.push_str("\\b"),
             '\u{c}' => out.push_str("\\f"),
-            c if needs_escape(c) => {
+            c if needs_escape(c) || stack > MAX_COMBINING => {
                 let mut units = [0u16; 2];
                 for u in c.encode_utf16(&mut units) {
                     out.push_str(&format!("\\u{u:04x}"));
@@ -241,7 +247,9 @@ pub fn escape_string(s: &str) -> String {
     out
 }
 
-fn needs_escape(c: char) -> bool {
+/// Whether a character in a JSON string is shown as `\uXXXX`: controls, bidi controls, and everything a
+/// terminal draws as nothing (also used by the CLI's `--json` output).
+pub fn needs_escape(c: char) -> bool {
     c.is_control()
         || matches!(c,
             '\u{ad}' | '\u{34f}' | '\u{61c}' | '\u{115f}' | '\u{1160}' | '\u{17b4}' | '\u{17b5}'

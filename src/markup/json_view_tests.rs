@@ -159,6 +159,25 @@ fn strings_are_escaped_including_invisible_and_terminal_active_characters() {
     assert!(!t.iter().any(|l| l.chars().any(char::is_control)));
 }
 
+/// Found by fuzzing (`fuzz json_view`): combining marks went through unescaped however many stacked on
+/// one character, so a "Zalgo" value smeared over the lines around it. Past the sanitiser's bound the rest
+/// of the stack is escaped: still valid JSON, still the same value.
+#[test]
+fn combining_floods_are_escaped_past_the_sanitiser_bound() {
+    let flood = format!("Z{}", "\u{301}".repeat(40));
+    let v = JsonView::new(json!({ "k": flood }));
+    let t = texts(&v);
+    let shown = format!("Z{}{}", "\u{301}".repeat(8), "\\u0301".repeat(32));
+    assert_eq!(t[1], format!("  \"k\": \"{shown}\""));
+    let back: Value = serde_json::from_str(&t.join("\n")).unwrap();
+    assert_eq!(&back, v.value());
+    // Real text (Vietnamese, two marks) is untouched.
+    assert_eq!(
+        escape_string("Vie\u{302}\u{323}t"),
+        "\"Vie\u{302}\u{323}t\""
+    );
+}
+
 /// Ten thousand levels: built, shown, folded and dropped without recursion.
 #[test]
 fn ten_thousand_levels_do_not_overflow() {

@@ -15,6 +15,9 @@ use std::collections::{HashMap, VecDeque};
 
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
+use unicode_width::UnicodeWidthChar;
+
+use crate::trust::sanitize::MAX_COMBINING;
 
 pub use super::styles::RenderStyles;
 
@@ -313,11 +316,27 @@ fn task_box(content: &str) -> Option<(bool, &str)> {
 
 /// Collects spans, merging neighbours of the same style so a line is a handful of spans, not one
 /// per character.
+///
+/// It also keeps the sanitiser's bound on stacked zero-width characters for the line as drawn:
+/// markup removed between two stacks (`a`+8 marks+`*`+8 marks+`*`, a code span's backticks, a
+/// link's brackets) would otherwise join them into one the sanitiser never saw, and so smear a
+/// combining flood over the neighbouring lines. Marks past [`MAX_COMBINING`] and a variation
+/// selector right after another are dropped and counted in a `⟨+N marks⟩` marker, as sanitising does.
 #[derive(Default)]
 struct SpanBuf {
     spans: Vec<Span<'static>>,
     text: String,
     style: Style,
+    /// Zero-width characters in the stack that ends the line so far.
+    stack: usize,
+    /// Of those, how many were dropped.
+    dropped: usize,
+    /// The last character kept was a variation selector.
+    after_vs: bool,
+}
+
+fn is_variation_selector(c: char) -> bool {
+    matches!(c, '\u{180B}'..='\u{180D}' | '\u{180F}' | '\u{FE00}'..='\u{FE0F}' | '\u{E0100}'..='\u{E01EF}')
 }
 
 impl SpanBuf {
@@ -329,7 +348,30 @@ impl SpanBuf {
             self.flush();
         }
         self.style = style;
-        self.text.push_str(s);
+        for c in s.chars() {
+            if c.width() == Some(0) {
+                let vs = is_variation_selector(c);
+                self.stack += 1;
+                if self.stack > MAX_COMBINING || (vs && self.after_vs) {
+                    self.dropped += 1;
+                    continue;
+                }
+                self.after_vs = vs;
+            } else {
+                self.end_stack();
+            }
+            self.text.push(c);
+        }
+    }
+
+    fn end_stack(&mut self) {
+        if self.dropped > 0 {
+            self.text
+                .push_str(&format!("\u{27E8}+{} marks\u{27E9}", self.dropped));
+        }
+        self.stack = 0;
+        self.dropped = 0;
+        self.after_vs = false;
     }
 
     fn push_char(&mut self, c: char, style: Style) {
@@ -345,6 +387,7 @@ impl SpanBuf {
     }
 
     fn finish(mut self) -> Line<'static> {
+        self.end_stack();
         self.flush();
         Line::from(self.spans)
     }

@@ -337,3 +337,21 @@ fn fuzz_never_panics_and_never_emits_controls() {
         }
     }
 }
+
+/// Found by fuzzing (`fuzz markdown`): emphasis delimiters (and code-span backticks, link brackets) between
+/// two stacks of combining marks were removed, joining stacks the sanitiser had each kept under its bound
+/// into one flood: `a*` + 8 marks + `*` + 8 marks … drew `a` under 16, 24, … marks.
+#[test]
+fn removed_markup_does_not_join_combining_stacks_into_a_flood() {
+    let marks = "\u{300}".repeat(8);
+    let src = format!("a*{marks}*{marks}*{marks}*{marks}*");
+    let (clean, _) = crate::trust::sanitize::sanitize_text(&src);
+    assert_eq!(clean, src, "each stack is within the sanitiser's bound");
+    let line = text(&one_line(&clean));
+    assert_eq!(line, format!("a{marks}\u{27E8}+24 marks\u{27E9}*"));
+    let code = text(&one_line(&format!("x{marks}`{marks}`")));
+    assert_eq!(code, format!("x{marks}\u{27E8}+8 marks\u{27E9}"));
+    // A variation selector right after another one is data smuggling, not text: dropped like a mark.
+    let vs = text(&one_line("a\u{FE0F}*\u{FE0F}b*"));
+    assert_eq!(vs, "a\u{FE0F}\u{27E8}+1 marks\u{27E9}b");
+}

@@ -489,3 +489,51 @@ fn quote_cuts_and_cleans() {
     assert!(q.ends_with("…\"") && q.chars().count() == 63, "{q}");
     assert!(!quote("a\u{1b}[2Jb").contains('\u{1b}'));
 }
+
+/// Found by fuzzing (`fuzz card`): a flow that is not an object (`"deviceCode": 5`) panicked while `scopes`
+/// was added to it, taking the console down with the card.
+#[test]
+fn a_flow_that_is_not_an_object_costs_the_scheme_not_the_card() {
+    let mut raw: serde_json::Value = serde_json::from_str(crate::testing::PARTS_CARD).unwrap();
+    raw["securitySchemes"] = json!({
+        "legacy": {"type": "oauth2", "flows": {"deviceCode": 5}},
+        "wrapped": {"oauth2SecurityScheme": {"flows": {"authorizationCode": "x"}}},
+        "fine": {"type": "oauth2", "flows": {"clientCredentials": {"tokenUrl": "http://127.0.0.1:1/t"}}}
+    });
+    let n = normalize(&raw, None).unwrap();
+    let card = to_card(&n);
+    let schemes = card.security_schemes.unwrap_or_default();
+    assert_eq!(schemes.keys().collect::<Vec<_>>(), ["fine"]);
+    let all: Vec<String> = n.warnings.iter().map(ToString::to_string).collect();
+    assert!(
+        all.iter().any(|w| w.starts_with(
+            "securitySchemes.legacy.flows.deviceCode: should be an object, found a number"
+        )),
+        "{all:?}"
+    );
+}
+
+/// Found by fuzzing (`fuzz card`): a signature whose `header` is not an object used to be kept, and the SDK's
+/// type then rejected the whole card ("could not be read even after normalising").
+#[test]
+fn a_malformed_signature_costs_the_signature_not_the_card() {
+    let raw = json!({
+        "name": "Signed", "description": "", "version": "1",
+        "supportedInterfaces": [{"url": "http://127.0.0.1:1/rpc", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
+        "capabilities": {}, "defaultInputModes": [], "defaultOutputModes": [], "skills": [],
+        "signatures": [
+            {"protected": "eyJhbGciOiJFUzI1NiJ9", "signature": "c2ln", "header": 18446744073709551603u64},
+            {"protected": "eyJhbGciOiJFUzI1NiJ9", "signature": "c2ln", "header": {"kid": "k1"}}
+        ]
+    });
+    let n = normalize(&raw, None).unwrap();
+    let card = to_card(&n);
+    assert_eq!(card.name, "Signed");
+    assert_eq!(card.signatures.map(|s| s.len()), Some(1));
+    let all: Vec<String> = n.warnings.iter().map(ToString::to_string).collect();
+    assert!(
+        all.iter()
+            .any(|w| w.starts_with("signatures[0]: could not be read")),
+        "{all:?}"
+    );
+}

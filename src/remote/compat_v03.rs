@@ -386,11 +386,27 @@ pub fn event_from_v03(v: &Value) -> Result<(StreamResponse, bool), A2AError> {
     Ok((event, is_final))
 }
 
-pub(super) fn task_value(v: &Value) -> Result<Task, A2AError> {
+/// One SSE `data:` payload of a 0.3 stream: a JSON-RPC envelope (or, leniently, a bare result) holding an event.
+pub(crate) fn event_from_sse_data(data: &str) -> Result<(StreamResponse, bool), A2AError> {
+    let v: Value = serde_json::from_str(data).map_err(|e| parse_err("a stream event", e))?;
+    if let Some(err) = v.get("error").filter(|e| !e.is_null()) {
+        return Err(envelope::agent_error(
+            err.get("code").and_then(Value::as_i64).unwrap_or(-32603),
+            err.get("message")
+                .and_then(Value::as_str)
+                .unwrap_or("error without a message")
+                .to_string(),
+            err.get("data").cloned(),
+        ));
+    }
+    event_from_v03(v.get("result").unwrap_or(&v))
+}
+
+pub(crate) fn task_value(v: &Value) -> Result<Task, A2AError> {
     serde_json::from_value(task_from_v03(v)?).map_err(|e| parse_err("a task", e))
 }
 
-pub(super) fn push_config_from_v03(
+pub(crate) fn push_config_from_v03(
     task_id: &str,
     v: &Value,
 ) -> Result<TaskPushNotificationConfig, A2AError> {
@@ -439,19 +455,7 @@ impl V03Transport {
             .stream(&headers_v03(params), method, body_params)
             .await?;
         Ok(until_final(events, |ev| {
-            let v: Value = serde_json::from_str(&ev.data)
-                .map_err(|e| cut_short(ev, parse_err("a stream event", e)))?;
-            if let Some(err) = v.get("error").filter(|e| !e.is_null()) {
-                return Err(envelope::agent_error(
-                    err.get("code").and_then(Value::as_i64).unwrap_or(-32603),
-                    err.get("message")
-                        .and_then(Value::as_str)
-                        .unwrap_or("error without a message")
-                        .to_string(),
-                    err.get("data").cloned(),
-                ));
-            }
-            event_from_v03(v.get("result").unwrap_or(&v))
+            event_from_sse_data(&ev.data).map_err(|e| cut_short(ev, e))
         }))
     }
 }

@@ -139,8 +139,20 @@ pub fn normalize(raw: &Value, card_url: Option<&Url>) -> Result<Normalized, Stri
                                 format!("signatures[{i}]"),
                                 "needs string fields `protected` and `signature`; ignored",
                             );
+                            return None;
                         }
-                        ok.then(|| s.clone())
+                        // As for schemes: one signature the SDK's type rejects (say a `header` that is not
+                        // an object) must cost that signature, not the whole card.
+                        match serde_json::from_value::<a2a::AgentCardSignature>(s.clone()) {
+                            Ok(_) => Some(s.clone()),
+                            Err(e) => {
+                                cx.warn(
+                                    format!("signatures[{i}]"),
+                                    format!("could not be read ({e}); ignored"),
+                                );
+                                None
+                            }
+                        }
                     })
                     .collect();
                 out.insert("signatures".into(), Value::Array(kept));
@@ -168,7 +180,7 @@ fn a_kind(v: &Value) -> &'static str {
     }
 }
 
-fn json_kind(v: &Value) -> &'static str {
+pub(super) fn json_kind(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
         Value::Bool(_) => "boolean",

@@ -169,8 +169,22 @@ fn one_flow(cx: &mut Ctx, field: &str, flows: &Value) -> Option<Value> {
         );
     }
     let mut flow = f.get(*chosen).cloned().unwrap_or(Value::Null);
-    if flow.get("scopes").is_none() {
-        flow["scopes"] = json!({});
+    match &mut flow {
+        Value::Object(m) => {
+            m.entry("scopes").or_insert_with(|| json!({}));
+        }
+        Value::Null => flow = json!({"scopes": {}}),
+        // Indexing into anything else to add `scopes` would panic (found by fuzzing: `"deviceCode": 5`).
+        other => {
+            cx.warn(
+                format!("{field}.flows.{chosen}"),
+                format!(
+                    "should be an object, found a {}; scheme ignored",
+                    super::json_kind(other)
+                ),
+            );
+            return None;
+        }
     }
     Some(json!({ *chosen: flow }))
 }
