@@ -170,6 +170,12 @@ pub struct EventFields {
 }
 
 impl EventFields {
+    /// Forget the event being read (its rest was skipped: a line of it was not UTF-8).
+    pub fn discard(&mut self) {
+        self.data.clear();
+        self.has_data = false;
+    }
+
     /// Take one line (terminator included, UTF-8 already checked); a blank line ends the event and returns
     /// its data if it had any.
     pub fn line(&mut self, line: &[u8]) -> Option<String> {
@@ -262,6 +268,9 @@ impl Reader {
                     ))));
                 }
                 Some(Err(FrameError::NotUtf8)) => {
+                    // The splitter skips the rest of the event; what was read of it must not run into the
+                    // next one (found by fuzzing: two events' data merged past the size limit).
+                    self.fields.discard();
                     return Some(Err(fault(format!(
                         "an event that is not UTF-8 text was skipped ({})",
                         self.after()
@@ -508,6 +517,21 @@ mod tests {
             Instant::now(),
         );
         assert_eq!(collect(s).await, vec![Ok("b".to_string())]);
+    }
+
+    /// Found by fuzzing (`fuzz sse`): the data read of an event before a line that is not UTF-8 ran into the
+    /// next event, merging the two (and past the size limit).
+    #[tokio::test]
+    async fn an_event_with_a_bad_line_is_dropped_whole_not_merged_into_the_next() {
+        let s = events(
+            body(vec![b"data: a\ndata: \xff\ndata: c\n\ndata: b\n\n"]),
+            limits(),
+            Instant::now(),
+        );
+        let got = collect(s).await;
+        assert_eq!(got.len(), 2, "{got:?}");
+        assert!(got[0].as_ref().is_err_and(|e| e.contains("not UTF-8")));
+        assert_eq!(got[1], Ok("b".to_string()));
     }
 
     #[tokio::test]

@@ -128,7 +128,10 @@ pub fn sse(input: &[u8]) -> Result<(), String> {
                 match line {
                     Ok(l) => events.extend(f.line(&l)),
                     Err(FrameError::TooLarge) => too_large += 1,
-                    Err(FrameError::NotUtf8) => not_utf8 += 1,
+                    Err(FrameError::NotUtf8) => {
+                        not_utf8 += 1;
+                        f.discard();
+                    }
                 }
             }
         };
