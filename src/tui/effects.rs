@@ -761,13 +761,27 @@ async fn pump(
     generation: u64,
 ) {
     let source = crate::app::tasklog::Source::Stream(generation);
+    // Whether the last state seen waits for the user or is final: a stream that then goes quiet is not news.
+    let mut settled = false;
     while let Some(item) = events.next().await {
         let item = match item {
-            Ok(ev) => StreamItem::Event(Box::new(ev)),
+            Ok(ev) => {
+                let state = match &ev {
+                    a2a::StreamResponse::Task(t) => Some(&t.status.state),
+                    a2a::StreamResponse::StatusUpdate(u) => Some(&u.status.state),
+                    _ => None,
+                };
+                if let Some(s) = state {
+                    settled =
+                        crate::remote::tracker::phase(s) != crate::remote::tracker::Phase::Active;
+                }
+                StreamItem::Event(Box::new(ev))
+            }
             Err(e) if not_found(&e) => {
                 gone(tx, tab, generation, &e).await;
                 return;
             }
+            Err(e) if settled && crate::remote::wire::is_idle(&e) => break,
             Err(e) => StreamItem::Error(classify(&e).message),
         };
         let msg = Msg::Stream {

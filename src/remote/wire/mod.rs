@@ -68,6 +68,23 @@ pub fn fault(message: impl Into<String>) -> A2AError {
         .with_details(vec![TypedDetail::new(TRANSPORT_FAULT, Default::default())])
 }
 
+/// A stream given up for silence (`sse`): a fault, marked so that a reader who no longer waits for anything
+/// (the task is waiting for the user, or finished) can let the stream go without a word.
+pub fn idle_fault(message: impl Into<String>) -> A2AError {
+    A2AError::internal(message.into()).with_details(vec![TypedDetail::new(
+        TRANSPORT_FAULT,
+        [("idle".to_string(), serde_json::Value::Bool(true))].into(),
+    )])
+}
+
+/// Whether an error is `idle_fault`'s.
+pub fn is_idle(err: &A2AError) -> bool {
+    err.details.as_deref().is_some_and(|d| {
+        d.iter()
+            .any(|t| t.type_url == TRANSPORT_FAULT && t.value.contains_key("idle"))
+    })
+}
+
 /// Whether an error is one of `fault`'s.
 pub fn is_fault(err: &A2AError) -> bool {
     err.details
@@ -100,5 +117,7 @@ mod tests {
     fn faults_are_recognised_by_their_detail_not_their_text() {
         assert!(is_fault(&fault("anything")));
         assert!(!is_fault(&A2AError::internal("HTTP 500")));
+        assert!(is_fault(&idle_fault("quiet")) && is_idle(&idle_fault("quiet")));
+        assert!(!is_idle(&fault("no event for 30 s (idle timeout)")));
     }
 }

@@ -311,7 +311,7 @@ impl Reader {
                 }
                 Err(_) => {
                     self.done = true;
-                    return Some(Err(fault(format!(
+                    return Some(Err(super::idle_fault(format!(
                         "no event for {} (idle timeout) {}; the stream was closed",
                         seconds(self.limits.idle),
                         self.after()
