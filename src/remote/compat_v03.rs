@@ -256,7 +256,7 @@ fn parts_from_v03(v: Option<&Value>) -> Result<Value, A2AError> {
     }
 }
 
-fn copy_keys(src: &Value, out: &mut Map<String, Value>, keys: &[&str]) {
+pub(super) fn copy_keys(src: &Value, out: &mut Map<String, Value>, keys: &[&str]) {
     for k in keys {
         if let Some(v) = src.get(*k).filter(|v| !v.is_null()) {
             out.insert((*k).to_string(), v.clone());
@@ -388,18 +388,21 @@ pub fn event_from_v03(v: &Value) -> Result<(StreamResponse, bool), A2AError> {
 
 /// One SSE `data:` payload of a 0.3 stream: a JSON-RPC envelope (or, leniently, a bare result) holding an event.
 pub(crate) fn event_from_sse_data(data: &str) -> Result<(StreamResponse, bool), A2AError> {
-    let v: Value = serde_json::from_str(data).map_err(|e| parse_err("a stream event", e))?;
-    if let Some(err) = v.get("error").filter(|e| !e.is_null()) {
-        return Err(envelope::agent_error(
-            err.get("code").and_then(Value::as_i64).unwrap_or(-32603),
-            err.get("message")
-                .and_then(Value::as_str)
-                .unwrap_or("error without a message")
-                .to_string(),
-            err.get("data").cloned(),
-        ));
-    }
-    event_from_v03(v.get("result").unwrap_or(&v))
+    let result = match envelope::rpc_reply(data) {
+        Ok(envelope::RpcOutcome::Error(e)) => return Err(e),
+        Ok(envelope::RpcOutcome::Result(Some(raw))) => raw.get(),
+        // Leniently, a bare result.
+        _ => data,
+    };
+    let v: Value = serde_json::from_str(result).map_err(|e| parse_err("a stream event", e))?;
+    event_from_v03(&v)
+}
+
+/// 0.3 has no way to list tasks (either binding).
+pub(super) fn no_list_tasks() -> A2AError {
+    A2AError::unsupported_operation(
+        "ListTasks does not exist in protocol 0.3; this agent only speaks 0.3",
+    )
 }
 
 pub(crate) fn task_value(v: &Value) -> Result<Task, A2AError> {
@@ -519,9 +522,7 @@ impl Transport for V03Transport {
         _p: &ServiceParams,
         _req: &ListTasksRequest,
     ) -> Result<ListTasksResponse, A2AError> {
-        Err(A2AError::unsupported_operation(
-            "ListTasks does not exist in protocol 0.3; this agent only speaks 0.3",
-        ))
+        Err(no_list_tasks())
     }
 
     async fn cancel_task(

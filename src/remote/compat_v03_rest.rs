@@ -18,8 +18,8 @@ use reqwest::Method;
 use serde_json::{Map, Value, json};
 
 use super::compat_v03::{
-    event_from_v03, headers_v03, parse_err, push_config_from_v03, push_config_inner_v03,
-    send_params_v03, task_value, until_final,
+    copy_keys, event_from_v03, headers_v03, no_list_tasks, parse_err, push_config_from_v03,
+    push_config_inner_v03, send_params_v03, task_value, until_final,
 };
 use super::wire::envelope;
 use super::wire::jsonrpc::cut_short;
@@ -143,18 +143,10 @@ fn parts_to_rpc(v: Option<&Value>) -> Result<Value, A2AError> {
     }
 }
 
-fn copy(src: &Value, out: &mut Map<String, Value>, keys: &[&str]) {
-    for k in keys {
-        if let Some(v) = src.get(*k).filter(|v| !v.is_null()) {
-            out.insert((*k).to_string(), v.clone());
-        }
-    }
-}
-
 fn message_to_rpc(m: &Value) -> Result<Value, A2AError> {
     let mut out = Map::new();
     out.insert("kind".into(), json!("message"));
-    copy(
+    copy_keys(
         m,
         &mut out,
         &["messageId", "contextId", "taskId", "metadata", "extensions"],
@@ -175,13 +167,13 @@ fn status_to_rpc(s: &Value) -> Result<Value, A2AError> {
     if let Some(m) = s.get("message").filter(|m| m.is_object()) {
         out.insert("message".into(), message_to_rpc(m)?);
     }
-    copy(s, &mut out, &["timestamp"]);
+    copy_keys(s, &mut out, &["timestamp"]);
     Ok(Value::Object(out))
 }
 
 fn artifact_to_rpc(a: &Value) -> Result<Value, A2AError> {
     let mut out = Map::new();
-    copy(
+    copy_keys(
         a,
         &mut out,
         &[
@@ -199,7 +191,7 @@ fn artifact_to_rpc(a: &Value) -> Result<Value, A2AError> {
 fn task_to_rpc(t: &Value) -> Result<Value, A2AError> {
     let mut out = Map::new();
     out.insert("kind".into(), json!("task"));
-    copy(t, &mut out, &["id", "contextId", "metadata"]);
+    copy_keys(t, &mut out, &["id", "contextId", "metadata"]);
     out.insert(
         "status".into(),
         status_to_rpc(t.get("status").unwrap_or(&Value::Null))?,
@@ -232,7 +224,7 @@ pub fn union_to_rpc(v: &Value) -> Result<Value, A2AError> {
     if let Some(u) = v.get("statusUpdate") {
         let mut out = Map::new();
         out.insert("kind".into(), json!("status-update"));
-        copy(u, &mut out, &["taskId", "contextId", "final", "metadata"]);
+        copy_keys(u, &mut out, &["taskId", "contextId", "final", "metadata"]);
         out.insert(
             "status".into(),
             status_to_rpc(u.get("status").unwrap_or(&Value::Null))?,
@@ -242,7 +234,7 @@ pub fn union_to_rpc(v: &Value) -> Result<Value, A2AError> {
     if let Some(u) = v.get("artifactUpdate") {
         let mut out = Map::new();
         out.insert("kind".into(), json!("artifact-update"));
-        copy(
+        copy_keys(
             u,
             &mut out,
             &["taskId", "contextId", "append", "lastChunk", "metadata"],
@@ -313,7 +305,7 @@ fn part_to_rest(p: &Value) -> Value {
 
 fn message_to_rest(m: &Value) -> Value {
     let mut out = Map::new();
-    copy(
+    copy_keys(
         m,
         &mut out,
         &["messageId", "contextId", "taskId", "metadata", "extensions"],
@@ -337,7 +329,7 @@ fn send_params_rest(req: &SendMessageRequest) -> Value {
     let mut out = json!({"message": message_to_rest(rpc.get("message").unwrap_or(&Value::Null))});
     if let Some(c) = rpc.get("configuration") {
         let mut cfg = Map::new();
-        copy(
+        copy_keys(
             c,
             &mut cfg,
             &["acceptedOutputModes", "historyLength", "blocking"],
@@ -406,9 +398,7 @@ impl Transport for V03RestTransport {
         _p: &ServiceParams,
         _req: &ListTasksRequest,
     ) -> Result<ListTasksResponse, A2AError> {
-        Err(A2AError::unsupported_operation(
-            "ListTasks does not exist in protocol 0.3; this agent only speaks 0.3",
-        ))
+        Err(no_list_tasks())
     }
 
     async fn cancel_task(

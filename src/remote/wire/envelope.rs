@@ -33,6 +33,11 @@ struct RpcErrorObject {
     data: Option<Value>,
 }
 
+/// What an error object without a `message` is shown as.
+fn no_message() -> String {
+    "error without a message".into()
+}
+
 fn internal() -> i64 {
     error_code::INTERNAL_ERROR as i64
 }
@@ -51,7 +56,7 @@ pub fn rpc_reply(text: &str) -> Result<RpcOutcome<'_>, serde_json::Error> {
     if let Some(e) = reply.error {
         return Ok(RpcOutcome::Error(agent_error(
             e.code,
-            e.message.unwrap_or_default(),
+            e.message.unwrap_or_else(no_message),
             e.data,
         )));
     }
@@ -159,7 +164,7 @@ pub fn rpc_stream_event(data: &str) -> Option<Result<a2a::StreamResponse, A2AErr
     match serde_json::from_str::<RpcEvent>(data).ok()? {
         RpcEvent { error: Some(e), .. } => Some(Err(agent_error(
             e.code,
-            e.message.unwrap_or_default(),
+            e.message.unwrap_or_else(no_message),
             e.data,
         ))),
         RpcEvent {
@@ -237,7 +242,7 @@ struct RestStatus {
 pub fn rest_error(status: StatusCode, body: &str) -> Option<A2AError> {
     let parsed: RestErrorBody = serde_json::from_str(body).ok()?;
     let (message, details) = match (parsed.error, parsed.message) {
-        (Some(e), _) => (e.message.unwrap_or_default(), e.details),
+        (Some(e), _) => (e.message.unwrap_or_else(no_message), e.details),
         (None, Some(m)) => (m, Vec::new()),
         (None, None) => return None,
     };
