@@ -15,6 +15,9 @@
 //! Run: `cargo bench --bench flood` (release profile; about a minute or two). Only 127.0.0.1 is contacted.
 #![allow(clippy::expect_used, clippy::unwrap_used)] // a measurement binary: failing loudly is right
 
+#[path = "shared/demo_card.rs"]
+mod demo_card;
+
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -112,24 +115,7 @@ async fn record() -> Recording {
         .no_proxy()
         .build()
         .expect("http client");
-    let card: serde_json::Value = http
-        .get(format!("{base}{CARD_PATH}"))
-        .send()
-        .await
-        .expect("card request")
-        .error_for_status()
-        .expect("card status")
-        .json()
-        .await
-        .expect("card JSON");
-    let rpc_url = card["supportedInterfaces"]
-        .as_array()
-        .expect("supportedInterfaces")
-        .iter()
-        .find(|i| i["protocolBinding"] == "JSONRPC")
-        .and_then(|i| i["url"].as_str())
-        .expect("a JSONRPC interface")
-        .to_string();
+    let (card, rpc_url) = demo_card::demo_card(&http, &base).await;
     let rpc_path = rpc_url
         .strip_prefix(&base)
         .expect("JSON-RPC URL under the base URL")

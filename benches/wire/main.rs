@@ -21,6 +21,8 @@
 #![allow(clippy::expect_used, clippy::unwrap_used)] // a measurement binary: failing loudly is right
 
 mod clients;
+#[path = "../shared/demo_card.rs"]
+mod demo_card;
 mod plan;
 mod record;
 mod replay;

@@ -17,7 +17,6 @@ pub const RECORDED_ID: &str = "wire-bench-recorded-id";
 pub const FLOOD_EVENTS: u64 = 100_000;
 /// Size of the enlarged artifact's text part.
 pub const BIG_TEXT_BYTES: usize = 20 * 1024 * 1024;
-const CARD_PATH: &str = "/.well-known/agent-card.json";
 const CARD_FILE: &str = "card.json";
 const FLOOD_FILE: &str = "flood-100k.sse";
 const ECHO_FILE: &str = "echo.sse";
@@ -192,24 +191,7 @@ async fn record_all(dir: &Path) {
         .no_proxy()
         .build()
         .expect("http client");
-    let card: serde_json::Value = http
-        .get(format!("{base}{CARD_PATH}"))
-        .send()
-        .await
-        .expect("card request")
-        .error_for_status()
-        .expect("card status")
-        .json()
-        .await
-        .expect("card JSON");
-    let rpc_url = card["supportedInterfaces"]
-        .as_array()
-        .expect("supportedInterfaces")
-        .iter()
-        .find(|i| i["protocolBinding"] == "JSONRPC" && i["protocolVersion"] == "1.0")
-        .and_then(|i| i["url"].as_str())
-        .expect("a JSONRPC 1.0 interface")
-        .to_string();
+    let (card, rpc_url) = crate::demo_card::demo_card(&http, &base).await;
     let stored = serde_json::json!({ "base": base, "card": card });
     write_atomic(&dir.join(CARD_FILE), stored.to_string().as_bytes());
 
