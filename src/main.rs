@@ -8,6 +8,13 @@ use a2a_console::cli::exit::Exit;
 use a2a_console::cli::{self, Cli};
 use a2a_console::tui::Ended;
 
+/// jemalloc rather than the system allocator. A stream's events are decoded on one thread and judged,
+/// printed and dropped on another (`remote::wire::read_ahead`); glibc's malloc serialises those frees on
+/// the decoding thread's arena lock (see the README's "The wire" for what it measured).
+#[cfg(not(target_env = "msvc"))]
+#[global_allocator]
+static ALLOC: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(c) => c,

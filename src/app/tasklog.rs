@@ -24,7 +24,7 @@ use recent::RecentSet;
 
 /// The by-id maps are looked up on every event: foldhash, seeded per process, rather than SipHash.
 type Fast = foldhash::fast::RandomState;
-use std::hash::{Hash, Hasher};
+use std::hash::{BuildHasher, Hash, Hasher};
 
 use a2a::{Artifact, Message, Part, StreamResponse, Task, TaskState};
 use chrono::{DateTime, Utc};
@@ -192,8 +192,12 @@ pub struct TaskLog {
     /// Status updates already applied (state, message, timestamp), so the same one from another source is a
     /// duplicate. Hashes, not copies, and only the most recent (`recent::REMEMBERED`).
     seen_status: RecentSet<u64>,
-    /// Ids of messages already shown (status messages and stream messages).
-    seen_messages: RecentSet<String>,
+    /// Messages already shown (status messages and stream messages), by a hash of their id.
+    seen_messages: RecentSet<u64>,
+    /// The seed of those hashes: random per task log, so that no one who can send us data (a push
+    /// notification arrives on a port anyone on the machine can reach) can make a collision on purpose and
+    /// have a real message taken for one already shown.
+    keys: foldhash::fast::RandomState,
     /// Per (source, artifact): how many of the artifact's parts that source has delivered.
     offsets: HashMap<(Source, usize), usize, Fast>,
     /// A direct `Message` reply (no task was created).
@@ -343,8 +347,10 @@ impl TaskLog {
             && matches!((at, self.status_at), (Some(new), Some(shown)) if new < shown)
     }
 
-    fn status_key(status: &a2a::TaskStatus) -> u64 {
-        let mut h = std::collections::hash_map::DefaultHasher::new();
+    /// This runs on every event: foldhash (seeded per task log, see `keys`) rather than SipHash, which was a
+    /// visible part of the CLI's time on a long stream.
+    fn status_key(&self, status: &a2a::TaskStatus) -> u64 {
+        let mut h = self.keys.build_hasher();
         state_name(&status.state).hash(&mut h);
         if let Some(m) = &status.message {
             m.message_id.hash(&mut h);
@@ -362,11 +368,11 @@ impl TaskLog {
             // No id to know it by: compare with the status message shown.
             return self.status_message.as_ref().map(|s| &s.parts) != Some(&m.parts);
         }
-        self.seen_messages.insert(m.message_id.clone())
+        self.seen_messages.insert(self.keys.hash_one(&m.message_id))
     }
 
     fn status(&mut self, source: Source, status: &a2a::TaskStatus) -> Verdict {
-        let key = Self::status_key(status);
+        let key = self.status_key(status);
         if self.seen_status.contains(&key) {
             return Verdict::Duplicate;
         }
@@ -413,7 +419,7 @@ impl TaskLog {
         if let Err(why) = self.claim(source, &t.id, &t.context_id) {
             return Verdict::Illegal(why);
         }
-        let status_seen = self.seen_status.contains(&Self::status_key(&t.status));
+        let status_seen = self.seen_status.contains(&self.status_key(&t.status));
         if self.is_terminal() && t.status.state != self.state {
             return self.after_terminal(source, "a task snapshot");
         }
@@ -434,7 +440,7 @@ impl TaskLog {
             .message
             .as_ref()
             .is_some_and(|m| m.role != a2a::Role::User && self.first_sight(m));
-        self.seen_status.insert(Self::status_key(&t.status));
+        self.seen_status.insert(self.status_key(&t.status));
         self.state = t.status.state.clone();
         if t.status.message.is_some() || state_changed {
             self.status_message = t.status.message.clone();
@@ -630,11 +636,15 @@ impl TaskLog {
     }
 
     fn message(&mut self, m: &Message) -> Verdict {
-        if !m.message_id.is_empty() && self.seen_messages.contains(&m.message_id) {
+        if !m.message_id.is_empty()
+            && self
+                .seen_messages
+                .contains(&self.keys.hash_one(&m.message_id))
+        {
             return Verdict::Duplicate;
         }
         if !m.message_id.is_empty() {
-            self.seen_messages.insert(m.message_id.clone());
+            self.seen_messages.insert(self.keys.hash_one(&m.message_id));
         }
         let direct = self.task_id.is_none() && m.task_id.is_none();
         if direct {

@@ -49,11 +49,26 @@ pub fn write_stdout(pending: &mut String) {
 /// looked at, and the text between them is copied in runs: a stream of 100,000 events goes through here. Any
 /// ASCII character between two of them ends a stack of zero-width characters.
 fn escape_terminal_controls(s: String) -> String {
-    let bytes = s.as_bytes();
-    let Some(first) = bytes.iter().position(|&b| b >= 0x7f) else {
+    if s.is_ascii() && memchr::memchr(0x7f, s.as_bytes()).is_none() {
         return s;
-    };
+    }
     let mut out = String::with_capacity(s.len() + 16);
+    escape_terminal_controls_into(&s, &mut out);
+    out
+}
+
+/// `escape_terminal_controls`, appending to `out`.
+fn escape_terminal_controls_into(s: &str, out: &mut String) {
+    let bytes = s.as_bytes();
+    // The common case, plain ASCII without DEL, found with the word-at-a-time scans of `is_ascii` and memchr.
+    if s.is_ascii() && memchr::memchr(0x7f, bytes).is_none() {
+        out.push_str(s);
+        return;
+    }
+    let Some(first) = bytes.iter().position(|&b| b >= 0x7f) else {
+        out.push_str(s);
+        return;
+    };
     let mut copied = 0;
     let mut at = first;
     let mut stack = 0usize;
@@ -85,7 +100,37 @@ fn escape_terminal_controls(s: String) -> String {
         };
     }
     out.push_str(&s[copied..]);
-    out
+}
+
+/// JSON lines for stdout, gathered in one buffer (`--json` streams print 100,000 events): each value is
+/// serialized into a scratch buffer that is reused, then escaped onto the pending text as `safe_json` does.
+#[derive(Default)]
+pub struct JsonLines {
+    pub pending: String,
+    scratch: Vec<u8>,
+}
+
+impl JsonLines {
+    pub fn push<T: Serialize>(&mut self, value: &T) {
+        self.scratch.clear();
+        match serde_json::to_writer(&mut self.scratch, value) {
+            Ok(()) => match std::str::from_utf8(&self.scratch) {
+                Ok(line) => escape_terminal_controls_into(line, &mut self.pending),
+                Err(e) => self
+                    .pending
+                    .push_str(&format!("{{\"error\":\"cannot serialize: {e}\"}}")),
+            },
+            Err(e) => self
+                .pending
+                .push_str(&format!("{{\"error\":\"cannot serialize: {e}\"}}")),
+        }
+        self.pending.push('\n');
+    }
+
+    /// Write what is pending to stdout.
+    pub fn flush(&mut self) {
+        write_stdout(&mut self.pending);
+    }
 }
 
 /// A short id for headers: long ids are cut, the full one is printed elsewhere.

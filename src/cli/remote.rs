@@ -15,6 +15,7 @@ use crate::remote::agent::{self, Connected};
 use crate::remote::card::CardFetcher;
 use crate::remote::client;
 use crate::remote::error::{RemoteError, classify, one_line};
+use crate::remote::event_serde::Out;
 use crate::remote::message::build_message;
 use crate::remote::tracker::{parse_state, state_name};
 
@@ -417,23 +418,25 @@ fn print_push(configs: &[TaskPushNotificationConfig], json: bool) {
 async fn follow(
     client: Option<&client::Client>,
     label: &str,
-    mut events: a2a_client::BoxStream<'static, Result<StreamResponse, A2AError>>,
+    events: a2a_client::BoxStream<'static, Result<StreamResponse, A2AError>>,
     mut tracker: TaskLog,
     json: bool,
 ) -> Result<Exit, RemoteError> {
+    // Decoding runs ahead on another thread while this one judges and prints (see `read_ahead`).
+    let mut events = crate::remote::wire::read_ahead::read_ahead(events);
     let mut printer = StreamPrinter::new(label);
     let mut last_error: Option<RemoteError> = None;
     // JSON lines are written in batches: whatever has arrived goes out as soon as the stream has nothing more
     // ready, so a reader sees each event without delay, and a fast stream is not one write per event.
-    let mut pending = String::new();
+    let mut lines = output::JsonLines::default();
     loop {
-        if pending.len() >= 64 * 1024 {
-            output::write_stdout(&mut pending);
+        if lines.pending.len() >= 64 * 1024 {
+            lines.flush();
         }
         let item = match events.next().now_or_never() {
             Some(item) => item,
             None => {
-                output::write_stdout(&mut pending);
+                lines.flush();
                 events.next().await
             }
         };
@@ -445,8 +448,7 @@ async fn follow(
                 // The same gate as the console's: one stream here, so only protocol breaks show.
                 let verdict = tracker.judge(Source::Stream(0), &event);
                 if json {
-                    pending.push_str(&safe_json(&event, false));
-                    pending.push('\n');
+                    lines.push(&Out(&event));
                 } else {
                     printer.event(&tracker, &event, &verdict);
                 }
@@ -472,7 +474,7 @@ async fn follow(
             }
         }
     }
-    output::write_stdout(&mut pending);
+    lines.flush();
     printer.finish();
     if let Some(m) = &tracker.direct_reply {
         if !json {

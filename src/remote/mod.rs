@@ -11,6 +11,7 @@ pub mod client;
 pub mod compat_v03;
 pub mod compat_v03_rest;
 pub mod error;
+pub mod event_serde;
 pub mod guard;
 pub mod message;
 pub mod normalize;

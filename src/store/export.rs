@@ -71,8 +71,8 @@ enum Decoded {
 }
 
 fn decode(e: &StoredEvent) -> Decoded {
-    fn parse<T: serde::de::DeserializeOwned>(s: &str) -> Option<T> {
-        serde_json::from_str(s).ok()
+    fn parse<T: crate::remote::event_serde::Wired>(s: &str) -> Option<T> {
+        crate::remote::event_serde::from_json(s).ok()
     }
     let d = match e.kind.as_str() {
         kind::USER => parse(&e.json).map(Decoded::User),
@@ -80,14 +80,16 @@ fn decode(e: &StoredEvent) -> Decoded {
         kind::TASK => parse(&e.json).map(|t| Decoded::Task(Box::new(t))),
         kind::STATUS => parse(&e.json).map(Decoded::Status),
         kind::ARTIFACT => parse(&e.json).map(Decoded::Artifact),
-        kind::NOTE => parse::<Value>(&e.json).map(|v| Decoded::Note {
-            text: v
-                .get("text")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_string(),
-            error: v.get("error").and_then(Value::as_bool).unwrap_or(false),
-        }),
+        kind::NOTE => serde_json::from_str::<Value>(&e.json)
+            .ok()
+            .map(|v| Decoded::Note {
+                text: v
+                    .get("text")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_string(),
+                error: v.get("error").and_then(Value::as_bool).unwrap_or(false),
+            }),
         _ => None,
     };
     d.unwrap_or(Decoded::Unreadable)

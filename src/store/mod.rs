@@ -595,15 +595,7 @@ impl Store {
         task_id: &str,
         event: &a2a::StreamResponse,
     ) -> Result<i64, StoreError> {
-        use a2a::StreamResponse as S;
-        let (k, json) = match event {
-            S::Task(t) => (kind::TASK, serde_json::to_string(t)),
-            S::Message(m) => (kind::MESSAGE, serde_json::to_string(m)),
-            S::StatusUpdate(u) => (kind::STATUS, serde_json::to_string(u)),
-            S::ArtifactUpdate(u) => (kind::ARTIFACT, serde_json::to_string(u)),
-        };
-        let json =
-            json.map_err(|e| StoreError::Other(format!("cannot encode a {k} event: {e}")))?;
+        let (k, json) = tabs::event_json(event)?;
         self.append_event(agent_url, task_id, k, &json)
     }
 
@@ -614,7 +606,7 @@ impl Store {
         task_id: &str,
         message: &a2a::Message,
     ) -> Result<i64, StoreError> {
-        let json = serde_json::to_string(message)
+        let json = crate::remote::event_serde::to_json(message)
             .map_err(|e| StoreError::Other(format!("cannot encode the message: {e}")))?;
         self.append_event(agent_url, task_id, kind::USER, &json)
     }

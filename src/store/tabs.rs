@@ -161,13 +161,18 @@ impl Default for Retention {
     }
 }
 
-fn event_json(event: &a2a::StreamResponse) -> Result<(&'static str, String), StoreError> {
+/// An event's row: its kind (the `StreamResponse` member) and the member's JSON, as the SDK writes it
+/// (`event_serde`: the writer encodes every event of a flood).
+pub(super) fn event_json(
+    event: &a2a::StreamResponse,
+) -> Result<(&'static str, String), StoreError> {
+    use crate::remote::event_serde::to_json;
     use a2a::StreamResponse as S;
     let (k, json) = match event {
-        S::Task(t) => (kind::TASK, serde_json::to_string(t)),
-        S::Message(m) => (kind::MESSAGE, serde_json::to_string(m)),
-        S::StatusUpdate(u) => (kind::STATUS, serde_json::to_string(u)),
-        S::ArtifactUpdate(u) => (kind::ARTIFACT, serde_json::to_string(u)),
+        S::Task(t) => (kind::TASK, to_json(t)),
+        S::Message(m) => (kind::MESSAGE, to_json(m)),
+        S::StatusUpdate(u) => (kind::STATUS, to_json(u)),
+        S::ArtifactUpdate(u) => (kind::ARTIFACT, to_json(u)),
     };
     json.map(|j| (k, j))
         .map_err(|e| StoreError::Other(format!("cannot encode a {k} event: {e}")))
@@ -247,9 +252,10 @@ impl Store {
                     message,
                     at,
                 } => {
-                    let json = serde_json::to_string(message).map_err(|e| {
-                        StoreError::Other(format!("cannot encode the message: {e}"))
-                    })?;
+                    let json =
+                        crate::remote::event_serde::to_json(message.as_ref()).map_err(|e| {
+                            StoreError::Other(format!("cannot encode the message: {e}"))
+                        })?;
                     Some((
                         tab.as_str(),
                         task_id.as_deref(),

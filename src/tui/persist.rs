@@ -13,6 +13,7 @@ use crate::app::msg::{Effect, Msg, StoredItem};
 use crate::app::state::App;
 use crate::app::task::TabId;
 use crate::app::tasklog::Source;
+use crate::remote::event_serde::from_json;
 use crate::store::record::Record;
 use crate::store::{AuditEntry, Direction, Store, TabEvent, kind};
 
@@ -108,14 +109,12 @@ pub fn decode(e: TabEvent) -> Option<StoredItem> {
         }
     };
     match e.kind.as_str() {
-        kind::TASK => event(serde_json::from_str(&e.json).map(a2a::StreamResponse::Task)),
-        kind::MESSAGE => event(serde_json::from_str(&e.json).map(a2a::StreamResponse::Message)),
-        kind::STATUS => event(serde_json::from_str(&e.json).map(a2a::StreamResponse::StatusUpdate)),
-        kind::ARTIFACT => {
-            event(serde_json::from_str(&e.json).map(a2a::StreamResponse::ArtifactUpdate))
-        }
+        kind::TASK => event(from_json(&e.json).map(a2a::StreamResponse::Task)),
+        kind::MESSAGE => event(from_json(&e.json).map(a2a::StreamResponse::Message)),
+        kind::STATUS => event(from_json(&e.json).map(a2a::StreamResponse::StatusUpdate)),
+        kind::ARTIFACT => event(from_json(&e.json).map(a2a::StreamResponse::ArtifactUpdate)),
         kind::USER => {
-            let m: a2a::Message = serde_json::from_str(&e.json).ok()?;
+            let m: a2a::Message = from_json(&e.json).ok()?;
             Some(StoredItem::User {
                 text: crate::remote::message::parts_text(&m.parts),
                 message_id: m.message_id,

@@ -14,6 +14,7 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use super::fault;
+use crate::remote::event_serde::In;
 
 #[derive(Deserialize)]
 struct RpcReply<'a> {
@@ -138,15 +139,14 @@ pub fn protojson<T: ProtoJsonPayload>(raw: &str, what: &str) -> Result<T, A2AErr
         .map_err(|e| fault(format!("{what} is not valid A2A ProtoJSON: {e}")))
 }
 
-/// Decode one stream event (a ProtoJSON `StreamResponse`) into the SDK's type. The fast path reads the
-/// field-presence union itself and each variant with the SDK types' own serde, in one pass over the text
-/// (`FastEvent`); anything it does not take goes through the SDK's ProtoJSON conversion, which accepts more
+/// Decode one stream event (a ProtoJSON `StreamResponse`) into the SDK's type. The fast path reads it in
+/// one pass over the text with `remote::event_serde` (the SDK's JSON, read faster); anything it does not take goes through the SDK's ProtoJSON conversion, which accepts more
 /// spellings (proto field names, enum numbers) at about three times the cost — it parses into generated
 /// ProtoJSON structs, encodes those as protobuf and decodes that again. Both give the same event
 /// (`serde_vs_protojson` below, and the fuzz target).
 pub fn stream_event(raw: &str) -> Result<a2a::StreamResponse, A2AError> {
-    match serde_json::from_str::<FastEvent>(raw) {
-        Ok(FastEvent(ev)) => Ok(ev),
+    match serde_json::from_str::<In<a2a::StreamResponse>>(raw) {
+        Ok(In(ev)) => Ok(ev),
         Err(_) => protojson(raw, "a stream event"),
     }
 }
@@ -157,7 +157,7 @@ pub fn rpc_stream_event(data: &str) -> Option<Result<a2a::StreamResponse, A2AErr
     #[derive(Deserialize)]
     struct RpcEvent {
         #[serde(default)]
-        result: Option<FastEvent>,
+        result: Option<In<a2a::StreamResponse>>,
         #[serde(default)]
         error: Option<RpcErrorObject>,
     }
@@ -168,56 +168,10 @@ pub fn rpc_stream_event(data: &str) -> Option<Result<a2a::StreamResponse, A2AErr
             e.data,
         ))),
         RpcEvent {
-            result: Some(FastEvent(ev)),
+            result: Some(In(ev)),
             ..
         } => Some(Ok(ev)),
         _ => None,
-    }
-}
-
-/// `StreamResponse` read straight from the text. The SDK's own `Deserialize` for it buffers the whole event
-/// into a `serde_json::Value` first and converts from that (clones included); this reads the one key of the
-/// union and hands its value to the variant's derived `Deserialize`.
-pub struct FastEvent(pub a2a::StreamResponse);
-
-impl<'de> Deserialize<'de> for FastEvent {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct Union;
-        impl<'de> serde::de::Visitor<'de> for Union {
-            type Value = FastEvent;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a StreamResponse object")
-            }
-            fn visit_map<A: serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<FastEvent, A::Error> {
-                use a2a::StreamResponse as S;
-                let mut found = None;
-                while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
-                    let ev = match key.as_ref() {
-                        "task" => S::Task(map.next_value()?),
-                        "message" => S::Message(map.next_value()?),
-                        "statusUpdate" => S::StatusUpdate(map.next_value()?),
-                        "artifactUpdate" => S::ArtifactUpdate(map.next_value()?),
-                        _ => {
-                            map.next_value::<serde::de::IgnoredAny>()?;
-                            continue;
-                        }
-                    };
-                    if found.is_some() {
-                        return Err(serde::de::Error::custom(
-                            "more than one StreamResponse member",
-                        ));
-                    }
-                    found = Some(ev);
-                }
-                found
-                    .map(FastEvent)
-                    .ok_or_else(|| serde::de::Error::custom("no StreamResponse member"))
-            }
-        }
-        d.deserialize_map(Union)
     }
 }
 

@@ -21,6 +21,7 @@
 pub mod envelope;
 pub mod http;
 pub mod jsonrpc;
+pub mod read_ahead;
 pub mod rest;
 pub mod sse;
 

@@ -204,6 +204,10 @@ impl EventFields {
             None => (line, ""),
         };
         if field == "data" {
+            if self.data.is_empty() {
+                // One allocation of the right size for the usual one-line event, not a doubling series.
+                self.data.reserve(value.len() + 1);
+            }
             self.data.push_str(value);
             self.data.push('\n');
             self.has_data = true;

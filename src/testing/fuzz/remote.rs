@@ -181,8 +181,24 @@ pub fn wire(input: &[u8]) -> Result<(), String> {
     let text = String::from_utf8_lossy(input);
     let _ = rpc_reply(&text);
     let _ = rest_error(reqwest::StatusCode::NOT_FOUND, &text);
-    let fast = serde_json::from_str::<crate::remote::wire::envelope::FastEvent>(&text);
+    use crate::remote::event_serde::{In, Out};
+    let fast = serde_json::from_str::<In<StreamResponse>>(&text);
     let slow = a2a_pb::protojson_conv::from_str::<StreamResponse>(&text);
+    if let Ok(f) = &fast {
+        // `event_serde` writes what the SDK's serde writes, and the SDK's serde reads it back the same.
+        let (ours, sdk) = (
+            serde_json::to_string(&Out(&f.0)).map_err(|e| e.to_string())?,
+            serde_json::to_string(&f.0).map_err(|e| e.to_string())?,
+        );
+        ensure(ours == sdk, || {
+            format!("event_serde writes {ours}, the SDK {sdk}")
+        })?;
+        if let Ok(sdk_read) = serde_json::from_str::<StreamResponse>(&text) {
+            ensure(sdk_read == f.0, || {
+                format!("event_serde and the SDK's serde read {text} differently")
+            })?;
+        }
+    }
     if let (Ok(f), Ok(s)) = (&fast, &slow) {
         let (a, b) = (
             a2a_pb::protojson_conv::to_value(&f.0).map_err(|e| e.to_string())?,
