@@ -686,3 +686,78 @@ async fn a_card_only_agent_is_shown_and_sending_to_it_explains_why() {
     assert!(screen.contains("nothing was sent"), "{screen}");
     c.quit().await;
 }
+
+/// The highest `flood N/TOTAL` on the screen.
+fn flood_progress(screen: &str, total: u32) -> u32 {
+    let tail = format!("/{total}");
+    screen
+        .match_indices(&tail)
+        .filter_map(|(at, _)| {
+            let head = screen.get(..at)?;
+            let digits: String = head
+                .chars()
+                .rev()
+                .take_while(char::is_ascii_digit)
+                .collect::<Vec<_>>()
+                .into_iter()
+                .rev()
+                .collect();
+            head.strip_suffix(digits.as_str())?
+                .ends_with("flood ")
+                .then(|| digits.parse().ok())?
+        })
+        .max()
+        .unwrap_or(0)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stalled_store_holds_a_flood_back_instead_of_the_screen_running_ahead_of_it() {
+    let demo = a2a_console::demo::spawn(0).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("console.db");
+    let mut app = App::new(Keymap::defaults(), Theme::builtin("dark").unwrap());
+    app.size = (120, 40);
+    let mut target = AgentTarget::from_url(&demo.base_url(), Duration::from_secs(20));
+    target.label = "demo".into();
+    app.add_agent(target, AgentOrigin::Config);
+    let (mut rt, rx) = Runtime::new(None, "dark").unwrap();
+    // A store that waits up to 60 s for a lock rather than failing, as on a slow or shared disk.
+    let store = a2a_console::store::Store::open_with_timeout(&db, Duration::from_secs(60)).unwrap();
+    rt.writer = Some(a2a_console::store::writer::StoreWriter::spawn(store).unwrap());
+    let mut c = Console {
+        push_addr: None,
+        h: Headless::start(app, rt, rx),
+    };
+    c.wait_for("card 0.1.0").await;
+    c.key(KeyCode::Char('n'));
+    c.wait_for("Message → demo").await;
+    // Another program holds the database's write lock: the console's writer cannot commit.
+    let other = rusqlite::Connection::open(&db).unwrap();
+    other.execute_batch("BEGIN IMMEDIATE;").unwrap();
+    send(&c, "flood 20000");
+    // Frames wait for the store, then go on screen anyway (after 2 s) saying it is slow.
+    c.wait_for("the local store is slow").await;
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let screen = c
+        .wait_until("flood progress", |s| flood_progress(s, 20_000) > 0)
+        .await;
+    let shown = flood_progress(&screen, 20_000);
+    // The flood is held back a couple of thousand events ahead of the disk (the writer's allowed lag plus
+    // one round), not applied on (the demo agent sends 20 000 in well under a second).
+    assert!(
+        shown <= 3_000,
+        "{shown} events applied past a stalled store:\n{screen}"
+    );
+    other.execute_batch("COMMIT;").unwrap();
+    c.wait_for("✓ completed").await;
+    let (app, _) = c.quit().await;
+    assert_eq!(app.tabs.len(), 1);
+    // Everything arrived and is on disk.
+    let store = a2a_console::store::Store::open(&db).unwrap();
+    let tab = store.open_tabs().unwrap().into_iter().next().unwrap();
+    let events = store
+        .events(&tab.row.agent_url, tab.row.task_id.as_deref().unwrap())
+        .unwrap();
+    assert!(events.len() > 20_000, "{} events stored", events.len());
+    demo.shutdown().await;
+}

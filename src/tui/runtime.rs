@@ -3,7 +3,8 @@
 //! hands what `update` asked to record to the store writer, and renders at most ~60 frames a second. A rendered
 //! frame goes on screen only once the store has committed everything it shows, so nothing the screen has shown
 //! is ever lost; the loop does not stop for that wait (messages keep being applied, into the next frame), so the
-//! store costs the flood its CPU time, not a stall per frame.
+//! store costs the flood its CPU time, not a stall per frame. Stream messages wait, though, while the writer is
+//! more than `WRITER_LAG` records behind: the backlog is what the next frame (and a key typed now) waits for.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -36,6 +37,12 @@ const DRAIN_BUDGET: Duration = Duration::from_millis(4);
 pub const STREAM_QUEUE: usize = 2048;
 /// A frame waits for the store at most this long; past it the store is reported slow and the frame drawn.
 const COMMIT_WAIT: Duration = Duration::from_secs(2);
+/// Stream messages wait in their queue while the store writer is this many records behind. A frame goes on
+/// screen once the writer has committed what it shows, so the writer's backlog is the next frame's wait:
+/// without a bound, a flood applied faster than the writer commits made every frame (and every key typed)
+/// wait longer than the one before. A few milliseconds of the writer's work; the readers feel it as
+/// back-pressure from the bounded queue, as they do from a slow screen.
+const WRITER_LAG: u64 = 2048;
 
 /// A frame rendered into the terminal's buffer, waiting for the store before it goes on screen.
 struct UnshownFrame {
@@ -191,6 +198,14 @@ impl Runtime {
         }
     }
 
+    /// Is the writer too far behind to take more of a flood (see [`WRITER_LAG`])? Never while it is failing:
+    /// then records are counted as lost at once and nothing waits for it.
+    fn writer_behind(&self, status: &WriterStatus) -> bool {
+        self.writer.as_ref().is_some_and(|w| {
+            status.failure.is_none() && w.sent().saturating_sub(status.committed) > WRITER_LAG
+        })
+    }
+
     /// Drive the console until the user quits. `events` is the terminal's event stream (a channel in tests).
     pub async fn run<B, E>(
         &mut self,
@@ -275,6 +290,7 @@ impl Runtime {
                     + COMMIT_WAIT,
             );
             let live = app.is_live();
+            let behind = self.writer_behind(&status);
             tokio::select! {
                 biased;
                 ev = events.next(), if input_open => {
@@ -291,7 +307,7 @@ impl Runtime {
                         None => input_open = false,
                     }
                 }
-                changed = store.changed(), if waiting => {
+                changed = store.changed(), if waiting || behind => {
                     if changed.is_err() {
                         // The writer is gone: nothing to wait for any more.
                         self.writer = None;
@@ -300,12 +316,12 @@ impl Runtime {
                 _ = tokio::time::sleep_until(commit_deadline), if waiting => {}
                 Some(msg) = rx.recv() => {
                     self.apply(app, msg);
-                    self.drain(app, &mut rx, &mut srx);
+                    self.drain(app, &mut rx, &mut srx, &store);
                     dirty = true;
                 }
-                Some(msg) = srx.recv() => {
+                Some(msg) = srx.recv(), if !behind => {
                     self.apply(app, msg);
-                    self.drain(app, &mut rx, &mut srx);
+                    self.drain(app, &mut rx, &mut srx, &store);
                     dirty = true;
                 }
                 _ = tokio::time::sleep_until(frame_due), if dirty && !waiting => {}
@@ -375,17 +391,26 @@ impl Runtime {
     }
 
     /// Apply what else is queued, for at most [`DRAIN_BUDGET`]: a burst becomes one frame, but a flood never
-    /// keeps the loop from looking at input and drawing. Then hand the round's records to the writer.
-    fn drain(&mut self, app: &mut App, rx: &mut UnboundedReceiver<Msg>, srx: &mut Receiver<Msg>) {
+    /// keeps the loop from looking at input and drawing. Stream messages stop once the writer is
+    /// [`WRITER_LAG`] behind. Then hand the round's records to the writer.
+    fn drain(
+        &mut self,
+        app: &mut App,
+        rx: &mut UnboundedReceiver<Msg>,
+        srx: &mut Receiver<Msg>,
+        store: &tokio::sync::watch::Receiver<WriterStatus>,
+    ) {
         let start = Instant::now();
         let mut n = 0u32;
+        let mut streams_open = !self.writer_behind(&store.borrow());
         loop {
             let msg = match rx.try_recv() {
                 Ok(m) => m,
-                Err(_) => match srx.try_recv() {
+                Err(_) if streams_open => match srx.try_recv() {
                     Ok(m) => m,
                     Err(_) => break,
                 },
+                Err(_) => break,
             };
             self.apply(app, msg);
             n += 1;
@@ -397,6 +422,7 @@ impl Runtime {
             // for the last few.
             if n.is_multiple_of(256) {
                 self.flush_app(app);
+                streams_open = !self.writer_behind(&store.borrow());
             }
         }
         self.flush_app(app);
