@@ -9,8 +9,8 @@ use a2a_console::cli::{self, Cli};
 use a2a_console::tui::Ended;
 
 /// jemalloc rather than the system allocator. A stream's events are decoded on one thread and judged,
-/// printed and dropped on another (`remote::wire::read_ahead`); glibc's malloc serialises those frees on
-/// the decoding thread's arena lock (see the README's "The wire" for what it measured).
+/// printed and dropped on another (`remote::wire::read_ahead`); with glibc's malloc both threads were seen
+/// waiting on the decoding thread's arena lock (the README's "The wire" has what the change measured).
 #[cfg(not(target_env = "msvc"))]
 #[global_allocator]
 static ALLOC: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
