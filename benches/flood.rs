@@ -15,6 +15,11 @@
 //! Run: `cargo bench --bench flood` (release profile; about a minute or two). Only 127.0.0.1 is contacted.
 #![allow(clippy::expect_used, clippy::unwrap_used)] // a measurement binary: failing loudly is right
 
+/// The allocator the `a2a-console` binary uses (`src/main.rs`), so that this measures the console as shipped.
+#[cfg(not(target_env = "msvc"))]
+#[global_allocator]
+static ALLOC: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 #[path = "shared/demo_card.rs"]
 mod demo_card;
 

@@ -694,17 +694,9 @@ fn flood_progress(screen: &str, total: u32) -> u32 {
         .match_indices(&tail)
         .filter_map(|(at, _)| {
             let head = screen.get(..at)?;
-            let digits: String = head
-                .chars()
-                .rev()
-                .take_while(char::is_ascii_digit)
-                .collect::<Vec<_>>()
-                .into_iter()
-                .rev()
-                .collect();
-            head.strip_suffix(digits.as_str())?
-                .ends_with("flood ")
-                .then(|| digits.parse().ok())?
+            let number = head.trim_end_matches(|c: char| c.is_ascii_digit());
+            let digits = head.get(number.len()..)?;
+            number.ends_with("flood ").then(|| digits.parse().ok())?
         })
         .max()
         .unwrap_or(0)
