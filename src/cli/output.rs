@@ -113,13 +113,12 @@ pub struct JsonLines {
 impl JsonLines {
     pub fn push<T: Serialize>(&mut self, value: &T) {
         self.scratch.clear();
-        match serde_json::to_writer(&mut self.scratch, value) {
-            Ok(()) => match std::str::from_utf8(&self.scratch) {
-                Ok(line) => escape_terminal_controls_into(line, &mut self.pending),
-                Err(e) => self
-                    .pending
-                    .push_str(&format!("{{\"error\":\"cannot serialize: {e}\"}}")),
-            },
+        let line = match serde_json::to_writer(&mut self.scratch, value) {
+            Ok(()) => std::str::from_utf8(&self.scratch).map_err(|e| e.to_string()),
+            Err(e) => Err(e.to_string()),
+        };
+        match line {
+            Ok(line) => escape_terminal_controls_into(line, &mut self.pending),
             Err(e) => self
                 .pending
                 .push_str(&format!("{{\"error\":\"cannot serialize: {e}\"}}")),

@@ -140,10 +140,11 @@ pub fn protojson<T: ProtoJsonPayload>(raw: &str, what: &str) -> Result<T, A2AErr
 }
 
 /// Decode one stream event (a ProtoJSON `StreamResponse`) into the SDK's type. The fast path reads it in
-/// one pass over the text with `remote::event_serde` (the SDK's JSON, read faster); anything it does not take goes through the SDK's ProtoJSON conversion, which accepts more
-/// spellings (proto field names, enum numbers) at about three times the cost — it parses into generated
-/// ProtoJSON structs, encodes those as protobuf and decodes that again. Both give the same event
-/// (`serde_vs_protojson` below, and the fuzz target).
+/// one pass over the text with `remote::event_serde` (the SDK's JSON, read faster); anything it does not
+/// take goes through the SDK's ProtoJSON conversion, which accepts more spellings (proto field names, enum
+/// numbers) at about three times the cost — it parses into generated ProtoJSON structs, encodes those as
+/// protobuf and decodes that again. Both give the same event (`the_sdks_serde_reads_what_protojson_reads`
+/// below, and the fuzz target).
 pub fn stream_event(raw: &str) -> Result<a2a::StreamResponse, A2AError> {
     match serde_json::from_str::<In<a2a::StreamResponse>>(raw) {
         Ok(In(ev)) => Ok(ev),
