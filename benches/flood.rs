@@ -125,33 +125,13 @@ async fn record() -> Recording {
         .strip_prefix(&base)
         .expect("JSON-RPC URL under the base URL")
         .to_string();
-    let message = a2a::Message::new(
-        a2a::Role::User,
-        vec![a2a::Part::text(format!("flood {EVENTS}"))],
-    );
-    let request = serde_json::json!({
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": a2a::jsonrpc::methods::SEND_STREAMING_MESSAGE,
-        "params": { "message": serde_json::to_value(&message).expect("message JSON") },
-    });
-    let resp = http
-        .post(&rpc_url)
-        .header("A2A-Version", "1.0")
-        .header(header::ACCEPT, "text/event-stream")
-        .json(&request)
-        .send()
-        .await
-        .expect("SendStreamingMessage");
-    assert!(resp.status().is_success(), "status {}", resp.status());
-    let ct = resp
-        .headers()
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or_default()
-        .to_string();
-    assert!(ct.starts_with("text/event-stream"), "content type {ct}");
-    let body = resp.bytes().await.expect("stream body");
+    let body = demo_card::record_stream(
+        &http,
+        &rpc_url,
+        serde_json::json!(1),
+        &format!("flood {EVENTS}"),
+    )
+    .await;
     let text = std::str::from_utf8(&body).expect("UTF-8 stream");
     let events = text.lines().filter(|l| l.starts_with("data:")).count();
     assert!(
@@ -173,18 +153,6 @@ async fn record() -> Recording {
     }
 }
 
-/// Every string in `v` that is `from` or starts with `from/` gets `to` instead of `from`.
-fn rebase(v: &mut serde_json::Value, from: &str, to: &str) {
-    match v {
-        serde_json::Value::String(s) if s == from || s.starts_with(&format!("{from}/")) => {
-            *s = format!("{to}{}", &s[from.len()..]);
-        }
-        serde_json::Value::Array(a) => a.iter_mut().for_each(|x| rebase(x, from, to)),
-        serde_json::Value::Object(o) => o.values_mut().for_each(|x| rebase(x, from, to)),
-        _ => {}
-    }
-}
-
 struct Replay {
     card: String,
     rpc_path: String,
@@ -198,7 +166,7 @@ async fn spawn_replay(rec: &Recording) -> String {
         .expect("replay listener");
     let base = format!("http://{}", listener.local_addr().expect("replay address"));
     let mut card = rec.card.clone();
-    rebase(&mut card, &rec.demo_base, &base);
+    demo_card::rebase(&mut card, &rec.demo_base, &base);
     let replay = Arc::new(Replay {
         card: card.to_string(),
         rpc_path: rec.rpc_path.clone(),

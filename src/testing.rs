@@ -141,6 +141,31 @@ pub fn parts_app() -> App {
     app
 }
 
+/// A stored tab's header row for store tests: agent "demo" at an unreachable loopback port, every time `at`.
+pub fn tab_row(
+    tab: &str,
+    agent_key: &str,
+    task_id: Option<&str>,
+    state: &str,
+    at: chrono::DateTime<chrono::Utc>,
+) -> crate::store::record::TabRow {
+    crate::store::record::TabRow {
+        tab: tab.into(),
+        agent_key: agent_key.into(),
+        agent_url: "http://127.0.0.1:9".into(),
+        agent_name: "demo".into(),
+        task_id: task_id.map(Into::into),
+        context_id: None,
+        state: state.into(),
+        last_text: None,
+        created_at: at,
+        state_since: at,
+        updated_at: at,
+        closed: false,
+        gone: false,
+    }
+}
+
 /// A status update for `task` in `context`, with an agent message when `text` is given.
 pub fn status(task: &str, context: &str, state: TaskState, text: Option<&str>) -> StreamResponse {
     StreamResponse::StatusUpdate(TaskStatusUpdateEvent {

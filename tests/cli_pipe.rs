@@ -8,9 +8,9 @@ mod common;
 
 use std::io::{BufRead, BufReader, Read};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use a2a_console::store::record::{Record, TabRow};
+use a2a_console::store::record::Record;
 use a2a_console::store::{AuditEntry, Direction, Store};
 use chrono::Utc;
 
@@ -49,17 +49,9 @@ fn first_line_then_close(args: &[&str], env: &[(&str, &str)]) -> Closed {
         let _ = reader.read_line(&mut first_line);
         // The reader (and with it the pipe's only read end) is dropped here, as `head -1` exits.
     }
-    let deadline = Instant::now() + Duration::from_secs(60);
-    let status = loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            break s;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            panic!("a2a-console {args:?} was still running 60 s after its reader closed the pipe");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let status = common::wait_or_kill(&mut child, Duration::from_secs(60), || {
+        format!("a2a-console {args:?} was still running 60 s after its reader closed the pipe")
+    });
     Closed {
         first_line,
         code: status.code(),
@@ -92,21 +84,13 @@ fn big_store(dir: &std::path::Path) -> String {
     let db = dir.join("console.db");
     let store = Store::open(&db).unwrap();
     let at = Utc::now();
-    let mut records = vec![Record::Tab(Box::new(TabRow {
-        tab: "t".into(),
-        agent_key: "demo".into(),
-        agent_url: "http://127.0.0.1:9".into(),
-        agent_name: "demo".into(),
-        task_id: Some("task-pipe".into()),
-        context_id: None,
-        state: "completed".into(),
-        last_text: None,
-        created_at: at,
-        state_since: at,
-        updated_at: at,
-        closed: false,
-        gone: false,
-    }))];
+    let mut records = vec![Record::Tab(Box::new(a2a_console::testing::tab_row(
+        "t",
+        "demo",
+        Some("task-pipe"),
+        "completed",
+        at,
+    )))];
     for i in 0..3000 {
         records.push(Record::Note {
             tab: "t".into(),

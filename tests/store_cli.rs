@@ -5,26 +5,18 @@
 mod common;
 
 use a2a_console::store::Store;
-use a2a_console::store::record::{Record, TabRow};
+use a2a_console::store::record::Record;
 use chrono::{Duration, Utc};
 
 fn row(tab: &str, days_ago: i64) -> Record {
     let at = Utc::now() - Duration::days(days_ago);
-    Record::Tab(Box::new(TabRow {
-        tab: tab.into(),
-        agent_key: "demo".into(),
-        agent_url: "http://127.0.0.1:9".into(),
-        agent_name: "demo".into(),
-        task_id: Some(format!("task-{tab}")),
-        context_id: None,
-        state: "completed".into(),
-        last_text: None,
-        created_at: at,
-        state_since: at,
-        updated_at: at,
-        closed: false,
-        gone: false,
-    }))
+    Record::Tab(Box::new(a2a_console::testing::tab_row(
+        tab,
+        "demo",
+        Some(&format!("task-{tab}")),
+        "completed",
+        at,
+    )))
 }
 
 #[test]

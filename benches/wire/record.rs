@@ -9,7 +9,6 @@
 use std::path::{Path, PathBuf};
 
 use axum::body::Bytes;
-use axum::http::header;
 
 /// The id of the recording requests; every recorded envelope carries it, serialized as JSON.
 pub const RECORDED_ID: &str = "wire-bench-recorded-id";
@@ -216,32 +215,9 @@ async fn record_all(dir: &Path) {
     demo.shutdown().await;
 }
 
-/// The whole SSE body of one `SendStreamingMessage(text)`.
+/// The whole SSE body of one `SendStreamingMessage(text)`, with the id the replay server puts back.
 async fn stream(http: &reqwest::Client, rpc_url: &str, text: &str) -> Bytes {
-    let message = a2a::Message::new(a2a::Role::User, vec![a2a::Part::text(text)]);
-    let request = serde_json::json!({
-        "jsonrpc": "2.0",
-        "id": RECORDED_ID,
-        "method": a2a::jsonrpc::methods::SEND_STREAMING_MESSAGE,
-        "params": { "message": serde_json::to_value(&message).expect("message JSON") },
-    });
-    let resp = http
-        .post(rpc_url)
-        .header("A2A-Version", "1.0")
-        .header(header::ACCEPT, "text/event-stream")
-        .json(&request)
-        .send()
-        .await
-        .expect("SendStreamingMessage");
-    assert!(resp.status().is_success(), "status {}", resp.status());
-    let ct = resp
-        .headers()
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or_default()
-        .to_string();
-    assert!(ct.starts_with("text/event-stream"), "content type {ct}");
-    resp.bytes().await.expect("stream body")
+    crate::demo_card::record_stream(http, rpc_url, serde_json::json!(RECORDED_ID), text).await
 }
 
 /// The echo stream with its one artifact event's text part grown to [`BIG_TEXT_BYTES`]; every other event

@@ -126,7 +126,7 @@ impl Server {
 /// The demo's card rebased onto `base`, with JSON-RPC 1.0 as its only interface.
 fn card_for(card: &serde_json::Value, demo_base: &str, base: &str) -> String {
     let mut card = card.clone();
-    rebase(&mut card, demo_base, base);
+    crate::demo_card::rebase(&mut card, demo_base, base);
     let rpc = serde_json::json!({
         "url": format!("{base}{RPC_PATH}"),
         "protocolBinding": "JSONRPC",
@@ -134,18 +134,6 @@ fn card_for(card: &serde_json::Value, demo_base: &str, base: &str) -> String {
     });
     card["supportedInterfaces"] = serde_json::json!([rpc]);
     card.to_string()
-}
-
-/// Every string in `v` that is `from` or starts with `from/` gets `to` instead of `from`.
-fn rebase(v: &mut serde_json::Value, from: &str, to: &str) {
-    match v {
-        serde_json::Value::String(s) if s == from || s.starts_with(&format!("{from}/")) => {
-            *s = format!("{to}{}", &s[from.len()..]);
-        }
-        serde_json::Value::Array(a) => a.iter_mut().for_each(|x| rebase(x, from, to)),
-        serde_json::Value::Object(o) => o.values_mut().for_each(|x| rebase(x, from, to)),
-        _ => {}
-    }
 }
 
 /// Serve `rec` on a free port of 127.0.0.1.

@@ -78,6 +78,13 @@ pub(super) fn parse_err(what: &str, e: impl std::fmt::Display) -> A2AError {
     fault(format!("failed to parse {what} from the 0.3 agent: {e}"))
 }
 
+/// A 0.3 agent's extended card, read with the same lenient rules as its public card (both 0.3 bindings).
+pub(super) fn extended_card(raw: &Value) -> Result<AgentCard, A2AError> {
+    let normalized =
+        super::normalize::normalize(raw, None).map_err(|e| parse_err("the extended card", e))?;
+    serde_json::from_value(normalized.card).map_err(|e| parse_err("the extended card", e))
+}
+
 // ---------------------------------------------------------------------------------------------------------
 // v1.0 → v0.3 (requests)
 // ---------------------------------------------------------------------------------------------------------
@@ -608,9 +615,7 @@ impl Transport for V03Transport {
         _req: &GetExtendedAgentCardRequest,
     ) -> Result<AgentCard, A2AError> {
         let raw = self.call(p, method::EXTENDED_CARD, json!({})).await?;
-        let normalized = super::normalize::normalize(&raw, None)
-            .map_err(|e| parse_err("the extended card", e))?;
-        serde_json::from_value(normalized.card).map_err(|e| parse_err("the extended card", e))
+        extended_card(&raw)
     }
 
     async fn destroy(&self) -> Result<(), A2AError> {

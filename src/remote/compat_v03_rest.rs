@@ -18,8 +18,8 @@ use reqwest::Method;
 use serde_json::{Map, Value, json};
 
 use super::compat_v03::{
-    copy_keys, event_from_v03, headers_v03, no_list_tasks, parse_err, push_config_from_v03,
-    push_config_inner_v03, send_params_v03, task_value, until_final,
+    copy_keys, event_from_v03, extended_card, headers_v03, no_list_tasks, parse_err,
+    push_config_from_v03, push_config_inner_v03, send_params_v03, task_value, until_final,
 };
 use super::wire::envelope;
 use super::wire::jsonrpc::cut_short;
@@ -505,9 +505,7 @@ impl Transport for V03RestTransport {
         _req: &GetExtendedAgentCardRequest,
     ) -> Result<AgentCard, A2AError> {
         let raw = self.call(p, Method::GET, "/v1/card", &[], None).await?;
-        let normalized = super::normalize::normalize(&raw, None)
-            .map_err(|e| parse_err("the extended card", e))?;
-        serde_json::from_value(normalized.card).map_err(|e| parse_err("the extended card", e))
+        extended_card(&raw)
     }
 
     async fn destroy(&self) -> Result<(), A2AError> {

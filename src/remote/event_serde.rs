@@ -43,6 +43,7 @@ impl<T: Wired> Serialize for Out<'_, T> {
 }
 
 /// A value deserialized with this module's serde: `serde_json::from_str::<In<Task>>(text)?.0`.
+#[repr(transparent)]
 pub struct In<T>(pub T);
 
 impl<'de, T: Wired> Deserialize<'de> for In<T> {

@@ -619,21 +619,7 @@ mod tests {
     use crate::store::writer::StoreWriter;
 
     fn row(tab: &str, agent_key: &str, state: &str, at: DateTime<Utc>) -> TabRow {
-        TabRow {
-            tab: tab.into(),
-            agent_key: agent_key.into(),
-            agent_url: "http://127.0.0.1:9".into(),
-            agent_name: "demo".into(),
-            task_id: None,
-            context_id: None,
-            state: state.into(),
-            last_text: None,
-            created_at: at,
-            state_since: at,
-            updated_at: at,
-            closed: false,
-            gone: false,
-        }
+        crate::testing::tab_row(tab, agent_key, None, state, at)
     }
 
     fn status_event(task: &str, state: a2a::TaskState) -> Box<a2a::StreamResponse> {

@@ -62,17 +62,9 @@ pub fn cli_env(args: &[&str], env: &[(&str, &str)]) -> Run {
         let _ = err.read_to_end(&mut s);
         s
     });
-    let deadline = Instant::now() + Duration::from_secs(90);
-    let status = loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            break s;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            panic!("a2a-console {args:?} did not finish within 90 s");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let status = wait_or_kill(&mut child, Duration::from_secs(90), || {
+        format!("a2a-console {args:?} did not finish within 90 s")
+    });
     let stdout = String::from_utf8_lossy(&t_out.join().unwrap()).into_owned();
     let stderr = String::from_utf8_lossy(&t_err.join().unwrap()).into_owned();
     Run {
@@ -92,6 +84,25 @@ impl Drop for Server {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+/// Wait for `child` to exit; past `limit` it is killed and the test fails with `why()`.
+pub fn wait_or_kill(
+    child: &mut std::process::Child,
+    limit: Duration,
+    why: impl Fn() -> String,
+) -> std::process::ExitStatus {
+    let deadline = Instant::now() + limit;
+    loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            return s;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("{}", why());
+        }
+        std::thread::sleep(Duration::from_millis(20));
     }
 }
 

@@ -270,8 +270,7 @@ impl Transport for JsonRpcTransport {
         req: &TaskPushNotificationConfig,
     ) -> Result<TaskPushNotificationConfig, A2AError> {
         // The flat shape, as the SDK sends it (its servers and the JS SDK's read it).
-        let body = serde_json::to_value(req)
-            .map_err(|e| fault(format!("cannot encode the request: {e}")))?;
+        let body = super::json_body(req)?;
         let raw = self
             .endpoint
             .call(&headers_from(p), methods::CREATE_PUSH_CONFIG, body)

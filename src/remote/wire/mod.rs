@@ -64,6 +64,11 @@ impl WireLimits {
 pub const TRANSPORT_FAULT: &str = "type.a2a-console.invalid/TransportFault";
 
 /// A failure on the wire or in what came over it: the SDK's error type, marked as ours.
+/// A request body as plain serde JSON (the flat push-config shape the SDKs send and read).
+pub fn json_body<T: serde::Serialize>(req: &T) -> Result<serde_json::Value, a2a::A2AError> {
+    serde_json::to_value(req).map_err(|e| fault(format!("cannot encode the request: {e}")))
+}
+
 pub fn fault(message: impl Into<String>) -> A2AError {
     A2AError::internal(message.into())
         .with_details(vec![TypedDetail::new(TRANSPORT_FAULT, Default::default())])

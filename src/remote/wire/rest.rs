@@ -315,8 +315,7 @@ impl Transport for RestTransport {
         p: &ServiceParams,
         req: &TaskPushNotificationConfig,
     ) -> Result<TaskPushNotificationConfig, A2AError> {
-        let body = serde_json::to_value(req)
-            .map_err(|e| fault(format!("cannot encode the request: {e}")))?;
+        let body = super::json_body(req)?;
         let path = format!("/tasks/{}/pushNotificationConfigs", segment(&req.task_id)?);
         let raw = self
             .endpoint
