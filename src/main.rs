@@ -16,6 +16,8 @@ use a2a_console::tui::Ended;
 static ALLOC: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
 fn main() -> ExitCode {
+    // A completion request from the shell's script (`completions`): answered here, before anything is printed.
+    cli::completions::answer_if_asked();
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {

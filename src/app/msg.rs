@@ -47,6 +47,8 @@ pub enum Msg {
         tab: TabId,
         result: Result<Task, String>,
     },
+    /// The embedded demo agent started at the user's request (its base URL), or could not.
+    DemoStarted(Result<String, String>),
     /// The config file was (or could not be) updated.
     ConfigSaved(Result<String, String>),
     /// A transcript was (or could not be) exported.
@@ -146,6 +148,8 @@ pub enum StreamItem {
 
 #[derive(Debug)]
 pub enum Effect {
+    /// Start the embedded demo agent on a free loopback port (answered by [`Msg::DemoStarted`]).
+    StartDemo,
     /// Fetch (or revalidate) an agent's card and build its client.
     LoadAgent {
         agent: AgentId,

@@ -385,6 +385,8 @@ pub struct App {
     pub save_dir: Option<std::path::PathBuf>,
     /// A save whose write is under way: kept so an existing file can be confirmed, or the name fixed.
     pub saving: Option<Box<crate::app::save::SaveTarget>>,
+    /// The embedded demo agent was asked for and has not answered yet (one at a time).
+    pub demo_starting: bool,
     next_tab: TabId,
     next_agent: u64,
 }
@@ -414,6 +416,7 @@ impl App {
             push_enabled: false,
             save_dir: None,
             saving: None,
+            demo_starting: false,
             next_tab: 1,
             next_agent: 1,
         }

@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
+use clap_complete::engine::ArgValueCompleter;
 
 use super::exit::EXIT_CODES_HELP;
 use crate::config::Overrides;
@@ -69,6 +70,7 @@ pub enum Command {
     /// Show an agent's card (identity, interfaces, capabilities, security, skills, warnings).
     Card {
         /// A configured agent's name, or a URL (base URL or direct card URL).
+        #[arg(add = ArgValueCompleter::new(super::completions::agent_candidates))]
         agent: String,
         /// Fetch the authenticated extended card (GetExtendedAgentCard).
         #[arg(long)]
@@ -78,6 +80,7 @@ pub enum Command {
     },
     /// Send a message; continue a task with --task. Exit code follows the task's state.
     Send {
+        #[arg(add = ArgValueCompleter::new(super::completions::agent_candidates))]
         agent: String,
         text: String,
         /// Stream events as they happen (SendStreamingMessage).
@@ -100,6 +103,7 @@ pub enum Command {
     },
     /// Get a task's current state, artifacts and (with --history) messages.
     Get {
+        #[arg(add = ArgValueCompleter::new(super::completions::agent_candidates))]
         agent: String,
         task_id: String,
         /// Include at most N history messages (0 = none).
@@ -110,6 +114,7 @@ pub enum Command {
     },
     /// List tasks (ListTasks), newest first.
     List {
+        #[arg(add = ArgValueCompleter::new(super::completions::agent_candidates))]
         agent: String,
         #[arg(long, value_name = "ID")]
         context: Option<String>,
@@ -127,6 +132,7 @@ pub enum Command {
     },
     /// Cancel a task.
     Cancel {
+        #[arg(add = ArgValueCompleter::new(super::completions::agent_candidates))]
         agent: String,
         task_id: String,
         #[arg(long)]
@@ -134,6 +140,7 @@ pub enum Command {
     },
     /// Follow a running task's events (SubscribeToTask) until it finishes or waits for you.
     Subscribe {
+        #[arg(add = ArgValueCompleter::new(super::completions::agent_candidates))]
         agent: String,
         task_id: String,
         #[arg(long)]
@@ -175,6 +182,13 @@ pub enum Command {
         #[arg(long, value_name = "DAYS")]
         audit_keep_days: Option<u32>,
     },
+    /// Print the script that gives your shell completions (subcommands, flags, configured agent names).
+    /// Bash: `source <(a2a-console completions bash)` in ~/.bashrc; zsh: the same in ~/.zshrc; fish:
+    /// `a2a-console completions fish | source` in ~/.config/fish/config.fish.
+    Completions {
+        #[arg(value_enum)]
+        shell: super::completions::Shell,
+    },
     /// Serve the embedded demo agent on 127.0.0.1 in the foreground.
     DemoAgent {
         /// Port to listen on (0 = any free port).
@@ -188,6 +202,7 @@ pub enum PushAction {
     /// Register a webhook URL for a task's notifications.
     Create {
         url: String,
+        #[arg(add = ArgValueCompleter::new(super::completions::agent_candidates))]
         agent: String,
         task_id: String,
         /// Config id (default: chosen by the agent).
@@ -202,6 +217,7 @@ pub enum PushAction {
     /// Show one push-notification config.
     Get {
         id: String,
+        #[arg(add = ArgValueCompleter::new(super::completions::agent_candidates))]
         agent: String,
         task_id: String,
         #[arg(long)]
@@ -209,6 +225,7 @@ pub enum PushAction {
     },
     /// List a task's push-notification configs.
     List {
+        #[arg(add = ArgValueCompleter::new(super::completions::agent_candidates))]
         agent: String,
         task_id: String,
         #[arg(long)]
@@ -217,6 +234,7 @@ pub enum PushAction {
     /// Delete a push-notification config.
     Delete {
         id: String,
+        #[arg(add = ArgValueCompleter::new(super::completions::agent_candidates))]
         agent: String,
         task_id: String,
         #[arg(long)]

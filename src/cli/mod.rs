@@ -2,6 +2,7 @@
 //! script can branch on (see `exit.rs`).
 
 pub mod args;
+pub mod completions;
 pub mod exit;
 pub mod output;
 pub mod print;
@@ -92,6 +93,15 @@ pub fn resolve_target(
 
 /// Run a subcommand to completion.
 pub async fn run(global: GlobalOpts, command: Command) -> Exit {
+    if let Command::Completions { shell } = command {
+        return match completions::print(shell) {
+            Ok(()) => Exit::Done,
+            Err(e) => {
+                eprintln!("a2a-console: cannot write the completion script: {e}");
+                Exit::Usage
+            }
+        };
+    }
     if let Command::DemoAgent { port } = command {
         return match crate::demo::run_foreground(port).await {
             Ok(()) => Exit::Done,
@@ -166,6 +176,7 @@ fn agent_of(command: &Command) -> &str {
             | PushAction::Delete { agent, .. } => agent,
         },
         Command::DemoAgent { .. }
+        | Command::Completions { .. }
         | Command::Prune { .. }
         | Command::History { .. }
         | Command::Export { .. }

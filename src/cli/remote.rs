@@ -304,6 +304,7 @@ pub(super) async fn run_remote(
         }
         Command::Push { action } => push(&conn, action).await,
         Command::DemoAgent { .. }
+        | Command::Completions { .. }
         | Command::Prune { .. }
         | Command::History { .. }
         | Command::Export { .. }

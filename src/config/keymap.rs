@@ -227,6 +227,7 @@ actions! {
     Up => "up", AgentList, "Select the previous agent or skill", [key(KeyCode::Up), ch('k')];
     Down => "down", AgentList, "Select the next agent or skill", [key(KeyCode::Down), ch('j')];
     AddAgent => "add_agent", AgentList, "Add an agent by URL", [ch('a')];
+    AddDemo => "add_demo", AgentList, "Add the embedded demo agent (the console serves it on 127.0.0.1, as --demo does)", [ch('D')];
     RemoveAgent => "remove_agent", AgentList, "Remove the selected agent", [ch('d')];
     RefreshCard => "refresh_card", AgentList, "Fetch the selected agent's card again", [ch('r')];
     ShowCard => "show_card", AgentList, "Show the selected agent's card", [ch('i')];

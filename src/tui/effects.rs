@@ -540,6 +540,22 @@ impl Runtime {
             Effect::Highlight { key, lang, code } => {
                 self.highlighter.request(key, lang.as_deref(), code)
             }
+            Effect::StartDemo => {
+                let slot = self.demo.clone();
+                tokio::spawn(async move {
+                    let result = match crate::demo::spawn(0).await {
+                        Ok(agent) => {
+                            let url = agent.base_url();
+                            if let Ok(mut s) = slot.lock() {
+                                *s = Some(agent);
+                            }
+                            Ok(url)
+                        }
+                        Err(e) => Err(format!("{e:#}")),
+                    };
+                    let _ = tx.send(Msg::DemoStarted(result));
+                });
+            }
             Effect::Quit => {}
         }
     }

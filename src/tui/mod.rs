@@ -258,7 +258,7 @@ pub async fn run(global: Overrides, demo: bool) -> Result<Ended, String> {
         .run(&mut app, &mut terminal, events, rx, effects)
         .await;
     drop(guard);
-    if let Some(agent) = demo_agent {
+    for agent in demo_agent.into_iter().chain(runtime.take_demo()) {
         agent.shutdown().await;
     }
     result.map(|()| match received.signal() {

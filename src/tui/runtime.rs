@@ -89,9 +89,16 @@ pub struct Runtime {
     pub screen: Option<tokio::sync::watch::Sender<String>>,
     /// When set, each frame's draw time is published here (benchmarks measure key-to-frame latency with it).
     pub drawn: Option<tokio::sync::watch::Sender<Instant>>,
+    /// The embedded demo agent when the user added it from inside the console (`D`); shut down at exit.
+    pub(super) demo: Arc<Mutex<Option<crate::demo::DemoAgent>>>,
 }
 
 impl Runtime {
+    /// The demo agent the user added from inside the console, for shutting it down after the loop ends.
+    pub fn take_demo(&self) -> Option<crate::demo::DemoAgent> {
+        self.demo.lock().ok().and_then(|mut d| d.take())
+    }
+
     /// `syntax_theme` is "dark" or "light", for code highlighting.
     pub fn new(
         config_path: Option<std::path::PathBuf>,
@@ -130,6 +137,7 @@ impl Runtime {
                 unshown: None,
                 screen: None,
                 drawn: None,
+                demo: Arc::default(),
                 targets: HashMap::new(),
                 writer: None,
                 pending: Vec::new(),

@@ -7,6 +7,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 
 use crate::app::state::{App, Focus, Reachability};
+use crate::config::keymap::Action;
 use crate::trust::sanitize::sanitize_line;
 
 pub fn draw(f: &mut Frame, app: &App, area: Rect) {
@@ -19,8 +20,17 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
     let inner_w = area.width.saturating_sub(2) as usize;
     let mut lines: Vec<Line> = Vec::new();
     if app.agents.is_empty() {
-        lines.push(Line::styled("No agents configured.", t.dim));
-        lines.push(Line::styled("Press a to add one by URL.", t.dim));
+        // The first start: say how to get something to talk to, with the keys as the user has them bound.
+        let keys = |a: Action| app.keymap.keys_for(a).first().cloned();
+        // Short lines: the list is 20 columns wide on a small terminal.
+        lines.push(Line::styled("No agent configured.", t.dim));
+        if let Some(k) = keys(Action::AddDemo) {
+            lines.push(Line::styled(format!("{k}  demo agent"), t.key_hint));
+        }
+        if let Some(k) = keys(Action::AddAgent) {
+            lines.push(Line::styled(format!("{k}  add by URL"), t.key_hint));
+        }
+        lines.push(Line::styled("(or run --demo)", t.dim));
     }
     for (i, a) in app.agents.iter().enumerate() {
         let selected = i == app.selected_agent;

@@ -9,6 +9,7 @@ use ratatui::widgets::{Block, Borders, Paragraph};
 use super::remote;
 use super::wrap::{BAR, wrap_all};
 use crate::app::state::{App, Focus, Reachability};
+use crate::config::keymap::Action;
 use crate::trust::sanitize::sanitize_line;
 
 fn frame_block<'a>(app: &App, title: String) -> Block<'a> {
@@ -44,10 +45,7 @@ fn rkv(app: &App, k: &str, v: String) -> Line<'static> {
 pub fn card_lines(app: &App) -> Vec<Line<'static>> {
     let t = &app.theme;
     let Some(entry) = app.selected() else {
-        return vec![Line::styled(
-            "No agent selected. Press a to add one.",
-            t.dim,
-        )];
+        return welcome(app);
     };
     let info = match &entry.state {
         Reachability::Loading => {
@@ -301,8 +299,61 @@ fn oauth_flow(f: &a2a::OAuthFlows) -> &'static str {
     }
 }
 
+/// The card page with no agent at all: what the console is and the two ways to get an agent.
+fn welcome(app: &App) -> Vec<Line<'static>> {
+    let t = &app.theme;
+    let key = |a: Action| {
+        app.keymap
+            .keys_for(a)
+            .first()
+            .cloned()
+            .unwrap_or_else(|| format!("Ctrl-P {}", a.name()))
+    };
+    vec![
+        Line::styled("Welcome to a2a-console.", t.title),
+        Line::default(),
+        Line::styled(
+            "No agent is configured yet. To try the console without one, add the embedded demo agent:",
+            t.text,
+        ),
+        Line::styled(
+            format!(
+                "  {}  starts it on 127.0.0.1 and adds it to the list",
+                key(Action::AddDemo)
+            ),
+            t.key_hint,
+        ),
+        Line::styled("  (or quit and run: a2a-console --demo)", t.dim),
+        Line::default(),
+        Line::styled("To talk to a real agent:", t.text),
+        Line::styled(
+            format!(
+                "  {}  add one by its base URL or card URL",
+                key(Action::AddAgent)
+            ),
+            t.key_hint,
+        ),
+        Line::styled(
+            "  or list it under [[agents]] in the config file (see config.example.toml)",
+            t.dim,
+        ),
+        Line::default(),
+        Line::styled(
+            format!(
+                "{} shows every key · {} runs any action by name",
+                key(Action::Help),
+                key(Action::Palette)
+            ),
+            t.dim,
+        ),
+    ]
+}
+
 pub fn draw_card(f: &mut Frame, app: &App, area: Rect) {
-    let name = app.selected().map(|a| a.name()).unwrap_or_default();
+    let name = app
+        .selected()
+        .map(|a| a.name())
+        .unwrap_or_else(|| "no agent".into());
     let title = if app.raw_card {
         format!(" Card · {name} · raw JSON ")
     } else {
@@ -320,10 +371,31 @@ pub fn draw_card(f: &mut Frame, app: &App, area: Rect) {
 
 pub fn draw_skills(f: &mut Frame, app: &App, area: Rect) {
     let t = &app.theme;
-    let name = app.selected().map(|a| a.name()).unwrap_or_default();
-    let Some(info) = app.selected().and_then(|a| a.info()) else {
+    let Some(entry) = app.selected() else {
         f.render_widget(
-            Paragraph::new("The card has not loaded.")
+            Paragraph::new(welcome(app))
+                .wrap(ratatui::widgets::Wrap { trim: false })
+                .block(frame_block(app, " Skills · no agent ".into())),
+            area,
+        );
+        return;
+    };
+    let name = entry.name();
+    let Some(info) = entry.info() else {
+        // Say which of the card's states keeps the skills away, as the card page does.
+        let why = match &entry.state {
+            Reachability::Loading => {
+                Line::styled(format!("Loading the card of {name}…"), t.connecting)
+            }
+            Reachability::Error(e) => Line::styled(
+                format!("The card of {name} could not be loaded, so its skills are unknown: {e}"),
+                t.error,
+            ),
+            Reachability::Online(_) => Line::default(),
+        };
+        f.render_widget(
+            Paragraph::new(why)
+                .wrap(ratatui::widgets::Wrap { trim: false })
                 .block(frame_block(app, format!(" Skills · {name} "))),
             area,
         );

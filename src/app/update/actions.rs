@@ -310,6 +310,7 @@ pub fn run_action(app: &mut App, a: Action) -> Vec<Effect> {
             });
             vec![]
         }
+        Action::AddDemo => super::demo::add_demo(app),
         Action::RemoveAgent => {
             if let Some(agent) = app.selected().map(|a| a.id) {
                 app.overlay = Some(Overlay::ConfirmRemoveAgent { agent });

@@ -5,6 +5,7 @@ mod actions;
 mod approval;
 mod card_only;
 mod compose;
+mod demo;
 mod mouse;
 mod overlay;
 mod remote;
@@ -147,6 +148,7 @@ fn dispatch(app: &mut App, msg: Msg) -> Vec<Effect> {
         } => remote::reply(app, tab, generation, result),
         Msg::Canceled { tab, result } => remote::canceled(app, tab, result),
         Msg::SaveDone { path, result } => save::done(app, path, result),
+        Msg::DemoStarted(result) => demo::demo_started(app, result),
         Msg::ConfigSaved(r) | Msg::Saved(r) => {
             match r {
                 Ok(m) => app.set_status(m, false),
