@@ -1,9 +1,11 @@
 //! The console's state machine: state, messages in, effects out, and `update`. No network, no terminal.
 
 pub mod board;
+pub mod help;
 pub mod layout;
 pub mod msg;
 pub mod save;
+pub mod scroll;
 pub mod state;
 pub mod task;
 pub mod tasklog;

@@ -321,7 +321,7 @@ pub enum Overlay {
         user_code: String,
         verification_uri: String,
     },
-    /// The audit log, newest last.
+    /// The audit log, newest last; `scroll` is the first row shown (it opens on the last page).
     Audit {
         lines: Vec<String>,
         scroll: usize,
@@ -387,6 +387,9 @@ pub struct App {
     pub saving: Option<Box<crate::app::save::SaveTarget>>,
     /// The embedded demo agent was asked for and has not answered yet (one at a time).
     pub demo_starting: bool,
+    /// What the last frame measured of the panes only the renderer can measure (set by the runtime after each
+    /// frame), so scrolling there stops at the last page.
+    pub measured: crate::app::scroll::Measured,
     next_tab: TabId,
     next_agent: u64,
 }
@@ -417,6 +420,7 @@ impl App {
             save_dir: None,
             saving: None,
             demo_starting: false,
+            measured: crate::app::scroll::Measured::default(),
             next_tab: 1,
             next_agent: 1,
         }

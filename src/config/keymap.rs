@@ -40,15 +40,33 @@ pub enum Context {
     TaskTab,
     /// The compose box where the user writes a message.
     Compose,
+    /// The shared scrolling keys: every pane, list, viewer and dialog that scrolls reads these, after its own.
+    Scroll,
+    /// The yes/no confirmations (cancel a task, remove an agent, delete a task).
+    Dialog,
+    /// The auth-required approval dialog.
+    Approval,
+    /// The save dialogs: the picker over an artifact's parts and the question before replacing a file.
+    Save,
+    /// The help screen and the audit log.
+    Viewer,
+    /// One-line text prompts and the command palette: printable keys type there.
+    Prompt,
 }
 
 impl Context {
     /// Every context, in help-screen order.
-    pub const ALL: [Context; 4] = [
+    pub const ALL: [Context; 10] = [
         Context::Global,
         Context::AgentList,
         Context::TaskTab,
         Context::Compose,
+        Context::Scroll,
+        Context::Dialog,
+        Context::Approval,
+        Context::Save,
+        Context::Viewer,
+        Context::Prompt,
     ];
 
     /// Heading for the help screen.
@@ -58,7 +76,36 @@ impl Context {
             Context::AgentList => "Agents",
             Context::TaskTab => "Task",
             Context::Compose => "Compose",
+            Context::Scroll => "Scrolling",
+            Context::Dialog => "Confirmations",
+            Context::Approval => "Authorization",
+            Context::Save => "Save",
+            Context::Viewer => "Help and audit log",
+            Context::Prompt => "Prompts and palette",
         }
+    }
+
+    /// Where the context applies, for the help screen and the README's table.
+    pub fn scope(self) -> &'static str {
+        match self {
+            Context::Global => "anywhere (in the compose box only the keys with Ctrl, Alt or a named key)",
+            Context::AgentList => "the agent list, card, skills, board and split view",
+            Context::TaskTab => "a task tab's transcript",
+            Context::Compose => "the compose box, while typing",
+            Context::Scroll => {
+                "every pane, list, viewer and dialog that scrolls, after its own keys"
+            }
+            Context::Dialog => "yes/no questions: any other key answers no",
+            Context::Approval => "the auth-required dialog",
+            Context::Save => "the save picker and the question before replacing a file",
+            Context::Viewer => "the help screen and the audit log",
+            Context::Prompt => "one-line prompts and the palette: printable keys type",
+        }
+    }
+
+    /// Printable keys type text here, so only keys with Ctrl/Alt or named keys can be bound.
+    pub fn types_text(self) -> bool {
+        matches!(self, Context::Compose | Context::Prompt)
     }
 }
 
@@ -240,12 +287,12 @@ actions! {
     BoardFilterState => "board_filter_state", AgentList, "Board: show one state (press again for the next state, then all)", [ch('t')];
     // Task tab
     Compose => "compose", TaskTab, "Write a message in this task", [ch('i'), key(KeyCode::Enter)];
-    ScrollUp => "scroll_up", TaskTab, "Scroll up one line", [key(KeyCode::Up), ch('k')];
-    ScrollDown => "scroll_down", TaskTab, "Scroll down one line", [key(KeyCode::Down), ch('j')];
-    PageUp => "page_up", TaskTab, "Scroll up one page", [key(KeyCode::PageUp), ctrl('b')];
-    PageDown => "page_down", TaskTab, "Scroll down one page", [key(KeyCode::PageDown), ctrl('f'), ch(' ')];
-    ScrollTop => "scroll_top", TaskTab, "Jump to the start of the transcript", [ch('g'), key(KeyCode::Home)];
-    ScrollBottom => "scroll_bottom", TaskTab, "Jump to the end and follow new output", [ch('G'), key(KeyCode::End)];
+    ScrollUp => "scroll_up", Scroll, "Scroll (or move the cursor) up one line", [key(KeyCode::Up), ch('k')];
+    ScrollDown => "scroll_down", Scroll, "Scroll (or move the cursor) down one line", [key(KeyCode::Down), ch('j')];
+    PageUp => "page_up", Scroll, "Scroll up one page", [key(KeyCode::PageUp), ctrl('b')];
+    PageDown => "page_down", Scroll, "Scroll down one page", [key(KeyCode::PageDown), ctrl('f'), ch(' ')];
+    ScrollTop => "scroll_top", Scroll, "Jump to the top", [ch('g'), key(KeyCode::Home)];
+    ScrollBottom => "scroll_bottom", Scroll, "Jump to the end (in a transcript: and follow new output)", [ch('G'), key(KeyCode::End)];
     CancelTask => "cancel_task", TaskTab, "Ask the agent to cancel this task", [ch('c')];
     NextArtifact => "next_artifact", TaskTab, "Select the next artifact", [ch('}')];
     PrevArtifact => "prev_artifact", TaskTab, "Select the previous artifact", [ch('{')];
@@ -268,6 +315,24 @@ actions! {
     HistoryPrev => "history_prev", Compose, "Recall the previous message (in an empty box)", [key(KeyCode::Up)];
     HistoryNext => "history_next", Compose, "Recall the next message (in an empty box)", [key(KeyCode::Down)];
     AttachFile => "attach_file", Compose, "Attach a file to the message", [ctrl('o')];
+    // Scrolling, shared by every pane (the line, page, top and end actions above belong here too)
+    HalfPageUp => "half_page_up", Scroll, "Scroll up half a page", [ctrl('u')];
+    HalfPageDown => "half_page_down", Scroll, "Scroll down half a page", [ctrl('d')];
+    // Confirmations
+    Confirm => "confirm", Dialog, "Yes: cancel the task, remove the agent or delete the task", [ch('y'), ch('Y'), key(KeyCode::Enter)];
+    // The authorization dialog (Esc, like later, leaves the task waiting)
+    ApproveConfigured => "approve_configured", Approval, "Approve with the agent's configured credential", [ch('a')];
+    ApproveDeviceFlow => "approve_device_flow", Approval, "Sign in with the OAuth 2.0 device flow the card declares, then approve", [ch('o')];
+    ApprovePaste => "approve_paste", Approval, "Approve with a token you paste (masked, never logged)", [ch('p')];
+    Deny => "deny", Approval, "Deny: cancel the task", [ch('d')];
+    Later => "later", Approval, "Later: leave the task waiting (A reopens the dialog)", [ch('l')];
+    // The save dialogs
+    ChoosePart => "choose_part", Save, "Save picker: choose the selected part ({ } jump between artifacts)", [key(KeyCode::Enter)];
+    ReplaceFile => "replace_file", Save, "Replace the existing file (not Enter, which may still be held from the name)", [ch('y'), ch('Y')];
+    // Help and the audit log (Esc and the key that opened them close them too)
+    CloseViewer => "close_viewer", Viewer, "Close the help screen or the audit log", [ch('q'), key(KeyCode::Enter)];
+    // One-line prompts and the palette (Esc cancels)
+    Accept => "accept", Prompt, "Accept what was typed; in the palette, run the selected action", [key(KeyCode::Enter)];
 }
 
 impl Action {
@@ -284,6 +349,11 @@ impl Action {
             .parse::<usize>()
             .ok()?;
         n.checked_sub(1)
+    }
+
+    /// One of the shared scrolling actions (line, half page, page, top, end).
+    pub fn is_scroll(self) -> bool {
+        self.context() == Context::Scroll
     }
 }
 
@@ -336,9 +406,14 @@ impl Keymap {
             let mut parsed = Vec::new();
             for s in strings {
                 let k = parse_key(s).map_err(|e| format!("keys.{name}: {e}"))?;
-                if action.context() == Context::Compose && k.is_plain_char() {
+                if action.context().types_text() && k.is_plain_char() {
+                    let place = if action.context() == Context::Compose {
+                        "the compose box"
+                    } else {
+                        "a prompt"
+                    };
                     return Err(format!(
-                        "keys.{name}: '{s}' is a plain character, which types text in the compose box; \
+                        "keys.{name}: '{s}' is a plain character, which types text in {place}; \
                          add Ctrl or Alt"
                     ));
                 }
@@ -363,7 +438,8 @@ impl Keymap {
         Keymap { keys, lookup }
     }
 
-    /// The action for a key press with `ctx` focused: `ctx`'s bindings first, then Global.
+    /// The action for a key press with the pane `ctx` focused: `ctx`'s bindings first, then the shared
+    /// scrolling keys (not while typing), then Global.
     pub fn action(&self, ctx: Context, key: &KeyEvent) -> Option<Action> {
         if key.kind == KeyEventKind::Release {
             return None;
@@ -372,10 +448,45 @@ impl Keymap {
         if let Some(a) = self.lookup.get(&(ctx, k)) {
             return Some(*a);
         }
-        if ctx == Context::Compose && k.is_plain_char() {
+        if ctx.types_text() && k.is_plain_char() {
             return None;
         }
+        if !ctx.types_text()
+            && let Some(a) = self.lookup.get(&(Context::Scroll, k))
+        {
+            return Some(*a);
+        }
         self.lookup.get(&(Context::Global, k)).copied()
+    }
+
+    /// The action for a key press in a modal of context `ctx`: its own bindings, then the shared scrolling
+    /// keys when `scrolls`, then Global (the modal decides which global actions it honours: Back, Quit …).
+    /// Where `ctx` types text, printable keys are never actions outside its own bindings.
+    pub fn modal_action(&self, ctx: Context, scrolls: bool, key: &KeyEvent) -> Option<Action> {
+        if key.kind == KeyEventKind::Release {
+            return None;
+        }
+        let k = KeyBinding::from_event(key);
+        if let Some(a) = self.lookup.get(&(ctx, k)) {
+            return Some(*a);
+        }
+        if ctx.types_text() && k.is_plain_char() {
+            return None;
+        }
+        if scrolls && let Some(a) = self.lookup.get(&(Context::Scroll, k)) {
+            return Some(*a);
+        }
+        self.lookup.get(&(Context::Global, k)).copied()
+    }
+
+    /// The action bound to the key in exactly `ctx`, with no fallback.
+    pub fn bound(&self, ctx: Context, key: &KeyEvent) -> Option<Action> {
+        if key.kind == KeyEventKind::Release {
+            return None;
+        }
+        self.lookup
+            .get(&(ctx, KeyBinding::from_event(key)))
+            .copied()
     }
 
     /// The keys bound to `a`, as display strings (`"Ctrl-P"`, `"Shift-Tab"`).
@@ -401,6 +512,39 @@ impl Keymap {
                 description: a.description(),
             })
             .collect()
+    }
+
+    /// The README's key table, from the live bindings: a heading per context saying where it applies, then one
+    /// row per action (keys, the name `[keys]` remaps, what it does). `readme_key_table_matches_keymap`
+    /// keeps the README's copy equal to it.
+    pub fn markdown_table(&self) -> String {
+        let cell = |s: &str| s.replace('|', "\\|");
+        let mut out = String::new();
+        for ctx in Context::ALL {
+            if !out.is_empty() {
+                out.push('\n');
+            }
+            out.push_str(&format!("**{}** — {}\n\n", ctx.title(), ctx.scope()));
+            out.push_str("| keys | action | what it does |\n|---|---|---|\n");
+            for a in ALL_ACTIONS.iter().filter(|a| a.context() == ctx) {
+                let keys: Vec<String> = self
+                    .keys_for(*a)
+                    .iter()
+                    .map(|k| format!("`{}`", cell(k)))
+                    .collect();
+                let keys = if keys.is_empty() {
+                    "(unbound)".to_string()
+                } else {
+                    keys.join(" ")
+                };
+                out.push_str(&format!(
+                    "| {keys} | `{}` | {} |\n",
+                    a.name(),
+                    cell(a.description())
+                ));
+            }
+        }
+        out
     }
 
     /// Every action, for the command palette.

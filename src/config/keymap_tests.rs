@@ -240,9 +240,17 @@ fn defaults_have_no_conflicts_and_do_not_shadow_globals() {
         .filter(|a| a.context() == Context::Global)
         .flat_map(|a| a.default_keys().iter().copied())
         .collect();
+    // The panes must not hide a global key. A modal may (the help's `q` closes it instead of quitting): there
+    // only Back and Quit's named keys reach the globals.
+    let panes = [
+        Context::AgentList,
+        Context::TaskTab,
+        Context::Compose,
+        Context::Scroll,
+    ];
     for a in Keymap::all_actions()
         .iter()
-        .filter(|a| a.context() != Context::Global)
+        .filter(|a| panes.contains(&a.context()))
     {
         for k in a.default_keys() {
             assert!(
@@ -251,7 +259,7 @@ fn defaults_have_no_conflicts_and_do_not_shadow_globals() {
                 format_key(k)
             );
         }
-        if a.context() == Context::Compose {
+        if a.context().types_text() {
             for k in a.default_keys() {
                 assert!(
                     !k.is_plain_char(),
@@ -519,4 +527,139 @@ fn help_rows_cover_every_action_once_grouped_by_context() {
         "rows are grouped Global, AgentList, TaskTab, Compose"
     );
     assert_eq!(rows[0].action, Action::Quit);
+}
+
+fn press(code: KeyCode) -> KeyEvent {
+    ev(code, KeyModifiers::NONE)
+}
+
+#[test]
+fn dialog_keys_are_actions_in_their_own_contexts() {
+    let km = Keymap::defaults();
+    let modal = |ctx, scrolls, code| km.modal_action(ctx, scrolls, &press(code));
+    assert_eq!(
+        modal(Context::Dialog, false, KeyCode::Char('y')),
+        Some(Action::Confirm)
+    );
+    assert_eq!(
+        modal(Context::Dialog, false, KeyCode::Enter),
+        Some(Action::Confirm)
+    );
+    assert_eq!(
+        modal(Context::Approval, true, KeyCode::Char('o')),
+        Some(Action::ApproveDeviceFlow)
+    );
+    assert_eq!(
+        modal(Context::Approval, true, KeyCode::Char('l')),
+        Some(Action::Later)
+    );
+    assert_eq!(
+        modal(Context::Save, false, KeyCode::Char('y')),
+        Some(Action::ReplaceFile)
+    );
+    assert_eq!(
+        modal(Context::Save, false, KeyCode::Enter),
+        Some(Action::ChoosePart),
+        "Enter chooses in the picker; it never replaces a file"
+    );
+    // Shared scrolling reaches every modal that scrolls, and Esc (back) every modal.
+    assert_eq!(
+        modal(Context::Viewer, true, KeyCode::PageDown),
+        Some(Action::PageDown)
+    );
+    assert_eq!(
+        modal(Context::Approval, true, KeyCode::Char('G')),
+        Some(Action::ScrollBottom)
+    );
+    assert_eq!(modal(Context::Dialog, false, KeyCode::Esc), Some(Action::Back));
+    // In the viewer `q` closes; in a prompt it is text.
+    assert_eq!(
+        modal(Context::Viewer, true, KeyCode::Char('q')),
+        Some(Action::CloseViewer)
+    );
+    assert_eq!(modal(Context::Prompt, true, KeyCode::Char('q')), None);
+    assert_eq!(modal(Context::Prompt, true, KeyCode::Char('j')), None);
+    assert_eq!(
+        modal(Context::Prompt, true, KeyCode::Down),
+        Some(Action::ScrollDown)
+    );
+}
+
+#[test]
+fn every_pane_reads_the_same_scroll_keys() {
+    let km = Keymap::defaults();
+    let cases = [
+        (ev(KeyCode::PageDown, KeyModifiers::NONE), Action::PageDown),
+        (ev(KeyCode::Char('f'), KeyModifiers::CONTROL), Action::PageDown),
+        (ev(KeyCode::Char(' '), KeyModifiers::NONE), Action::PageDown),
+        (ev(KeyCode::PageUp, KeyModifiers::NONE), Action::PageUp),
+        (ev(KeyCode::Char('b'), KeyModifiers::CONTROL), Action::PageUp),
+        (ev(KeyCode::Char('d'), KeyModifiers::CONTROL), Action::HalfPageDown),
+        (ev(KeyCode::Char('u'), KeyModifiers::CONTROL), Action::HalfPageUp),
+        (ev(KeyCode::Char('g'), KeyModifiers::NONE), Action::ScrollTop),
+        (ev(KeyCode::Home, KeyModifiers::NONE), Action::ScrollTop),
+        (ev(KeyCode::Char('G'), KeyModifiers::NONE), Action::ScrollBottom),
+        (ev(KeyCode::End, KeyModifiers::NONE), Action::ScrollBottom),
+    ];
+    for ctx in [Context::AgentList, Context::TaskTab] {
+        for (k, a) in &cases {
+            assert_eq!(km.action(ctx, k), Some(*a), "{ctx}: {k:?}");
+        }
+    }
+    // While typing they are the text box's (Space is a space).
+    assert_eq!(km.action(Context::Compose, &press(KeyCode::Char(' '))), None);
+    assert_eq!(km.action(Context::Compose, &press(KeyCode::Char('G'))), None);
+}
+
+#[test]
+fn remapping_a_dialog_key_works_in_the_dialog_and_conflicts_are_refused() {
+    let km = Keymap::with_overrides(&overrides(&[("deny", &["x"]), ("confirm", &["j"])])).unwrap();
+    assert_eq!(
+        km.modal_action(Context::Approval, true, &press(KeyCode::Char('x'))),
+        Some(Action::Deny)
+    );
+    assert_ne!(
+        km.modal_action(Context::Approval, true, &press(KeyCode::Char('d'))),
+        Some(Action::Deny),
+        "the old key no longer denies"
+    );
+    assert_eq!(
+        km.modal_action(Context::Dialog, false, &press(KeyCode::Char('j'))),
+        Some(Action::Confirm)
+    );
+    // Two actions of one dialog on one key: refused, naming both and the context.
+    let e = Keymap::with_overrides(&overrides(&[("deny", &["a"])])).unwrap_err();
+    assert!(e.contains("'approve_configured'") && e.contains("'deny'"), "{e}");
+    assert!(e.contains("Authorization"), "{e}");
+    // The same key in two contexts is fine: `y` replaces in Save and confirms in Dialog.
+    assert!(Keymap::with_overrides(&overrides(&[("replace_file", &["y"])])).is_ok());
+    // A prompt types: a printable key cannot accept it.
+    let e = Keymap::with_overrides(&overrides(&[("accept", &["a"])])).unwrap_err();
+    assert!(e.contains("types text in a prompt"), "{e}");
+    // The help and the README table follow the remap.
+    assert!(km.markdown_table().contains("| `x` | `deny` |"));
+}
+
+/// The README's table between its markers is the generated one; `UPDATE_README=1` rewrites it.
+#[test]
+fn readme_key_table_matches_keymap() {
+    const START: &str = "<!-- keys:start (generated from src/config/keymap.rs: UPDATE_README=1 cargo test --lib readme_key_table) -->\n";
+    const END: &str = "<!-- keys:end -->";
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/README.md");
+    let readme = std::fs::read_to_string(path).unwrap();
+    let table = Keymap::defaults().markdown_table();
+    let (Some(a), Some(b)) = (readme.find(START), readme.find(END)) else {
+        panic!("README.md lacks the key table markers {START:?} … {END:?}");
+    };
+    let current = &readme[a + START.len()..b];
+    let wanted = format!("\n{table}\n");
+    if current != wanted && std::env::var_os("UPDATE_README").is_some() {
+        let updated = format!("{}{START}{wanted}{}", &readme[..a], &readme[b..]);
+        std::fs::write(path, updated).unwrap();
+        return;
+    }
+    assert_eq!(
+        current, wanted,
+        "README.md's key table is out of date: run UPDATE_README=1 cargo test --lib readme_key_table"
+    );
 }

@@ -366,6 +366,8 @@ impl Runtime {
             .map_err(|e| format!("drawing failed: {e}"))?;
         let mut frame = terminal.get_frame();
         crate::ui::draw(&mut frame, app);
+        // What only the renderer can measure (wrapped pages), so the next scroll key stops at the last page.
+        app.measured = crate::ui::measure(app);
         let text = self
             .screen
             .as_ref()

@@ -64,13 +64,13 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
             },
             Reachability::Error(e) => ("✗", t.error, format!("error: {e}"), String::new()),
         };
-        let name: String = a.name().chars().take(inner_w.saturating_sub(2)).collect();
+        let name = ellipsize(&a.name(), inner_w.saturating_sub(2));
         let name_style = if selected { t.selection } else { t.text };
         lines.push(Line::from(vec![
             Span::styled(format!("{dot} "), dot_style),
             Span::styled(name, name_style),
         ]));
-        let detail: String = detail.chars().take(inner_w.saturating_sub(2)).collect();
+        let detail = ellipsize(&detail, inner_w.saturating_sub(2));
         let card_only = a.info().is_some_and(|i| i.selected().is_none());
         let detail_style = if matches!(a.state, Reachability::Error(_)) {
             t.error
@@ -85,13 +85,10 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
         ]));
         // Where this agent's credential goes: the origin the user configured, never one a card chose.
         if let Some(dest) = a.credential_destination() {
-            let dest: String = format!("key {dest}")
-                .chars()
-                .take(inner_w.saturating_sub(2))
-                .collect();
+            let dest = ellipsize(&format!("key {dest}"), inner_w.saturating_sub(2));
             lines.push(Line::from(vec![Span::raw("  "), Span::styled(dest, t.dim)]));
         }
-        let third: String = third.chars().take(inner_w.saturating_sub(2)).collect();
+        let third = ellipsize(&third, inner_w.saturating_sub(2));
         lines.push(Line::from(vec![
             Span::raw("  "),
             Span::styled(third, t.dim),
@@ -107,5 +104,43 @@ fn spoken(sel: &crate::remote::client::Selected) -> String {
     match crate::remote::client::major_minor(&card) {
         Some((maj, min)) if format!("{maj}.{min}") != label => format!("{card}→{label}"),
         _ => label.to_string(),
+    }
+}
+
+/// `s` cut to `width` display columns, ending in `…` when it was cut, so a long name says it goes on (wide
+/// characters count double; a cut never splits one).
+pub(super) fn ellipsize(s: &str, width: usize) -> String {
+    use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
+    if s.width() <= width {
+        return s.to_string();
+    }
+    let mut out = String::new();
+    let mut used = 0;
+    for c in s.chars() {
+        let w = c.width().unwrap_or(0);
+        if used + w + 1 > width {
+            break;
+        }
+        out.push(c);
+        used += w;
+    }
+    if width > 0 {
+        out.push('…');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ellipsize;
+
+    #[test]
+    fn long_names_end_in_an_ellipsis_within_the_width() {
+        assert_eq!(ellipsize("short", 10), "short");
+        assert_eq!(ellipsize("exactly-10", 10), "exactly-10");
+        assert_eq!(ellipsize("a-very-long-agent-name", 10), "a-very-lo…");
+        // Wide characters take two columns: the cut lands before one that would not fit.
+        assert_eq!(ellipsize("日本語のエージェント", 7), "日本語…");
+        assert_eq!(ellipsize("abc", 0), "");
     }
 }

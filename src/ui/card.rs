@@ -360,13 +360,23 @@ pub fn draw_card(f: &mut Frame, app: &App, area: Rect) {
         format!(" Card · {name} ")
     };
     let block = frame_block(app, title);
+    let inner = block.inner(area);
     // Wrapped here rather than by the paragraph, so every row of a remote field keeps its bar.
-    let lines = wrap_all(card_lines(app), block.inner(area).width as usize);
-    let max = lines.len().saturating_sub(1);
-    let p = Paragraph::new(lines)
-        .block(block)
-        .scroll((app.card_scroll.min(max) as u16, 0));
+    let lines = wrap_all(card_lines(app), inner.width as usize);
+    // Never past the last page: the end of the card stays at the bottom of the pane.
+    let max = lines.len().saturating_sub(inner.height as usize);
+    let top = u16::try_from(app.card_scroll.min(max)).unwrap_or(u16::MAX);
+    let p = Paragraph::new(lines).block(block).scroll((top, 0));
     f.render_widget(p, area);
+}
+
+/// Rows the card page takes at the pane's width and rows the pane shows (for `update` to clamp its scroll).
+pub fn card_extent(app: &App, area: Rect) -> crate::app::scroll::Extent {
+    let inner = Block::default().borders(Borders::ALL).inner(area);
+    crate::app::scroll::Extent {
+        content: wrap_all(card_lines(app), inner.width as usize).len(),
+        height: inner.height.max(1) as usize,
+    }
 }
 
 pub fn draw_skills(f: &mut Frame, app: &App, area: Rect) {

@@ -20,9 +20,24 @@ use ratatui::widgets::{Paragraph, Wrap};
 use crate::app::layout;
 use crate::app::state::{App, View};
 use crate::app::task::Badge;
+use crate::config::keymap::Action;
 use crate::config::theme::Theme;
 
 pub use tab::visible_rows;
+
+/// What `update` needs from this frame to clamp scrolling where only the renderer knows a pane's length (the
+/// runtime stores it in `App::measured` after each frame; see `app::scroll::Measured`).
+pub fn measure(app: &App) -> crate::app::scroll::Measured {
+    let size = Rect::new(0, 0, app.size.0, app.size.1);
+    if layout::too_small(size) {
+        return crate::app::scroll::Measured::default();
+    }
+    let areas = layout::areas(size);
+    crate::app::scroll::Measured {
+        card: (app.view == View::Card).then(|| card::card_extent(app, areas.main)),
+        approval: overlay::approval_extent(app, size),
+    }
+}
 
 pub fn draw(f: &mut Frame, app: &App) {
     let size = f.area();
@@ -103,8 +118,25 @@ fn tab_bar(f: &mut Frame, app: &App, area: Rect) {
     f.render_widget(Paragraph::new(Line::from(spans)), area);
 }
 
+/// The keyboard's mode, first on the status bar: typing into the compose box (and how to leave it), or
+/// command keys. Readable without colour, since the word itself changes.
+fn mode_marker(app: &App) -> Span<'static> {
+    let keys = |a: Action| app.keymap.keys_for(a).first().cloned().unwrap_or_default();
+    if app.focus == crate::app::state::Focus::Compose
+        && let Some(t) = app.active_tab()
+    {
+        let agent: String = t.agent_name.chars().take(24).collect();
+        Span::styled(
+            format!(" TYPING → {agent} · {} to leave ", keys(Action::Back)),
+            app.theme.selection,
+        )
+    } else {
+        Span::styled(" KEYS ", app.theme.tab_active)
+    }
+}
+
 fn status_bar(f: &mut Frame, app: &App, area: Rect) {
-    let mut spans = Vec::new();
+    let mut spans = vec![mode_marker(app), Span::raw(" ")];
     let waiting = app.waiting_elsewhere();
     if waiting > 0 {
         spans.push(Span::styled(

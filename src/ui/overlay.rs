@@ -5,8 +5,10 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
 
+use crate::app::help::{self, HelpLine, Note};
+use crate::app::scroll::viewer_area;
 use crate::app::state::{App, Overlay};
-use crate::config::keymap::palette_matches;
+use crate::config::keymap::{Action, palette_matches};
 
 /// The most rows the agent's own message takes in the approval dialog (it scrolls inside them).
 const APPROVAL_MESSAGE_ROWS: u16 = crate::app::update::APPROVAL_PAGE;
@@ -31,50 +33,101 @@ pub(super) fn boxed<'a>(app: &App, title: &str) -> Block<'a> {
         .border_style(app.theme.border_focus)
 }
 
+/// An action's keys as the dialogs name them (`y / Y / Enter`), or `fallback` when the user unbound it.
+pub(super) fn keys_or(app: &App, a: Action, fallback: &str) -> String {
+    let keys = app.keymap.keys_for(a);
+    if keys.is_empty() {
+        format!("({fallback} unbound)")
+    } else {
+        keys.join(" / ")
+    }
+}
+
+/// A choice's key in a dialog's list (`a`; `a/x` when remapped to several).
+fn choice(app: &App, a: Action) -> String {
+    let keys = app.keymap.keys_for(a);
+    if keys.is_empty() {
+        "—".into()
+    } else {
+        keys.join("/")
+    }
+}
+
+/// ` · rows 11–40 of 120` when the text does not fit, else nothing.
+fn position(start: usize, visible: usize, total: usize) -> String {
+    if total <= visible {
+        return String::new();
+    }
+    format!(
+        " · rows {}–{} of {total}",
+        start + 1,
+        (start + visible).min(total)
+    )
+}
+
+/// The help screen: the whole terminal but a margin, the page laid out at its width (see `app::help`).
+fn help(f: &mut Frame, app: &App, scroll: usize, area: Rect) {
+    let t = &app.theme;
+    let r = viewer_area(area);
+    let inner_w = r.width.saturating_sub(2) as usize;
+    let visible = r.height.saturating_sub(2) as usize;
+    let page = help::page(app, inner_w);
+    let total = page.lines.len();
+    let start = scroll.min(total.saturating_sub(visible));
+    let pad = |s: &str, w: usize| {
+        let fill = w.saturating_sub(unicode_width::UnicodeWidthStr::width(s));
+        format!("{s}{}", " ".repeat(fill))
+    };
+    let lines: Vec<Line> = page
+        .lines
+        .iter()
+        .skip(start)
+        .take(visible)
+        .map(|l| match l {
+            HelpLine::Heading { title, scope } => Line::from(vec![
+                Span::styled(title.to_string(), t.title),
+                Span::styled(format!(" — {scope}"), t.dim),
+            ]),
+            HelpLine::Row { keys, name, text } => {
+                let mut spans = vec![
+                    Span::raw("  "),
+                    Span::styled(pad(keys, page.key_width), t.accent),
+                    Span::raw("  "),
+                ];
+                if page.name_width > 0 {
+                    spans.push(Span::styled(pad(name, page.name_width), t.dim));
+                    spans.push(Span::raw("  "));
+                }
+                spans.push(Span::styled(text.clone(), t.text));
+                Line::from(spans)
+            }
+            HelpLine::Blank => Line::default(),
+            HelpLine::Note(text, kind) => Line::styled(
+                text.clone(),
+                match kind {
+                    Note::Plain => t.dim,
+                    Note::Remote => t.remote_label,
+                    Note::Flag => t.flag,
+                },
+            ),
+        })
+        .collect();
+    let title = format!(
+        "Help{} · {} or Esc closes",
+        position(start, visible, total),
+        keys_or(app, Action::CloseViewer, "q")
+    );
+    f.render_widget(Clear, r);
+    f.render_widget(Paragraph::new(lines).block(boxed(app, &title)), r);
+}
+
 pub fn draw(f: &mut Frame, app: &App, area: Rect) {
     let Some(overlay) = &app.overlay else {
         return;
     };
     let t = &app.theme;
     match overlay {
-        Overlay::Help { scroll } => {
-            let r = centered(area, 84, area.height.saturating_sub(4));
-            let mut lines = vec![
-                Line::styled("Keys (remap them under [keys] in the config file)", t.dim),
-                Line::default(),
-            ];
-            let mut last = None;
-            for row in app.keymap.help_rows() {
-                if last != Some(row.context) {
-                    lines.push(Line::styled(row.context.title().to_string(), t.title));
-                    last = Some(row.context);
-                }
-                lines.push(Line::from(vec![
-                    Span::styled(format!("  {:<18}", row.keys.join(", ")), t.accent),
-                    Span::styled(format!("{:<18}", row.name), t.text),
-                    Span::styled(row.description.to_string(), t.dim),
-                ]));
-            }
-            lines.push(Line::default());
-            lines.push(Line::styled("Remote text is shown after ▍ in its own style, labelled with agent, task and field.", t.remote_label));
-            lines.push(Line::styled(
-                "⚠ marks text that looks like prompt injection, spoofing or hidden characters.",
-                t.flag,
-            ));
-            if let Some(p) = &app.log_path {
-                lines.push(Line::styled(format!("Log file: {p}"), t.dim));
-            }
-            if let Some(p) = &app.config_path {
-                lines.push(Line::styled(format!("Config file: {}", p.display()), t.dim));
-            }
-            f.render_widget(Clear, r);
-            f.render_widget(
-                Paragraph::new(lines)
-                    .block(boxed(app, "Help · Esc closes"))
-                    .scroll((*scroll as u16, 0)),
-                r,
-            );
-        }
+        Overlay::Help { scroll } => help(f, app, *scroll, area),
         Overlay::Palette { query, selected } => {
             let r = centered(area, 70, 16);
             let matches = palette_matches(query);
@@ -115,7 +168,10 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
                 Paragraph::new(vec![
                     Line::styled(format!("Cancel task {what}?"), t.warning),
                     Line::styled(
-                        "y / Enter: cancel it · any other key: keep it running",
+                        format!(
+                            "{}: cancel it · any other key: keep it running",
+                            keys_or(app, Action::Confirm, "y")
+                        ),
                         t.dim,
                     ),
                 ])
@@ -190,13 +246,10 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
             f.render_widget(Paragraph::new(lines).block(boxed(app, "Sign in")), r);
         }
         Overlay::Audit { lines, scroll } => {
-            let r = centered(
-                area,
-                area.width.saturating_sub(4),
-                area.height.saturating_sub(4),
-            );
+            let r = viewer_area(area);
             let visible = r.height.saturating_sub(2) as usize;
-            let start = scroll.saturating_sub(visible.saturating_sub(1));
+            // `scroll` is the first row shown; never past the last page.
+            let start = (*scroll).min(lines.len().saturating_sub(visible));
             let shown: Vec<Line> = if lines.is_empty() {
                 vec![Line::styled("The audit log is empty.", t.dim)]
             } else {
@@ -207,13 +260,15 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
                     .map(|l| Line::styled(l.clone(), t.text))
                     .collect()
             };
+            let close = keys_or(app, Action::CloseViewer, "q");
             f.render_widget(Clear, r);
             f.render_widget(
                 Paragraph::new(shown).block(boxed(
                     app,
                     &format!(
-                        "Audit log · {} entries · Esc closes · also `a2a-console audit`",
-                        lines.len()
+                        "Audit log · {} entries{} · {close} or Esc closes · also `a2a-console audit`",
+                        lines.len(),
+                        position(start, visible, lines.len()),
                     ),
                 )),
                 r,
@@ -226,7 +281,10 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
             f.render_widget(
                 Paragraph::new(vec![
                     Line::styled(format!("Remove agent {name} (and its tabs) from the console and the config file?"), t.warning),
-                    Line::styled("y / Enter: remove · any other key: keep", t.dim),
+                    Line::styled(
+                        format!("{}: remove · any other key: keep", keys_or(app, Action::Confirm, "y")),
+                        t.dim,
+                    ),
                 ])
                 .block(boxed(app, "Confirm"))
                 .wrap(Wrap { trim: true }),
@@ -246,7 +304,10 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
                         format!("Delete task {what} from the local store and close its tab? The agent keeps it."),
                         t.warning,
                     ),
-                    Line::styled("y / Enter: delete · any other key: keep", t.dim),
+                    Line::styled(
+                        format!("{}: delete · any other key: keep", keys_or(app, Action::Confirm, "y")),
+                        t.dim,
+                    ),
                 ])
                 .block(boxed(app, "Confirm"))
                 .wrap(Wrap { trim: true }),
@@ -269,6 +330,43 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
             f.render_widget(&input, r);
         }
     }
+}
+
+/// The agent's own message in the approval dialog, as remote text.
+fn approval_message(app: &App, tb: &crate::app::task::TaskTab) -> Vec<Line<'static>> {
+    let t = &app.theme;
+    match tb.log.status_message.as_ref() {
+        Some(m) => {
+            let text = crate::trust::sanitize::Untrusted::new(
+                &crate::remote::message::parts_text(&m.parts),
+                crate::trust::sanitize::Provenance {
+                    agent: tb.agent_name.as_str().into(),
+                    task: tb.task_id_shown().map(Into::into),
+                    field: "auth-required status message".into(),
+                },
+            );
+            super::remote::block(t, &text)
+        }
+        None => vec![Line::styled("  (no message)", t.dim)],
+    }
+}
+
+/// Width of the approval dialog's text at a terminal width.
+fn approval_inner(area: Rect) -> usize {
+    area.width.saturating_sub(4).min(110).saturating_sub(2).max(1) as usize
+}
+
+/// Rows of the approval dialog's message and rows its box shows, for `update` to clamp the scroll.
+pub fn approval_extent(app: &App, area: Rect) -> Option<crate::app::scroll::Extent> {
+    let Some(Overlay::Approval { tab, .. }) = &app.overlay else {
+        return None;
+    };
+    let tb = app.tab(*tab)?;
+    let rows = super::wrap::wrap_all(approval_message(app, tb), approval_inner(area)).len();
+    Some(crate::app::scroll::Extent {
+        content: rows,
+        height: rows.min(usize::from(APPROVAL_MESSAGE_ROWS)),
+    })
 }
 
 /// The auth-required approval: who asks, what they said (untrusted), what the card declares, and exactly what
@@ -298,20 +396,7 @@ fn approval(f: &mut Frame, app: &App, tab: crate::app::task::TabId, scroll: u16,
             ),
         ]),
     ];
-    let message: Vec<Line<'static>> = match tb.log.status_message.as_ref() {
-        Some(m) => {
-            let text = crate::trust::sanitize::Untrusted::new(
-                &crate::remote::message::parts_text(&m.parts),
-                crate::trust::sanitize::Provenance {
-                    agent: tb.agent_name.as_str().into(),
-                    task: tb.task_id_shown().map(Into::into),
-                    field: "auth-required status message".into(),
-                },
-            );
-            super::remote::block(t, &text)
-        }
-        None => vec![Line::styled("  (no message)", t.dim)],
-    };
+    let message = approval_message(app, tb);
     let mut lines = Vec::new();
     lines.push(Line::default());
     lines.push(Line::styled("Security the card declares:", t.title));
@@ -392,11 +477,14 @@ fn approval(f: &mut Frame, app: &App, tab: crate::app::task::TabId, scroll: u16,
     send.push(Line::default());
     match &configured {
         Some(c) => send.push(Line::from(vec![
-            Span::styled("  a ", t.accent),
+            Span::styled(format!("  {} ", choice(app, Action::ApproveConfigured)), t.accent),
             Span::styled(format!("approve with the {c} → {origin_text}"), t.text),
         ])),
         None => send.push(Line::styled(
-            "  a  (no credential configured for this agent)",
+            format!(
+                "  {}  (no credential configured for this agent)",
+                choice(app, Action::ApproveConfigured)
+            ),
             t.dim,
         )),
     }
@@ -407,7 +495,7 @@ fn approval(f: &mut Frame, app: &App, tab: crate::app::task::TabId, scroll: u16,
     });
     if device_flow {
         send.push(Line::from(vec![
-            Span::styled("  o ", t.accent),
+            Span::styled(format!("  {} ", choice(app, Action::ApproveDeviceFlow)), t.accent),
             Span::styled(
                 format!("sign in with the OAuth 2.0 device flow the card declares, then approve with that token → {origin_text}"),
                 t.text,
@@ -415,18 +503,18 @@ fn approval(f: &mut Frame, app: &App, tab: crate::app::task::TabId, scroll: u16,
         ]));
     }
     send.push(Line::from(vec![
-        Span::styled("  p ", t.accent),
+        Span::styled(format!("  {} ", choice(app, Action::ApprovePaste)), t.accent),
         Span::styled(
             format!("approve with a token you paste (masked, never logged) → {origin_text}"),
             t.text,
         ),
     ]));
     send.push(Line::from(vec![
-        Span::styled("  d ", t.accent),
+        Span::styled(format!("  {} ", choice(app, Action::Deny)), t.accent),
         Span::styled("deny: cancel the task", t.text),
     ]));
     send.push(Line::from(vec![
-        Span::styled("  l ", t.accent),
+        Span::styled(format!("  {} ", choice(app, Action::Later)), t.accent),
         Span::styled("later: leave it waiting (A reopens this)", t.text),
     ]));
     send.push(Line::styled(
@@ -435,7 +523,7 @@ fn approval(f: &mut Frame, app: &App, tab: crate::app::task::TabId, scroll: u16,
     ));
     // Wrapped here, not by the paragraph, so every row of the agent's message keeps its bar.
     let w = area.width.saturating_sub(4).min(110);
-    let inner = w.saturating_sub(2).max(1) as usize;
+    let inner = approval_inner(area);
     let wrap = |ls: Vec<Line<'static>>| super::wrap::wrap_all(ls, inner);
     let rows = |ls: &[Line<'_>]| u16::try_from(ls.len()).unwrap_or(u16::MAX);
     let (header, message, send) = (wrap(header), wrap(message), wrap(send));

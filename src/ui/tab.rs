@@ -325,11 +325,28 @@ pub fn draw(f: &mut Frame, app: &App, t: &TaskTab, area: Rect) {
     } else {
         ""
     };
+    // Says whether keys type here, and how to change that (the status bar says it too).
+    let key = |a: crate::config::keymap::Action| {
+        app.keymap
+            .keys_for(a)
+            .first()
+            .cloned()
+            .unwrap_or_else(|| a.name().to_string())
+    };
+    let how = if app.focus == Focus::Compose {
+        format!(
+            " · typing · {} sends · {} leaves",
+            key(crate::config::keymap::Action::Send),
+            key(crate::config::keymap::Action::Back)
+        )
+    } else {
+        format!(" · {} to write", key(crate::config::keymap::Action::Compose))
+    };
     compose.set_block(
         Block::default()
             .borders(Borders::ALL)
             .title(Span::styled(
-                format!(" Message → {}{attach}{hint} ", t.agent_name),
+                format!(" Message → {}{how}{attach}{hint} ", t.agent_name),
                 theme.title,
             ))
             .border_style(if app.focus == Focus::Compose {

@@ -4,6 +4,7 @@
 use ratatui_textarea::TextArea;
 
 use crate::app::layout;
+use crate::app::scroll::{cursor, offset};
 use crate::app::msg::Effect;
 use crate::app::state::{
     AgentId, AgentOrigin, App, Focus, Overlay, PromptKind, Reachability, View,
@@ -198,14 +199,7 @@ pub fn run_action(app: &mut App, a: Action) -> Vec<Effect> {
             vec![]
         }
         Action::Up | Action::Down => {
-            scroll(
-                app,
-                if a == Action::Up {
-                    Action::ScrollUp
-                } else {
-                    Action::ScrollDown
-                },
-            );
+            scroll(app, a);
             vec![]
         }
         Action::NextArtifact | Action::PrevArtifact => {
@@ -224,7 +218,10 @@ pub fn run_action(app: &mut App, a: Action) -> Vec<Effect> {
             if let Some((v, _)) = items.get(next) {
                 match *v {
                     View::Tab(id) => show_tab(app, id),
-                    other => app.view = other,
+                    other => {
+                        app.view = other;
+                        app.focus = Focus::Main;
+                    }
                 }
             }
             vec![]
@@ -246,9 +243,8 @@ pub fn run_action(app: &mut App, a: Action) -> Vec<Effect> {
                     .last()
                     .map(|t| View::Tab(t.id))
                     .unwrap_or(View::Card);
-                if app.focus == Focus::Compose && !matches!(app.view, View::Tab(_)) {
-                    app.focus = Focus::Agents;
-                }
+                // The tab (or page) that takes its place has command keys live.
+                app.focus = Focus::Main;
             }
             fx
         }
@@ -332,12 +328,29 @@ pub fn run_action(app: &mut App, a: Action) -> Vec<Effect> {
         | Action::ScrollDown
         | Action::PageUp
         | Action::PageDown
+        | Action::HalfPageUp
+        | Action::HalfPageDown
         | Action::ScrollTop
         | Action::ScrollBottom => {
-            scroll(app, a);
+            if app.overlay.is_some() {
+                super::overlay::scroll_overlay(app, a);
+            } else {
+                scroll(app, a);
+            }
             vec![]
         }
         Action::Send | Action::Newline | Action::HistoryPrev | Action::HistoryNext => vec![],
+        // The modals' own actions act only inside their modal (the palette has nothing to answer).
+        Action::Confirm
+        | Action::ApproveConfigured
+        | Action::ApproveDeviceFlow
+        | Action::ApprovePaste
+        | Action::Deny
+        | Action::Later
+        | Action::ChoosePart
+        | Action::ReplaceFile
+        | Action::CloseViewer
+        | Action::Accept => vec![],
         Action::FoldJson => {
             fold_json(app);
             vec![]
@@ -345,12 +358,15 @@ pub fn run_action(app: &mut App, a: Action) -> Vec<Effect> {
     }
 }
 
+/// Put a tab on screen with command keys live: focus on its transcript, never in the compose box, so the key
+/// after a navigation (`]`, `b`, `/` …) acts instead of becoming message text. Typing starts with `i`/Enter
+/// or a click in the box.
 pub(super) fn show_tab(app: &mut App, id: TabId) {
     app.view = View::Tab(id);
     if let Some(t) = app.tab_mut(id) {
         t.attention = false;
     }
-    app.focus = Focus::Compose;
+    app.focus = Focus::Main;
 }
 
 /// Open a new conversation tab on the selected agent, optionally with text in the compose box.
@@ -365,6 +381,8 @@ pub fn open_tab(app: &mut App, text: Option<&str>) -> Option<TabId> {
         t.compose.insert_str(text);
     }
     show_tab(app, id);
+    // A new tab (`n`, a skill's example) is opened to write in: the one navigation that focuses the box.
+    app.focus = Focus::Compose;
     Some(id)
 }
 
@@ -400,23 +418,23 @@ pub(super) fn use_example(app: &mut App) -> Vec<Effect> {
     vec![]
 }
 
+/// The shared scroll actions on the focused pane: the agent list, skill examples, board and split move their
+/// cursor; the card page and the transcript move their view. Everything stops at its last page.
 pub(super) fn scroll(app: &mut App, a: Action) {
-    let page = app.size.1.saturating_sub(8).max(1) as usize;
+    let areas = layout::areas(ratatui::layout::Rect::new(0, 0, app.size.0, app.size.1));
+    // Rows inside the main pane's border.
+    let page = usize::from(areas.main.height.saturating_sub(2)).max(1);
     match (app.focus, app.view) {
         (Focus::Agents, _) => {
             let n = app.agents.len();
-            if n == 0 {
-                return;
+            // Each agent takes three rows of the list.
+            let agents_page = (usize::from(areas.agents.height.saturating_sub(2)) / 3).max(1);
+            let next = cursor(app.selected_agent, a, agents_page, n);
+            if next != app.selected_agent {
+                app.selected_agent = next;
+                app.card_scroll = 0;
+                app.selected_skill = 0;
             }
-            app.selected_agent = match a {
-                Action::ScrollUp => app.selected_agent.saturating_sub(1),
-                Action::ScrollDown => (app.selected_agent + 1).min(n - 1),
-                Action::ScrollTop => 0,
-                Action::ScrollBottom => n - 1,
-                _ => app.selected_agent,
-            };
-            app.card_scroll = 0;
-            app.selected_skill = 0;
         }
         (_, View::Skills) => {
             let n: usize = app
@@ -424,19 +442,16 @@ pub(super) fn scroll(app: &mut App, a: Action) {
                 .and_then(|e| e.info())
                 .map(|i| i.skills.iter().map(|s| s.examples.len()).sum())
                 .unwrap_or(0);
-            if n == 0 {
-                return;
-            }
-            app.selected_skill = match a {
-                Action::ScrollUp => app.selected_skill.saturating_sub(1),
-                Action::ScrollDown => (app.selected_skill + 1).min(n - 1),
-                Action::ScrollTop => 0,
-                Action::ScrollBottom => n - 1,
-                _ => app.selected_skill,
-            };
+            app.selected_skill = cursor(app.selected_skill, a, page, n);
         }
         (_, View::Card) => {
-            app.card_scroll = step(app.card_scroll, a, page, usize::MAX / 2);
+            // Until a frame measured the page (its length comes from wrapping at the pane's width), the
+            // renderer clamps on its own.
+            let (page, max) = app
+                .measured
+                .card
+                .map_or((page, usize::MAX / 2), |e| (e.page(), e.last_page()));
+            app.card_scroll = offset(app.card_scroll, a, page, max);
         }
         (_, View::Board | View::Split) => {
             let n = if app.view == View::Board {
@@ -444,32 +459,20 @@ pub(super) fn scroll(app: &mut App, a: Action) {
             } else {
                 crate::app::board::split_tabs(app).len()
             };
-            let max = n.saturating_sub(1);
-            app.board.selected = step(app.board.selected, a, page, max).min(max);
+            app.board.selected = cursor(app.board.selected, a, page, n);
         }
         (_, View::Tab(_)) => {
             let Some(t) = app.active_tab_mut() else {
                 return;
             };
             // Scrolling is in transcript lines; `None` means "follow the end". The renderer clamps.
-            let current = t.scroll.unwrap_or(usize::MAX / 2);
+            let total = t.total_lines();
+            let current = t.scroll.unwrap_or(total.saturating_sub(page));
             t.scroll = match a {
                 Action::ScrollBottom => None,
-                _ => Some(step(current, a, page, usize::MAX / 2)),
+                _ => Some(offset(current, a, page, total.saturating_sub(1))),
             };
         }
-    }
-}
-
-pub(super) fn step(v: usize, a: Action, page: usize, max: usize) -> usize {
-    match a {
-        Action::ScrollUp => v.saturating_sub(1),
-        Action::ScrollDown => v.saturating_add(1).min(max),
-        Action::PageUp => v.saturating_sub(page),
-        Action::PageDown => v.saturating_add(page).min(max),
-        Action::ScrollTop => 0,
-        Action::ScrollBottom => max,
-        _ => v,
     }
 }
 

@@ -1,11 +1,12 @@
 //! The approval modal: its keys, the masked credential input, and sending the approval.
 
-use crossterm::event::{KeyCode, KeyEvent};
+use crossterm::event::KeyEvent;
 use ratatui_textarea::TextArea;
 
 use crate::app::msg::{ApprovalCredential, Effect};
 use crate::app::state::{App, Overlay, PromptKind};
 use crate::app::task::{Link, TabId};
+use crate::config::keymap::{Action, Context};
 
 /// Rows PgUp / PgDn move the agent's message in the approval dialog (its box is at most this tall).
 pub const APPROVAL_PAGE: u16 = 6;
@@ -22,35 +23,30 @@ pub(super) fn approval_key(app: &mut App, tab: TabId, scroll: u16, k: KeyEvent) 
         t.log.context_id.as_deref().unwrap_or("")
     );
     let has_configured = app.agent(t.agent).is_some_and(|a| a.target.auth.is_some());
-    // The agent's message scrolls inside its own box (the view clamps the offset to what there is).
-    let scrolled = match k.code {
-        KeyCode::Char('j') | KeyCode::Down => Some(scroll.saturating_add(1)),
-        KeyCode::Char('k') | KeyCode::Up => Some(scroll.saturating_sub(1)),
-        KeyCode::PageDown | KeyCode::Char(' ') => Some(scroll.saturating_add(APPROVAL_PAGE)),
-        KeyCode::PageUp => Some(scroll.saturating_sub(APPROVAL_PAGE)),
-        KeyCode::Home | KeyCode::Char('g') => Some(0),
-        _ => None,
-    };
-    if let Some(scroll) = scrolled {
+    // The agent's message scrolls inside its own box, with the keys every pane scrolls with.
+    let action = app.keymap.modal_action(Context::Approval, true, &k);
+    if let Some(a) = action.filter(|a| a.is_scroll()) {
         app.overlay = Some(Overlay::Approval { tab, scroll });
+        super::overlay::scroll_overlay(app, a);
         return vec![];
     }
-    match k.code {
-        KeyCode::Char('a') if has_configured => approve(
+    match action {
+        Some(Action::ApproveConfigured) if has_configured => approve(
             app,
             tab,
             ApprovalCredential::Configured,
             "configured credential",
         ),
-        KeyCode::Char('a') => {
+        Some(Action::ApproveConfigured) => {
             app.overlay = Some(Overlay::Approval { tab, scroll });
+            let paste = app.keymap.keys_for(Action::ApprovePaste).join("/");
             app.set_status(
-                "no credential is configured for this agent: press p to paste a token",
+                format!("no credential is configured for this agent: press {paste} to paste a token"),
                 true,
             );
             vec![]
         }
-        KeyCode::Char('o') => {
+        Some(Action::ApproveDeviceFlow) => {
             let card = app
                 .agent(t.agent)
                 .and_then(|a| a.info())
@@ -93,14 +89,14 @@ pub(super) fn approval_key(app: &mut App, tab: TabId, scroll: u16, k: KeyEvent) 
                 }
             }
         }
-        KeyCode::Char('p') => {
+        Some(Action::ApprovePaste) => {
             app.overlay = Some(Overlay::Prompt {
                 kind: PromptKind::ApprovalToken(tab),
                 input: Box::new(masked_input()),
             });
             vec![]
         }
-        KeyCode::Char('d') => {
+        Some(Action::Deny) => {
             let task_id = t.log.task_id.clone().unwrap_or_default();
             let agent = t.agent;
             if let Some(t) = app.tab_mut(tab) {
@@ -118,7 +114,8 @@ pub(super) fn approval_key(app: &mut App, tab: TabId, scroll: u16, k: KeyEvent) 
                 },
             ]
         }
-        KeyCode::Char('l') | KeyCode::Esc => {
+        // Esc (back) leaves it for later too: closing the dialog decides nothing.
+        Some(Action::Later | Action::Back) => {
             if let Some(t) = app.tab_mut(tab) {
                 t.note(
                     "authorization left for later; the task keeps waiting (A to review)",
@@ -131,7 +128,7 @@ pub(super) fn approval_key(app: &mut App, tab: TabId, scroll: u16, k: KeyEvent) 
             }]
         }
         _ => {
-            app.overlay = Some(Overlay::Approval { tab, scroll: 0 });
+            app.overlay = Some(Overlay::Approval { tab, scroll });
             vec![]
         }
     }

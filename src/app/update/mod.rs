@@ -133,7 +133,9 @@ fn dispatch(app: &mut App, msg: Msg) -> Vec<Effect> {
         Msg::AuditLoaded(result) => {
             match result {
                 Ok(lines) => {
-                    let scroll = lines.len().saturating_sub(1);
+                    // Newest last: it opens on the last page.
+                    let rows = crate::app::scroll::viewer_rows(app.size);
+                    let scroll = lines.len().saturating_sub(rows);
                     app.overlay = Some(Overlay::Audit { lines, scroll });
                 }
                 Err(e) => app.set_status(e, true),

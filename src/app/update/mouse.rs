@@ -9,8 +9,20 @@ use crate::app::msg::Effect;
 use crate::app::state::{App, Focus, View};
 use crate::config::keymap::Action;
 
+/// Lines one notch of the wheel scrolls.
+const WHEEL_LINES: usize = 3;
+
 pub(super) fn mouse(app: &mut App, m: MouseEvent) -> Vec<Effect> {
     if app.overlay.is_some() {
+        // The wheel scrolls the open modal (help, audit log, approval message, pickers) like its keys do.
+        let a = match m.kind {
+            MouseEventKind::ScrollUp => Action::ScrollUp,
+            MouseEventKind::ScrollDown => Action::ScrollDown,
+            _ => return vec![],
+        };
+        for _ in 0..WHEEL_LINES {
+            super::overlay::scroll_overlay(app, a);
+        }
         return vec![];
     }
     let size = Rect::new(0, 0, app.size.0, app.size.1);
@@ -67,7 +79,7 @@ pub(super) fn mouse(app: &mut App, m: MouseEvent) -> Vec<Effect> {
             } else {
                 Focus::Main
             };
-            for _ in 0..3 {
+            for _ in 0..WHEEL_LINES {
                 scroll(app, a);
             }
             app.focus = saved;

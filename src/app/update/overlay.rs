@@ -1,75 +1,140 @@
-//! Keys in the modals (help, palette, confirmations, prompts, viewers) and what a finished prompt does.
+//! Keys in the modals (help, palette, confirmations, prompts, viewers), read through the keymap's modal
+//! contexts so help lists them and `[keys]` remaps them, and what a finished prompt does.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use super::actions::{remove_agent, run_action};
-use super::approval::{approval_key, approve};
+use super::approval::{APPROVAL_PAGE, approval_key, approve};
 use super::remote::parse_import_filter;
+use crate::app::help;
 use crate::app::msg::{ApprovalCredential, Effect};
+use crate::app::save::choices;
+use crate::app::scroll::{Extent, cursor, offset};
 use crate::app::state::{AgentOrigin, App, Focus, Overlay, PromptKind, View};
 use crate::app::task::TabId;
-use crate::config::keymap::palette_matches;
+use crate::config::keymap::{Action, Context, KeyBinding, palette_matches};
 use crate::remote::agent::AgentTarget;
 
 pub(super) fn overlay_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
     let Some(overlay) = app.overlay.take() else {
         return vec![];
     };
-    let ctrl_c = k.code == KeyCode::Char('c') && k.modifiers.contains(KeyModifiers::CONTROL);
-    if ctrl_c {
+    // Quit's keys with Ctrl/Alt or a name (Ctrl-C) work in every modal; a plain `q` is the modal's own key,
+    // or text in a prompt.
+    if !KeyBinding::from_event(&k).is_plain_char()
+        && app.keymap.bound(Context::Global, &k) == Some(Action::Quit)
+    {
         app.quit = true;
         return vec![Effect::Quit];
     }
-    // Closing an approval or a sign-in returns to the tab with command keys live, never to the compose box:
-    // the tab's note says "press A to review", and an `A`, a `p` and a pasted token typed into the compose box
-    // would be sent to the agent as a message.
-    let authorizing = matches!(
+    // Whatever a modal was, closing it returns to command keys, never to the compose box: a key meant for the
+    // console (an `A`, a `p`, a pasted token) must not become a message to the agent. The attach-file prompt
+    // is opened from the box while writing, and goes back to it.
+    let attaching = matches!(
         overlay,
-        Overlay::Approval { .. }
-            | Overlay::DeviceCode { .. }
-            | Overlay::Prompt {
-                kind: crate::app::state::PromptKind::ApprovalToken(_),
-                ..
-            }
+        Overlay::Prompt {
+            kind: PromptKind::AttachFile,
+            ..
+        }
     );
-    let fx = overlay_key_inner(app, overlay, k);
-    if authorizing && app.overlay.is_none() && app.focus == crate::app::state::Focus::Compose {
-        app.focus = crate::app::state::Focus::Main;
+    if app.focus == Focus::Compose && !attaching {
+        app.focus = Focus::Main;
     }
-    fx
+    overlay_key_inner(app, overlay, k)
+}
+
+/// Rows a page key moves in the save picker and the palette (their boxes are about this tall).
+fn list_page(app: &App) -> usize {
+    usize::from(app.size.1.saturating_sub(8)).max(1)
+}
+
+/// The shared scroll actions in whichever modal is open (keys and mouse wheel alike): each moves its own
+/// offset or cursor, clamped to what it holds.
+pub(super) fn scroll_overlay(app: &mut App, a: Action) {
+    let viewer = crate::app::scroll::viewer_rows(app.size);
+    let help = matches!(app.overlay, Some(Overlay::Help { .. })).then(|| help::extent(app));
+    let rows = match &app.overlay {
+        Some(Overlay::SavePicker { tab, .. }) => app.tab(*tab).map_or(0, |t| choices(t).len()),
+        Some(Overlay::Palette { query, .. }) => palette_matches(query).len(),
+        _ => 0,
+    };
+    let page = list_page(app);
+    // Before the first frame measured it, the renderer clamps the message's offset on its own.
+    let approval = app.measured.approval.map_or(
+        (usize::from(APPROVAL_PAGE), usize::from(u16::MAX)),
+        |e| (e.page(), e.last_page()),
+    );
+    match app.overlay.as_mut() {
+        Some(Overlay::Help { scroll }) => {
+            if let Some(e) = help {
+                *scroll = offset(*scroll, a, e.page(), e.last_page());
+            }
+        }
+        Some(Overlay::Audit { lines, scroll }) => {
+            let e = Extent {
+                content: lines.len(),
+                height: viewer,
+            };
+            *scroll = offset(*scroll, a, e.page(), e.last_page());
+        }
+        Some(Overlay::Approval { scroll, .. }) => {
+            let moved = offset(usize::from(*scroll), a, approval.0, approval.1);
+            *scroll = u16::try_from(moved).unwrap_or(u16::MAX);
+        }
+        Some(Overlay::SavePicker { selected, .. }) | Some(Overlay::Palette { selected, .. }) => {
+            *selected = cursor(*selected, a, page, rows);
+        }
+        _ => {}
+    }
 }
 
 fn overlay_key_inner(app: &mut App, overlay: Overlay, k: KeyEvent) -> Vec<Effect> {
+    let keymap = &app.keymap;
     match overlay {
         Overlay::Help { scroll } => {
-            let scroll = match k.code {
-                KeyCode::Up | KeyCode::Char('k') => scroll.saturating_sub(1),
-                KeyCode::Down | KeyCode::Char('j') => scroll + 1,
-                KeyCode::PageDown => scroll + 10,
-                KeyCode::PageUp => scroll.saturating_sub(10),
-                KeyCode::Esc | KeyCode::Char('q') | KeyCode::Char('?') | KeyCode::Enter => {
-                    return vec![];
+            match keymap.modal_action(Context::Viewer, true, &k) {
+                Some(Action::CloseViewer | Action::Back | Action::Help) => return vec![],
+                a => {
+                    app.overlay = Some(Overlay::Help { scroll });
+                    if let Some(a) = a.filter(|a| a.is_scroll()) {
+                        scroll_overlay(app, a);
+                    }
                 }
-                _ => scroll,
-            };
-            app.overlay = Some(Overlay::Help { scroll });
+            }
+            vec![]
+        }
+        Overlay::Audit { lines, scroll } => {
+            match keymap.modal_action(Context::Viewer, true, &k) {
+                Some(Action::CloseViewer | Action::Back | Action::AuditLog) => return vec![],
+                a => {
+                    app.overlay = Some(Overlay::Audit { lines, scroll });
+                    if let Some(a) = a.filter(|a| a.is_scroll()) {
+                        scroll_overlay(app, a);
+                    }
+                }
+            }
             vec![]
         }
         Overlay::Palette {
             mut query,
             mut selected,
         } => {
-            let matches = palette_matches(&query);
-            match k.code {
-                KeyCode::Esc => return vec![],
-                KeyCode::Enter => {
-                    return match matches.get(selected) {
+            match keymap.modal_action(Context::Prompt, true, &k) {
+                Some(Action::Back) => return vec![],
+                Some(Action::Accept) => {
+                    return match palette_matches(&query).get(selected) {
                         Some(a) => run_action(app, *a),
                         None => vec![],
                     };
                 }
-                KeyCode::Up => selected = selected.saturating_sub(1),
-                KeyCode::Down => selected = (selected + 1).min(matches.len().saturating_sub(1)),
+                Some(a) if a.is_scroll() => {
+                    app.overlay = Some(Overlay::Palette { query, selected });
+                    scroll_overlay(app, a);
+                    return vec![];
+                }
+                _ => {}
+            }
+            match k.code {
                 KeyCode::Backspace => {
                     query.pop();
                     selected = 0;
@@ -83,85 +148,75 @@ fn overlay_key_inner(app: &mut App, overlay: Overlay, k: KeyEvent) -> Vec<Effect
             app.overlay = Some(Overlay::Palette { query, selected });
             vec![]
         }
-        Overlay::ConfirmCancel { tab } => match k.code {
-            KeyCode::Char('y') | KeyCode::Char('Y') | KeyCode::Enter => {
-                let Some(t) = app.tab_mut(tab) else {
-                    return vec![];
-                };
-                let Some(task_id) = t.log.task_id.clone() else {
-                    return vec![];
-                };
-                t.note("cancel requested", false);
-                vec![Effect::Cancel {
-                    tab,
-                    agent: t.agent,
-                    task_id,
-                }]
+        // A yes/no question: `confirm`'s keys say yes, any other key says no.
+        Overlay::ConfirmCancel { tab } => {
+            if keymap.modal_action(Context::Dialog, false, &k) != Some(Action::Confirm) {
+                return vec![];
             }
-            _ => vec![],
-        },
+            let Some(t) = app.tab_mut(tab) else {
+                return vec![];
+            };
+            let Some(task_id) = t.log.task_id.clone() else {
+                return vec![];
+            };
+            t.note("cancel requested", false);
+            vec![Effect::Cancel {
+                tab,
+                agent: t.agent,
+                task_id,
+            }]
+        }
+        Overlay::ConfirmRemoveAgent { agent } => {
+            if keymap.modal_action(Context::Dialog, false, &k) == Some(Action::Confirm) {
+                remove_agent(app, agent)
+            } else {
+                vec![]
+            }
+        }
+        Overlay::ConfirmDelete { tab } => {
+            if keymap.modal_action(Context::Dialog, false, &k) == Some(Action::Confirm) {
+                delete_task(app, tab)
+            } else {
+                vec![]
+            }
+        }
         Overlay::Approval { tab, scroll } => approval_key(app, tab, scroll, k),
         Overlay::DeviceCode {
             tab,
             user_code,
             verification_uri,
-        } => match k.code {
-            KeyCode::Esc => {
+        } => {
+            if keymap.modal_action(Context::Dialog, false, &k) == Some(Action::Back) {
                 if let Some(t) = app.tab_mut(tab) {
                     t.note(
                         "sign-in abandoned; the task keeps waiting (A to review)",
                         false,
                     );
                 }
-                vec![
+                return vec![
                     Effect::CancelOAuth { tab },
                     Effect::Audit {
                         tab,
                         line: "decision=later (device-flow sign-in abandoned)".into(),
                     },
-                ]
+                ];
             }
-            _ => {
-                app.overlay = Some(Overlay::DeviceCode {
-                    tab,
-                    user_code,
-                    verification_uri,
-                });
-                vec![]
-            }
-        },
-        Overlay::Audit { lines, scroll } => {
-            let scroll = match k.code {
-                KeyCode::Up | KeyCode::Char('k') => scroll.saturating_sub(1),
-                KeyCode::Down | KeyCode::Char('j') => {
-                    (scroll + 1).min(lines.len().saturating_sub(1))
-                }
-                KeyCode::PageUp => scroll.saturating_sub(10),
-                KeyCode::PageDown => (scroll + 10).min(lines.len().saturating_sub(1)),
-                KeyCode::Esc | KeyCode::Char('q') | KeyCode::Enter | KeyCode::Char('L') => {
-                    return vec![];
-                }
-                _ => scroll,
-            };
-            app.overlay = Some(Overlay::Audit { lines, scroll });
+            app.overlay = Some(Overlay::DeviceCode {
+                tab,
+                user_code,
+                verification_uri,
+            });
             vec![]
         }
-        Overlay::ConfirmRemoveAgent { agent } => match k.code {
-            KeyCode::Char('y') | KeyCode::Char('Y') | KeyCode::Enter => remove_agent(app, agent),
-            _ => vec![],
-        },
-        Overlay::ConfirmDelete { tab } => match k.code {
-            KeyCode::Char('y') | KeyCode::Char('Y') | KeyCode::Enter => delete_task(app, tab),
-            _ => vec![],
-        },
         Overlay::SavePicker { tab, selected } => super::save::picker_key(app, tab, selected, k),
         Overlay::SaveTarget(target) => super::save::target_key(app, target, k),
         Overlay::ConfirmOverwrite { target, existing } => {
             super::save::overwrite_key(app, target, existing, k)
         }
-        Overlay::Prompt { kind, mut input } => match k.code {
-            KeyCode::Esc => vec![],
-            KeyCode::Enter => {
+        Overlay::Prompt { kind, mut input } => match keymap.modal_action(Context::Prompt, false, &k)
+        {
+            Some(Action::Back) => vec![],
+            Some(Action::Accept) => {
                 let value = input.lines().join("").trim().to_string();
                 prompt_done(app, kind, value)
             }
@@ -274,9 +329,7 @@ fn delete_task(app: &mut App, tab: TabId) -> Vec<Effect> {
             .last()
             .map(|t| View::Tab(t.id))
             .unwrap_or(View::Board);
-        if app.focus == Focus::Compose && !matches!(app.view, View::Tab(_)) {
-            app.focus = Focus::Agents;
-        }
+        app.focus = Focus::Main;
     }
     app.set_status("deleted the task from the local store", false);
     vec![Effect::Record(crate::store::record::Record::DeleteTab {

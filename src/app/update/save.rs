@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use crossterm::event::{KeyCode, KeyEvent};
+use crossterm::event::KeyEvent;
 
 use crate::app::msg::{Effect, SaveResult};
 use crate::app::save::{ChoiceKind, SaveTarget, choices};
@@ -40,10 +40,19 @@ pub(super) fn picker_key(app: &mut App, tab: TabId, selected: usize, k: KeyEvent
     let last = rows.len().saturating_sub(1);
     let selected = selected.min(last);
     let artifact = rows.get(selected).map(|c| c.artifact).unwrap_or(0);
-    let action = app.keymap.action(Context::TaskTab, &k);
-    let next = match (k.code, action) {
-        (KeyCode::Esc, _) | (_, Some(Action::Back)) => return vec![],
-        (KeyCode::Enter, _) => {
+    // The picker's own keys, then the shared scrolling keys, then the tab's artifact jumps (`}` / `{`).
+    let action = app
+        .keymap
+        .modal_action(Context::Save, true, &k)
+        .or_else(|| app.keymap.bound(Context::TaskTab, &k));
+    if let Some(a) = action.filter(|a| a.is_scroll()) {
+        app.overlay = Some(Overlay::SavePicker { tab, selected });
+        super::overlay::scroll_overlay(app, a);
+        return vec![];
+    }
+    let next = match action {
+        Some(Action::Back) => return vec![],
+        Some(Action::ChoosePart) => {
             let Some(choice) = rows.get(selected) else {
                 return vec![];
             };
@@ -65,16 +74,12 @@ pub(super) fn picker_key(app: &mut App, tab: TabId, selected: usize, k: KeyEvent
                 }
             }
         }
-        (_, Some(Action::ScrollUp | Action::Up)) => selected.saturating_sub(1),
-        (_, Some(Action::ScrollDown | Action::Down)) => (selected + 1).min(last),
-        (_, Some(Action::ScrollTop)) => 0,
-        (_, Some(Action::ScrollBottom)) => last,
         // `}` / `{`: the first row of the next / previous artifact.
-        (_, Some(Action::NextArtifact)) => rows
+        Some(Action::NextArtifact) => rows
             .iter()
             .position(|c| c.artifact > artifact)
             .unwrap_or(selected),
-        (_, Some(Action::PrevArtifact)) => {
+        Some(Action::PrevArtifact) => {
             let prev = rows
                 .iter()
                 .rev()
@@ -93,12 +98,12 @@ pub(super) fn picker_key(app: &mut App, tab: TabId, selected: usize, k: KeyEvent
 }
 
 pub(super) fn target_key(app: &mut App, mut target: Box<SaveTarget>, k: KeyEvent) -> Vec<Effect> {
-    match k.code {
-        KeyCode::Esc => {
+    match app.keymap.modal_action(Context::Prompt, false, &k) {
+        Some(Action::Back) => {
             app.set_status("not saved", false);
             vec![]
         }
-        KeyCode::Enter => {
+        Some(Action::Accept) => {
             if target.input.lines().join("").trim().is_empty() {
                 app.overlay = Some(Overlay::SaveTarget(target));
                 return vec![];
@@ -113,17 +118,17 @@ pub(super) fn target_key(app: &mut App, mut target: Box<SaveTarget>, k: KeyEvent
     }
 }
 
-/// The second confirmation: only `y` replaces (not Enter, which may still be held from the name dialog);
-/// Esc gives up; any other key goes back to the name, to pick another one.
+/// The second confirmation: only `replace_file` (`y`) replaces (not Enter, which may still be held from the
+/// name dialog); Esc gives up; any other key goes back to the name, to pick another one.
 pub(super) fn overwrite_key(
     app: &mut App,
     target: Box<SaveTarget>,
     _existing: String,
     k: KeyEvent,
 ) -> Vec<Effect> {
-    match k.code {
-        KeyCode::Char('y') | KeyCode::Char('Y') => write(app, target, true),
-        KeyCode::Esc => {
+    match app.keymap.modal_action(Context::Save, false, &k) {
+        Some(Action::ReplaceFile) => write(app, target, true),
+        Some(Action::Back) => {
             app.set_status(
                 format!("not saved: {} was left as it is", target.path().display()),
                 false,
