@@ -8,6 +8,7 @@ use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 use crate::app::scroll::{Extent, viewer_area};
 use crate::app::state::App;
+use crate::config::keymap::Context;
 
 /// The narrowest the description column gets before the action's name moves into it.
 const MIN_DESCRIPTION: usize = 30;
@@ -23,11 +24,11 @@ pub enum Note {
 /// One row of the help page.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum HelpLine {
-    Heading {
-        title: &'static str,
-        scope: &'static str,
-    },
-    /// A binding's row, or (with `keys` and `name` empty) the next row of a wrapped description.
+    /// A context's title and (the first row of) where it applies, starting with ` — `.
+    Heading { title: &'static str, scope: String },
+    /// A binding's row, or (with `keys` and `name` blank) the next row of a wrapped description. `keys` and
+    /// `name` come padded to their group's columns; `name` is empty when the page is too narrow for a name
+    /// column (the name then ends the description).
     Row {
         keys: String,
         name: String,
@@ -40,9 +41,6 @@ pub enum HelpLine {
 /// The page at one width.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HelpPage {
-    pub key_width: usize,
-    /// 0 when the page is too narrow for a name column: the name then ends the description.
-    pub name_width: usize,
     pub lines: Vec<HelpLine>,
 }
 
@@ -56,73 +54,78 @@ pub fn page(app: &App, width: usize) -> HelpPage {
             keys.join(", ")
         }
     };
-    let key_width = rows
-        .iter()
-        .map(|r| keys_of(&r.keys).width())
-        .max()
-        .unwrap_or(0);
     let name_max = rows.iter().map(|r| r.name.width()).max().unwrap_or(0);
-    // Two spaces before each column.
-    let three_columns = width >= 2 + key_width + 2 + name_max + 2 + MIN_DESCRIPTION;
-    let name_width = if three_columns { name_max } else { 0 };
-    // On a narrow screen the keys column gives way: a row whose keys are wider gets them on a row of their own.
-    let key_width = if three_columns || width >= 2 + key_width + 2 + MIN_DESCRIPTION {
-        key_width
-    } else {
-        key_width.min(width / 3)
-    };
-    let lead = 2 + key_width + 2 + if three_columns { name_width + 2 } else { 0 };
-    let text_width = width.saturating_sub(lead).max(12);
-    let mut lines = vec![
-        HelpLine::Note(
-            "Every key below can be remapped under [keys] in the config file by its action name \
-             (e.g. quit = [\"ctrl-q\"]); Ctrl-P runs any action by name."
-                .into(),
-            Note::Plain,
-        ),
-        HelpLine::Blank,
-    ];
-    let mut last = None;
-    for r in &rows {
-        if last != Some(r.context) {
-            if last.is_some() {
-                lines.push(HelpLine::Blank);
-            }
-            lines.push(HelpLine::Heading {
-                title: r.context.title(),
-                scope: r.context.scope(),
-            });
-            last = Some(r.context);
+    let pad = |s: &str, w: usize| format!("{s}{}", " ".repeat(w.saturating_sub(s.width())));
+    let mut lines: Vec<HelpLine> = wrap_words(
+        "Every key below can be remapped under [keys] in the config file by its action name \
+         (e.g. quit = [\"ctrl-q\"]); Ctrl-P runs any action by name.",
+        width.max(12),
+    )
+    .into_iter()
+    .map(|l| HelpLine::Note(l, Note::Plain))
+    .collect();
+    for ctx in Context::ALL {
+        let group: Vec<_> = rows.iter().filter(|r| r.context == ctx).collect();
+        if group.is_empty() {
+            continue;
         }
-        let text = if three_columns {
-            r.description.to_string()
+        lines.push(HelpLine::Blank);
+        // The scope wraps under its heading on a narrow screen.
+        let heading = format!("{} — {}", ctx.title(), ctx.scope());
+        for (i, piece) in wrap_words(&heading, width.max(12)).into_iter().enumerate() {
+            lines.push(match piece.strip_prefix(ctx.title()) {
+                Some(scope) if i == 0 => HelpLine::Heading {
+                    title: ctx.title(),
+                    scope: scope.to_string(),
+                },
+                _ => HelpLine::Note(piece, Note::Plain),
+            });
+        }
+        // Each group's keys column is as wide as its widest keys, so one long chord elsewhere does not push
+        // every description away. Two spaces before each column.
+        let widest = group
+            .iter()
+            .map(|r| keys_of(&r.keys).width())
+            .max()
+            .unwrap_or(0);
+        let three_columns = width >= 2 + widest + 2 + name_max + 2 + MIN_DESCRIPTION;
+        // On a narrow screen the keys column gives way: keys wider than it get a row of their own.
+        let key_width = if three_columns || width >= 2 + widest + 2 + MIN_DESCRIPTION {
+            widest
         } else {
-            // A no-break space keeps the name on the row of the dot before it.
-            format!("{} ·\u{a0}{}", r.description, r.name)
+            widest.min(width / 3)
         };
-        let keys = keys_of(&r.keys);
-        let own_row = keys.width() > key_width;
-        if own_row {
-            lines.push(HelpLine::Row {
-                keys: keys.clone(),
-                name: String::new(),
-                text: String::new(),
-            });
-        }
-        for (i, piece) in wrap_words(&text, text_width).into_iter().enumerate() {
-            lines.push(HelpLine::Row {
-                keys: if i == 0 && !own_row {
-                    keys.clone()
-                } else {
-                    String::new()
-                },
-                name: if i == 0 && three_columns {
-                    r.name.to_string()
-                } else {
-                    String::new()
-                },
-                text: piece,
-            });
+        let name_width = if three_columns { name_max } else { 0 };
+        let lead = 2 + key_width + 2 + if three_columns { name_width + 2 } else { 0 };
+        let text_width = width.saturating_sub(lead).max(12);
+        for r in group {
+            let text = if three_columns {
+                r.description.to_string()
+            } else {
+                // A no-break space keeps the name on the row of the dot before it.
+                format!("{} ·\u{a0}{}", r.description, r.name)
+            };
+            let keys = keys_of(&r.keys);
+            let own_row = keys.width() > key_width;
+            if own_row {
+                lines.push(HelpLine::Row {
+                    keys: keys.clone(),
+                    name: String::new(),
+                    text: String::new(),
+                });
+            }
+            for (i, piece) in wrap_words(&text, text_width).into_iter().enumerate() {
+                let first = i == 0;
+                lines.push(HelpLine::Row {
+                    keys: pad(if first && !own_row { &keys } else { "" }, key_width),
+                    name: if three_columns {
+                        pad(if first { r.name } else { "" }, name_width)
+                    } else {
+                        String::new()
+                    },
+                    text: piece,
+                });
+            }
         }
     }
     lines.push(HelpLine::Blank);
@@ -152,11 +155,7 @@ pub fn page(app: &App, width: usize) -> HelpPage {
             lines.push(HelpLine::Note(piece, kind));
         }
     }
-    HelpPage {
-        key_width,
-        name_width,
-        lines,
-    }
+    HelpPage { lines }
 }
 
 /// Rows the help page takes and rows its box shows, at the terminal's size.
@@ -202,7 +201,6 @@ fn wrap_words(text: &str, width: usize) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::keymap::Context;
 
     #[test]
     fn words_wrap_at_spaces_and_long_words_break() {
@@ -219,7 +217,7 @@ mod tests {
             for a in crate::config::keymap::Keymap::all_actions() {
                 let found = p.lines.iter().any(|l| match l {
                     HelpLine::Row { name, text, .. } => {
-                        name == a.name() || text.ends_with(&format!("·\u{a0}{}", a.name()))
+                        name.trim_end() == a.name() || text.ends_with(&format!("·\u{a0}{}", a.name()))
                     }
                     _ => false,
                 });

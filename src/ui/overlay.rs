@@ -74,10 +74,6 @@ fn help(f: &mut Frame, app: &App, scroll: usize, area: Rect) {
     let page = help::page(app, inner_w);
     let total = page.lines.len();
     let start = scroll.min(total.saturating_sub(visible));
-    let pad = |s: &str, w: usize| {
-        let fill = w.saturating_sub(unicode_width::UnicodeWidthStr::width(s));
-        format!("{s}{}", " ".repeat(fill))
-    };
     let lines: Vec<Line> = page
         .lines
         .iter()
@@ -86,21 +82,22 @@ fn help(f: &mut Frame, app: &App, scroll: usize, area: Rect) {
         .map(|l| match l {
             HelpLine::Heading { title, scope } => Line::from(vec![
                 Span::styled(title.to_string(), t.title),
-                Span::styled(format!(" — {scope}"), t.dim),
+                Span::styled(scope.clone(), t.dim),
             ]),
-            HelpLine::Row { keys, name, text } => {
-                let mut spans = vec![
-                    Span::raw("  "),
-                    Span::styled(pad(keys, page.key_width), t.accent),
-                    Span::raw("  "),
-                ];
-                if page.name_width > 0 {
-                    spans.push(Span::styled(pad(name, page.name_width), t.dim));
-                    spans.push(Span::raw("  "));
-                }
-                spans.push(Span::styled(text.clone(), t.text));
-                Line::from(spans)
-            }
+            HelpLine::Row { keys, name, text } => Line::from(vec![
+                Span::raw("  "),
+                Span::styled(keys.clone(), t.key_hint),
+                Span::raw("  "),
+                Span::styled(
+                    if name.is_empty() {
+                        String::new()
+                    } else {
+                        format!("{name}  ")
+                    },
+                    t.dim,
+                ),
+                Span::styled(text.clone(), t.text),
+            ]),
             HelpLine::Blank => Line::default(),
             HelpLine::Note(text, kind) => Line::styled(
                 text.clone(),

@@ -1,0 +1,139 @@
+//! Snapshots of what navigation looks like: the keyboard's mode on the status bar and the compose box's title
+//! (typing or command keys), the help screen at the terminal's width, the card page scrolled to its end with
+//! the scroll keys, the demo card's security schemes, and the agent list cutting a long name with `…`.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use a2a_console::app::msg::Msg;
+use a2a_console::app::state::{App, Focus, Overlay, View};
+use a2a_console::app::update::update;
+use a2a_console::remote::agent::AgentTarget;
+use a2a_console::testing::{add_online, buffer_text, parts_app};
+use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+
+fn render(app: &App) -> String {
+    let mut term = Terminal::new(TestBackend::new(app.size.0, app.size.1)).unwrap();
+    let mut text = String::new();
+    term.draw(|f| {
+        a2a_console::ui::draw(f, app);
+        text = buffer_text(f.buffer_mut());
+    })
+    .unwrap();
+    text
+}
+
+fn snap(name: &str, app: &App) {
+    let text = render(app);
+    insta::with_settings!({filters => vec![(r"\d{2}:\d{2}:\d{2}", "[time]")]}, {
+        insta::assert_snapshot!(name, text);
+    });
+}
+
+/// A key, after the frame before it was measured (as the runtime does).
+fn press(app: &mut App, code: KeyCode, modifiers: KeyModifiers) {
+    app.measured = a2a_console::ui::measure(app);
+    update(app, Msg::Input(Event::Key(KeyEvent::new(code, modifiers))));
+}
+
+#[test]
+fn the_status_bar_and_the_compose_box_say_whether_keys_type() {
+    let mut app = parts_app();
+    press(&mut app, KeyCode::Char('n'), KeyModifiers::NONE);
+    assert_eq!(app.focus, Focus::Compose);
+    let typing = render(&app);
+    assert!(typing.contains("TYPING → parts · Esc to leave"), "{typing}");
+    assert!(typing.contains("typing · Enter sends · Esc leaves"), "{typing}");
+    snap("focus_typing", &app);
+    press(&mut app, KeyCode::Esc, KeyModifiers::NONE);
+    assert_eq!(app.focus, Focus::Main);
+    let keys = render(&app);
+    assert!(keys.contains(" KEYS "), "{keys}");
+    assert!(keys.contains("Message → parts · i to write"), "{keys}");
+    assert!(!keys.contains("TYPING"), "{keys}");
+    snap("focus_keys", &app);
+}
+
+#[test]
+fn help_uses_the_terminal_width_in_aligned_columns() {
+    for (w, h, name) in [(160, 48, "help_160"), (80, 30, "help_80")] {
+        let mut app = parts_app();
+        app.size = (w, h);
+        app.overlay = Some(Overlay::Help { scroll: 0 });
+        let text = render(&app);
+        // The box spans the terminal but a margin of two columns each side.
+        let top = text.lines().nth(1).unwrap();
+        assert!(top.starts_with("┌") || top.contains("┌ Help"), "{top}");
+        assert!(text.contains("Global — anywhere"), "{text}");
+        snap(name, &app);
+    }
+    // Scrolled to the end: the dialog keys are listed, and nothing is scrolled past.
+    let mut app = parts_app();
+    app.size = (160, 48);
+    app.overlay = Some(Overlay::Help { scroll: 0 });
+    press(&mut app, KeyCode::End, KeyModifiers::NONE);
+    let text = render(&app);
+    assert!(text.contains("approve_device_flow"), "{text}");
+    assert!(text.contains("replace_file"), "{text}");
+    assert!(
+        text.contains("⚠ marks text"),
+        "the last page ends with the notes: {text}"
+    );
+    snap("help_160_end", &app);
+}
+
+#[test]
+fn the_card_page_scrolls_with_the_page_keys_and_stops_at_its_end() {
+    let mut app = parts_app();
+    app.size = (110, 20);
+    app.view = View::Card;
+    app.focus = Focus::Main;
+    press(&mut app, KeyCode::Char('G'), KeyModifiers::NONE);
+    let end = render(&app);
+    assert!(end.contains("Validation"), "{end}");
+    snap("card_scrolled_to_end", &app);
+    // G again, then PgDn and Space: still the last page, not blank rows past it.
+    let at_end = app.card_scroll;
+    press(&mut app, KeyCode::PageDown, KeyModifiers::NONE);
+    press(&mut app, KeyCode::Char(' '), KeyModifiers::NONE);
+    assert_eq!(app.card_scroll, at_end);
+    // One PgUp moves one page up from what is on screen.
+    press(&mut app, KeyCode::PageUp, KeyModifiers::NONE);
+    assert_eq!(app.card_scroll, at_end.saturating_sub(16));
+}
+
+#[test]
+fn the_demo_cards_security_schemes_read_as_name_then_kind() {
+    let card = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fuzz_corpus/cards/demo.json"
+    ))
+    .unwrap();
+    let mut app = a2a_console::testing::empty_app((160, 50));
+    let mut target = AgentTarget::from_url("http://127.0.0.1:9", std::time::Duration::from_secs(5));
+    target.label = "demo".into();
+    add_online(&mut app, target, "demo", &card);
+    app.view = View::Card;
+    let text = render(&app);
+    assert!(
+        text.contains("scheme        ▍operator-oauth: OAuth 2.0 (device code)"),
+        "{text}"
+    );
+    assert!(!text.contains("operator-oauthOAuth"), "{text}");
+}
+
+#[test]
+fn a_long_agent_name_ends_in_an_ellipsis() {
+    let mut app = parts_app();
+    let mut target = AgentTarget::from_url("http://127.0.0.1:9", std::time::Duration::from_secs(5));
+    target.label = "warehouse-inventory-reconciliation-agent".into();
+    add_online(
+        &mut app,
+        target,
+        "warehouse-inventory-reconciliation-agent",
+        a2a_console::testing::PARTS_CARD,
+    );
+    let text = render(&app);
+    assert!(text.contains("warehouse-inventory-re…"), "{text}");
+    snap("agent_list_long_name", &app);
+}
