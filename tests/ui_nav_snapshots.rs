@@ -43,7 +43,10 @@ fn the_status_bar_and_the_compose_box_say_whether_keys_type() {
     assert_eq!(app.focus, Focus::Compose);
     let typing = render(&app);
     assert!(typing.contains("TYPING → parts · Esc to leave"), "{typing}");
-    assert!(typing.contains("typing · Enter sends · Esc leaves"), "{typing}");
+    assert!(
+        typing.contains("typing · Enter sends · Esc leaves"),
+        "{typing}"
+    );
     snap("focus_typing", &app);
     press(&mut app, KeyCode::Esc, KeyModifiers::NONE);
     assert_eq!(app.focus, Focus::Main);

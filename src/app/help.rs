@@ -25,7 +25,10 @@ pub enum Note {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum HelpLine {
     /// A context's title and (the first row of) where it applies, starting with ` — `.
-    Heading { title: &'static str, scope: String },
+    Heading {
+        title: &'static str,
+        scope: String,
+    },
     /// A binding's row, or (with `keys` and `name` blank) the next row of a wrapped description. `keys` and
     /// `name` come padded to their group's columns; `name` is empty when the page is too narrow for a name
     /// column (the name then ends the description).
@@ -217,7 +220,8 @@ mod tests {
             for a in crate::config::keymap::Keymap::all_actions() {
                 let found = p.lines.iter().any(|l| match l {
                     HelpLine::Row { name, text, .. } => {
-                        name.trim_end() == a.name() || text.ends_with(&format!("·\u{a0}{}", a.name()))
+                        name.trim_end() == a.name()
+                            || text.ends_with(&format!("·\u{a0}{}", a.name()))
                     }
                     _ => false,
                 });

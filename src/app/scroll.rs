@@ -95,7 +95,11 @@ mod tests {
         assert_eq!(offset(12, Action::ScrollTop, 10, max), 0);
         // Beyond the end (the pane shrank): the first key moves from the last page, not from nowhere.
         assert_eq!(offset(500, Action::ScrollUp, 10, max), 29);
-        assert_eq!(cursor(0, Action::ScrollBottom, 10, 0), 0, "an empty list stays at 0");
+        assert_eq!(
+            cursor(0, Action::ScrollBottom, 10, 0),
+            0,
+            "an empty list stays at 0"
+        );
         assert_eq!(cursor(2, Action::PageDown, 10, 4), 3);
     }
 }

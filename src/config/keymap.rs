@@ -88,7 +88,9 @@ impl Context {
     /// Where the context applies, for the help screen and the README's table.
     pub fn scope(self) -> &'static str {
         match self {
-            Context::Global => "anywhere (in the compose box only the keys with Ctrl, Alt or a named key)",
+            Context::Global => {
+                "anywhere (in the compose box only the keys with Ctrl, Alt or a named key)"
+            }
             Context::AgentList => "the agent list, card, skills, board and split view",
             Context::TaskTab => "a task tab's transcript",
             Context::Compose => "the compose box, while typing",

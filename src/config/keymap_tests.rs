@@ -571,7 +571,10 @@ fn dialog_keys_are_actions_in_their_own_contexts() {
         modal(Context::Approval, true, KeyCode::Char('G')),
         Some(Action::ScrollBottom)
     );
-    assert_eq!(modal(Context::Dialog, false, KeyCode::Esc), Some(Action::Back));
+    assert_eq!(
+        modal(Context::Dialog, false, KeyCode::Esc),
+        Some(Action::Back)
+    );
     // In the viewer `q` closes; in a prompt it is text.
     assert_eq!(
         modal(Context::Viewer, true, KeyCode::Char('q')),
@@ -590,15 +593,33 @@ fn every_pane_reads_the_same_scroll_keys() {
     let km = Keymap::defaults();
     let cases = [
         (ev(KeyCode::PageDown, KeyModifiers::NONE), Action::PageDown),
-        (ev(KeyCode::Char('f'), KeyModifiers::CONTROL), Action::PageDown),
+        (
+            ev(KeyCode::Char('f'), KeyModifiers::CONTROL),
+            Action::PageDown,
+        ),
         (ev(KeyCode::Char(' '), KeyModifiers::NONE), Action::PageDown),
         (ev(KeyCode::PageUp, KeyModifiers::NONE), Action::PageUp),
-        (ev(KeyCode::Char('b'), KeyModifiers::CONTROL), Action::PageUp),
-        (ev(KeyCode::Char('d'), KeyModifiers::CONTROL), Action::HalfPageDown),
-        (ev(KeyCode::Char('u'), KeyModifiers::CONTROL), Action::HalfPageUp),
-        (ev(KeyCode::Char('g'), KeyModifiers::NONE), Action::ScrollTop),
+        (
+            ev(KeyCode::Char('b'), KeyModifiers::CONTROL),
+            Action::PageUp,
+        ),
+        (
+            ev(KeyCode::Char('d'), KeyModifiers::CONTROL),
+            Action::HalfPageDown,
+        ),
+        (
+            ev(KeyCode::Char('u'), KeyModifiers::CONTROL),
+            Action::HalfPageUp,
+        ),
+        (
+            ev(KeyCode::Char('g'), KeyModifiers::NONE),
+            Action::ScrollTop,
+        ),
         (ev(KeyCode::Home, KeyModifiers::NONE), Action::ScrollTop),
-        (ev(KeyCode::Char('G'), KeyModifiers::NONE), Action::ScrollBottom),
+        (
+            ev(KeyCode::Char('G'), KeyModifiers::NONE),
+            Action::ScrollBottom,
+        ),
         (ev(KeyCode::End, KeyModifiers::NONE), Action::ScrollBottom),
     ];
     for ctx in [Context::AgentList, Context::TaskTab] {
@@ -607,8 +628,14 @@ fn every_pane_reads_the_same_scroll_keys() {
         }
     }
     // While typing they are the text box's (Space is a space).
-    assert_eq!(km.action(Context::Compose, &press(KeyCode::Char(' '))), None);
-    assert_eq!(km.action(Context::Compose, &press(KeyCode::Char('G'))), None);
+    assert_eq!(
+        km.action(Context::Compose, &press(KeyCode::Char(' '))),
+        None
+    );
+    assert_eq!(
+        km.action(Context::Compose, &press(KeyCode::Char('G'))),
+        None
+    );
 }
 
 #[test]
@@ -629,7 +656,10 @@ fn remapping_a_dialog_key_works_in_the_dialog_and_conflicts_are_refused() {
     );
     // Two actions of one dialog on one key: refused, naming both and the context.
     let e = Keymap::with_overrides(&overrides(&[("deny", &["a"])])).unwrap_err();
-    assert!(e.contains("'approve_configured'") && e.contains("'deny'"), "{e}");
+    assert!(
+        e.contains("'approve_configured'") && e.contains("'deny'"),
+        "{e}"
+    );
     assert!(e.contains("Authorization"), "{e}");
     // The same key in two contexts is fine: `y` replaces in Save and confirms in Dialog.
     assert!(Keymap::with_overrides(&overrides(&[("replace_file", &["y"])])).is_ok());

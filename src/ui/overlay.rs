@@ -350,7 +350,11 @@ fn approval_message(app: &App, tb: &crate::app::task::TaskTab) -> Vec<Line<'stat
 
 /// Width of the approval dialog's text at a terminal width.
 fn approval_inner(area: Rect) -> usize {
-    area.width.saturating_sub(4).min(110).saturating_sub(2).max(1) as usize
+    area.width
+        .saturating_sub(4)
+        .min(110)
+        .saturating_sub(2)
+        .max(1) as usize
 }
 
 /// Rows of the approval dialog's message and rows its box shows, for `update` to clamp the scroll.
@@ -474,7 +478,10 @@ fn approval(f: &mut Frame, app: &App, tab: crate::app::task::TabId, scroll: u16,
     send.push(Line::default());
     match &configured {
         Some(c) => send.push(Line::from(vec![
-            Span::styled(format!("  {} ", choice(app, Action::ApproveConfigured)), t.accent),
+            Span::styled(
+                format!("  {} ", choice(app, Action::ApproveConfigured)),
+                t.accent,
+            ),
             Span::styled(format!("approve with the {c} → {origin_text}"), t.text),
         ])),
         None => send.push(Line::styled(
@@ -500,7 +507,10 @@ fn approval(f: &mut Frame, app: &App, tab: crate::app::task::TabId, scroll: u16,
         ]));
     }
     send.push(Line::from(vec![
-        Span::styled(format!("  {} ", choice(app, Action::ApprovePaste)), t.accent),
+        Span::styled(
+            format!("  {} ", choice(app, Action::ApprovePaste)),
+            t.accent,
+        ),
         Span::styled(
             format!("approve with a token you paste (masked, never logged) → {origin_text}"),
             t.text,

@@ -340,7 +340,10 @@ pub fn draw(f: &mut Frame, app: &App, t: &TaskTab, area: Rect) {
             key(crate::config::keymap::Action::Back)
         )
     } else {
-        format!(" · {} to write", key(crate::config::keymap::Action::Compose))
+        format!(
+            " · {} to write",
+            key(crate::config::keymap::Action::Compose)
+        )
     };
     compose.set_block(
         Block::default()

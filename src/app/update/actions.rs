@@ -4,8 +4,8 @@
 use ratatui_textarea::TextArea;
 
 use crate::app::layout;
-use crate::app::scroll::{cursor, offset};
 use crate::app::msg::Effect;
+use crate::app::scroll::{cursor, offset};
 use crate::app::state::{
     AgentId, AgentOrigin, App, Focus, Overlay, PromptKind, Reachability, View,
 };

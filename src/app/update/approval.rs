@@ -41,7 +41,9 @@ pub(super) fn approval_key(app: &mut App, tab: TabId, scroll: u16, k: KeyEvent) 
             app.overlay = Some(Overlay::Approval { tab, scroll });
             let paste = app.keymap.keys_for(Action::ApprovePaste).join("/");
             app.set_status(
-                format!("no credential is configured for this agent: press {paste} to paste a token"),
+                format!(
+                    "no credential is configured for this agent: press {paste} to paste a token"
+                ),
                 true,
             );
             vec![]

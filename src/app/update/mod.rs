@@ -221,4 +221,8 @@ mod tests_card_only;
 #[cfg(test)]
 mod tests_gate;
 #[cfg(test)]
+mod tests_nav;
+#[cfg(test)]
 mod tests_save;
+#[cfg(test)]
+mod tests_scroll;

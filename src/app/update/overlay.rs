@@ -60,10 +60,12 @@ pub(super) fn scroll_overlay(app: &mut App, a: Action) {
     };
     let page = list_page(app);
     // Before the first frame measured it, the renderer clamps the message's offset on its own.
-    let approval = app.measured.approval.map_or(
-        (usize::from(APPROVAL_PAGE), usize::from(u16::MAX)),
-        |e| (e.page(), e.last_page()),
-    );
+    let approval = app
+        .measured
+        .approval
+        .map_or((usize::from(APPROVAL_PAGE), usize::from(u16::MAX)), |e| {
+            (e.page(), e.last_page())
+        });
     match app.overlay.as_mut() {
         Some(Overlay::Help { scroll }) => {
             if let Some(e) = help {
@@ -213,19 +215,20 @@ fn overlay_key_inner(app: &mut App, overlay: Overlay, k: KeyEvent) -> Vec<Effect
         Overlay::ConfirmOverwrite { target, existing } => {
             super::save::overwrite_key(app, target, existing, k)
         }
-        Overlay::Prompt { kind, mut input } => match keymap.modal_action(Context::Prompt, false, &k)
-        {
-            Some(Action::Back) => vec![],
-            Some(Action::Accept) => {
-                let value = input.lines().join("").trim().to_string();
-                prompt_done(app, kind, value)
+        Overlay::Prompt { kind, mut input } => {
+            match keymap.modal_action(Context::Prompt, false, &k) {
+                Some(Action::Back) => vec![],
+                Some(Action::Accept) => {
+                    let value = input.lines().join("").trim().to_string();
+                    prompt_done(app, kind, value)
+                }
+                _ => {
+                    input.input(k);
+                    app.overlay = Some(Overlay::Prompt { kind, input });
+                    vec![]
+                }
             }
-            _ => {
-                input.input(k);
-                app.overlay = Some(Overlay::Prompt { kind, input });
-                vec![]
-            }
-        },
+        }
     }
 }
 
