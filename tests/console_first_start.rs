@@ -28,15 +28,20 @@ async fn d_starts_the_demo_agent_and_a_task_runs_on_it() {
     h.key(KeyCode::Char('n'));
     h.type_text("echo first start");
     h.key(KeyCode::Enter);
-    h.wait_until("the echo", wait, |s| s.contains("completed") && s.contains("first start"))
-        .await
-        .unwrap();
+    h.wait_until("the echo", wait, |s| {
+        s.contains("completed") && s.contains("first start")
+    })
+    .await
+    .unwrap();
     h.key(KeyCode::Esc);
     h.key(KeyCode::Char('q'));
     let done = h.finish(Duration::from_secs(10)).await.unwrap();
     done.result.unwrap();
     assert_eq!(done.app.agents.len(), 1);
     // The runtime hands the demo agent back for shutting down at exit.
-    let demo = done.runtime.take_demo().expect("the demo agent is kept for shutdown");
+    let demo = done
+        .runtime
+        .take_demo()
+        .expect("the demo agent is kept for shutdown");
     demo.shutdown().await;
 }
