@@ -349,7 +349,7 @@ pub fn draw(f: &mut Frame, app: &App, t: &TaskTab, area: Rect) {
         Block::default()
             .borders(Borders::ALL)
             .title(Span::styled(
-                format!(" Message → {}{how}{attach}{hint} ", t.agent_name),
+                format!(" Message → {}{hint}{attach}{how} ", t.agent_name),
                 theme.title,
             ))
             .border_style(if app.focus == Focus::Compose {
