@@ -387,6 +387,8 @@ pub struct App {
     pub saving: Option<Box<crate::app::save::SaveTarget>>,
     /// The embedded demo agent was asked for and has not answered yet (one at a time).
     pub demo_starting: bool,
+    /// An approval dialog an agent's event opened has not been drawn yet: until it is, keys decide nothing.
+    pub approval_unseen: bool,
     /// What the last frame measured of the panes only the renderer can measure (set by the runtime after each
     /// frame), so scrolling there stops at the last page.
     pub measured: crate::app::scroll::Measured,
@@ -420,6 +422,7 @@ impl App {
             save_dir: None,
             saving: None,
             demo_starting: false,
+            approval_unseen: false,
             measured: crate::app::scroll::Measured::default(),
             next_tab: 1,
             next_agent: 1,

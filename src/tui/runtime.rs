@@ -366,6 +366,14 @@ impl Runtime {
             .map_err(|e| format!("drawing failed: {e}"))?;
         let mut frame = terminal.get_frame();
         crate::ui::draw(&mut frame, app);
+        // An approval dialog that an agent's event opened takes decisions from now on (it goes on screen with this
+        // frame, at most a store commit later): keys typed before it was visible did not count.
+        if matches!(
+            app.overlay,
+            Some(crate::app::state::Overlay::Approval { .. })
+        ) {
+            app.approval_unseen = false;
+        }
         // What only the renderer can measure (wrapped pages), so the next scroll key stops at the last page.
         app.measured = crate::ui::measure(app);
         let text = self

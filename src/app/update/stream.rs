@@ -186,15 +186,23 @@ pub(super) fn stream_item(
                 t.note("the agent needs authorization: press A to review (approve, deny or later); nothing is sent without you", false);
                 if on_screen && overlay_free {
                     app.overlay = Some(Overlay::Approval { tab, scroll: 0 });
+                    app.approval_unseen = true;
                 }
             }
-            // The agent asked a question: put the cursor where the answer goes.
-            if before != after
-                && after == crate::app::task::Badge::InputRequired
-                && on_screen
-                && overlay_free
-            {
-                app.focus = Focus::Compose;
+            // The agent asked a question. The keyboard stays where the user left it: an event that moved it into
+            // the compose box would turn the next command key (`b`, `]`) into answer text. The note and the
+            // compose title say how to answer.
+            if before != after && after == crate::app::task::Badge::InputRequired && on_screen {
+                let keys = app
+                    .keymap
+                    .keys_for(crate::config::keymap::Action::Compose)
+                    .join("/");
+                if app.focus != Focus::Compose {
+                    app.set_status(
+                        format!("the agent is waiting for your answer: {keys} to write it"),
+                        false,
+                    );
+                }
             }
         }
         StreamItem::Error(e) => t.note(e, true),

@@ -373,6 +373,18 @@ fn auth_required_opens_the_approval_and_nothing_is_sent_without_a_choice() {
         "never approved automatically: {fx:?}"
     );
     assert!(matches!(app.overlay, Some(Overlay::Approval { .. })));
+    // A decision key at once (one already typed when the dialog opened) decides nothing.
+    assert!(key(&mut app, KeyCode::Char('p')).is_empty());
+    assert!(
+        matches!(app.overlay, Some(Overlay::Approval { .. })),
+        "still asking"
+    );
+    assert!(
+        app.status
+            .as_ref()
+            .is_some_and(|s| s.text.contains("just opened"))
+    );
+    app.approval_unseen = false; // a frame has shown the dialog
     // The agent's message scrolls in its box; scrolling sends nothing and keeps the dialog open.
     assert!(key(&mut app, KeyCode::Char('j')).is_empty());
     assert!(key(&mut app, KeyCode::PageDown).is_empty());
@@ -416,6 +428,7 @@ fn approval_deny_cancels_and_later_keeps_waiting() {
             item: StreamItem::Event(Box::new(ev(TaskState::AuthRequired, "t8"))),
         },
     );
+    app.approval_unseen = false; // a frame has shown the dialog
     let fx = key(&mut app, KeyCode::Char('l'));
     assert!(
         matches!(fx.as_slice(), [Effect::Audit { line, .. }] if line.contains("decision=later"))

@@ -215,6 +215,47 @@ fn closing_an_approval_that_opened_while_typing_leaves_the_box() {
         },
     );
     assert!(matches!(app.overlay, Some(Overlay::Approval { .. })));
+    app.approval_unseen = false; // a frame has shown the dialog
     key(&mut app, KeyCode::Char('l'));
     command_keys_are_live(app, "approval later");
+}
+
+#[test]
+fn a_question_from_the_agent_leaves_the_keyboard_where_it_was() {
+    let mut app = app();
+    key(&mut app, KeyCode::Char('n'));
+    for c in "ask".chars() {
+        key(&mut app, KeyCode::Char(c));
+    }
+    key(&mut app, KeyCode::Enter);
+    key(&mut app, KeyCode::Esc);
+    assert_eq!(app.focus, Focus::Main);
+    let id = app.active_tab().map(|t| t.id).unwrap_or_default();
+    update(
+        &mut app,
+        Msg::Stream {
+            tab: id,
+            generation: 1,
+            source: crate::app::tasklog::Source::Stream(0),
+            item: StreamItem::Event(Box::new(status(
+                "t1",
+                "c1",
+                TaskState::InputRequired,
+                Some("What is your name?"),
+            ))),
+        },
+    );
+    assert_eq!(
+        app.focus,
+        Focus::Main,
+        "an agent's event never takes the keyboard"
+    );
+    assert!(
+        app.status
+            .as_ref()
+            .is_some_and(|s| s.text.contains("i/Enter to write")),
+        "{:?}",
+        app.status
+    );
+    command_keys_are_live(app, "an input-required event");
 }
