@@ -120,7 +120,8 @@ pub fn entry_len(t: &TaskTab, e: &Entry) -> usize {
 
 /// Lines an artifact takes: its header, file and flag lines, then its text as laid out (or plain).
 pub fn artifact_len(a: &crate::app::task::ArtifactView) -> usize {
-    let head = 1 + a.files.len() + a.flagged.len();
+    let files = if a.files_in_head() { a.files.len() } else { 0 };
+    let head = 1 + files + a.flagged.len();
     let body = match &a.rendered {
         Some(blocks) => blocks.iter().map(|b| b.lines.len()).sum(),
         None => a.line_count,
@@ -142,4 +143,64 @@ pub fn artifact_starts(t: &TaskTab) -> Vec<usize> {
         line += entry_len(t, e);
     }
     starts
+}
+
+/// A place `{` / `}` stop at: an artifact's header (its first part), or the header of one of its other parts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PartStop {
+    pub line: usize,
+    pub artifact: usize,
+    pub part: usize,
+}
+
+/// Every part of every artifact, in transcript order, with the logical line it starts on. An artifact still
+/// arriving (drawn as plain text) stops at its text parts' first lines.
+pub fn part_stops(t: &TaskTab) -> Vec<PartStop> {
+    let mut stops = Vec::new();
+    let mut line = 0;
+    for e in &t.transcript {
+        if let Entry::Artifact { index } = e
+            && let Some(a) = t.artifacts.get(*index)
+        {
+            stops.push(PartStop {
+                line,
+                artifact: *index,
+                part: 0,
+            });
+            let files = if a.files_in_head() { a.files.len() } else { 0 };
+            let head = line + 1 + files + a.flagged.len();
+            for (k, p) in a.parts.iter().enumerate().skip(1) {
+                let at = match (&a.rendered, p.header_block) {
+                    (Some(blocks), Some(h)) => blocks
+                        .get(..h)
+                        .map(|b| b.iter().map(|b| b.lines.len()).sum::<usize>()),
+                    (None, _) if p.range.end > p.range.start => Some(p.first_line),
+                    _ => None,
+                };
+                if let Some(at) = at {
+                    stops.push(PartStop {
+                        line: head + at,
+                        artifact: *index,
+                        part: k,
+                    });
+                }
+            }
+        }
+        line += entry_len(t, e);
+    }
+    stops
+}
+
+/// The part at the top of the transcript (the newest one while it follows the end).
+pub fn current_part(t: &TaskTab) -> Option<PartStop> {
+    let stops = part_stops(t);
+    match t.scroll {
+        Some(top) => stops
+            .iter()
+            .rev()
+            .find(|s| s.line <= top)
+            .or(stops.first())
+            .copied(),
+        None => stops.last().copied(),
+    }
 }

@@ -4,6 +4,7 @@ pub mod board;
 pub mod help;
 pub mod layout;
 pub mod msg;
+pub mod parts;
 pub mod save;
 pub mod scroll;
 pub mod state;

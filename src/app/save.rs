@@ -20,8 +20,12 @@ pub enum ChoiceKind {
     File(usize),
     /// The artifact's text and data as shown (sanitised).
     Text,
-    /// A file part that is only a URL: listed, never fetched, so not savable.
-    Url,
+    /// One text or data part of a multi-part artifact as shown (sanitised), by its index among the parts the
+    /// transcript shows (`ArtifactView::parts`).
+    Part(usize),
+    /// A file part that is only a URL (by its index among the artifact's parts): listed, never fetched, so
+    /// not savable.
+    Url(usize),
 }
 
 /// One row of the picker.
@@ -38,8 +42,10 @@ pub struct SaveChoice {
     pub size: usize,
 }
 
-/// Everything the tab can save, artifact by artifact, in the order they arrived.
+/// Everything the tab can save, artifact by artifact, in the order they arrived; a multi-part artifact offers
+/// each of its parts, in order.
 pub fn choices(t: &TaskTab) -> Vec<SaveChoice> {
+    use super::parts::PartKind;
     let mut out = Vec::new();
     for (i, (log, view)) in t.log.artifacts.iter().zip(&t.artifacts).enumerate() {
         let label = if view.name.is_empty() {
@@ -47,8 +53,36 @@ pub fn choices(t: &TaskTab) -> Vec<SaveChoice> {
         } else {
             view.name.clone()
         };
+        let raw = &log.artifact.parts;
+        if view.parts.len() > 1 {
+            let of = view.parts.len();
+            for (k, part) in view.parts.iter().enumerate() {
+                let ext = match part.kind {
+                    PartKind::Data => "json",
+                    PartKind::Markdown => "md",
+                    PartKind::Plain => "txt",
+                    PartKind::File | PartKind::Url => {
+                        out.extend(
+                            raw.get(part.raw)
+                                .and_then(|p| file_row(i, part.raw, p, &label)),
+                        );
+                        continue;
+                    }
+                };
+                out.push(SaveChoice {
+                    artifact: i,
+                    kind: ChoiceKind::Part(k),
+                    artifact_label: label.clone(),
+                    name: format!("{label}-part{}.{ext}", k + 1),
+                    media_type: format!("part {}/{of} · {} (as shown)", k + 1, part.media_type),
+                    size: part.range.len(),
+                });
+            }
+            continue;
+        }
         if !view.text.is_empty() {
-            let ext = if view.json.is_some() { "json" } else { "md" };
+            let data = view.parts.first().is_some_and(|p| p.kind == PartKind::Data);
+            let ext = if data { "json" } else { "md" };
             out.push(SaveChoice {
                 artifact: i,
                 kind: ChoiceKind::Text,
@@ -58,31 +92,36 @@ pub fn choices(t: &TaskTab) -> Vec<SaveChoice> {
                 size: view.text.len(),
             });
         }
-        for (p, part) in log.artifact.parts.iter().enumerate() {
-            let (kind, size) = match &part.content {
-                PartContent::Raw(b) => (ChoiceKind::File(p), b.len()),
-                PartContent::Url(_) => (ChoiceKind::Url, 0),
-                _ => continue,
-            };
-            out.push(SaveChoice {
-                artifact: i,
-                kind,
-                artifact_label: label.clone(),
-                name: part
-                    .filename
-                    .as_deref()
-                    .map(|n| sanitize_line(n).0)
-                    .unwrap_or_else(|| "(unnamed)".into()),
-                media_type: part
-                    .media_type
-                    .as_deref()
-                    .map(|m| sanitize_line(m).0)
-                    .unwrap_or_else(|| "application/octet-stream".into()),
-                size,
-            });
+        for (p, part) in raw.iter().enumerate() {
+            out.extend(file_row(i, p, part, &label));
         }
     }
     out
+}
+
+/// The row of a file or link part (`None` for text and data).
+fn file_row(artifact: usize, index: usize, part: &a2a::Part, label: &str) -> Option<SaveChoice> {
+    let (kind, size) = match &part.content {
+        PartContent::Raw(b) => (ChoiceKind::File(index), b.len()),
+        PartContent::Url(_) => (ChoiceKind::Url(index), 0),
+        _ => return None,
+    };
+    Some(SaveChoice {
+        artifact,
+        kind,
+        artifact_label: label.to_string(),
+        name: part
+            .filename
+            .as_deref()
+            .map(|n| sanitize_line(n).0)
+            .unwrap_or_else(|| "(unnamed)".into()),
+        media_type: part
+            .media_type
+            .as_deref()
+            .map(|m| sanitize_line(m).0)
+            .unwrap_or_else(|| "application/octet-stream".into()),
+        size,
+    })
 }
 
 /// The save dialog after the user chose a part: the bytes (copied then), the name to write them under, and
@@ -118,7 +157,11 @@ impl SaveTarget {
                 _ => return None,
             },
             ChoiceKind::Text => Arc::from(t.artifacts.get(choice.artifact)?.text.as_bytes()),
-            ChoiceKind::Url => return None,
+            ChoiceKind::Part(k) => {
+                let a = t.artifacts.get(choice.artifact)?;
+                Arc::from(a.text.get(a.parts.get(k)?.range.clone())?.as_bytes())
+            }
+            ChoiceKind::Url(_) => return None,
         };
         let raw_name = match choice.kind {
             ChoiceKind::File(p) => t

@@ -173,9 +173,17 @@ pub struct ArtifactView {
     /// Laid-out lines (markdown, highlighted code, JSON) once the artifact is complete and small enough;
     /// until then the UI shows `text` as plain lines.
     pub rendered: Option<Vec<RenderedBlock>>,
-    /// The JSON value of a data-only artifact, for the foldable view.
-    pub json: Option<crate::markup::json_view::JsonView>,
-    pub json_folded: bool,
+    /// Each part as the reader sees it (consecutive text parts of one kind are one), in order.
+    pub parts: Vec<super::parts::PartView>,
+    /// The artifact's metadata says its text is markdown.
+    pub markdown_meta: bool,
+}
+
+impl ArtifactView {
+    /// Files are listed under the artifact's header unless each part is laid out under its own.
+    pub fn files_in_head(&self) -> bool {
+        self.rendered.is_none() || self.parts.len() <= 1
+    }
 }
 
 /// A run of laid-out lines; `key` is set for a code block whose highlighting may still arrive.
@@ -600,6 +608,9 @@ impl TaskTab {
         if self.log.is_terminal() || self.log.direct_reply.is_some() {
             self.link = Link::Idle;
         }
+        if self.log.is_terminal() {
+            self.settle_artifacts();
+        }
         verdict
     }
 
@@ -685,9 +696,12 @@ impl TaskTab {
             ArtifactEdit::Appended { from_part } => {
                 if let Some(v) = self.artifacts.get_mut(i) {
                     // Sanitise only the new parts: a 5 MB artifact must not be re-scanned on every chunk.
-                    extend_view(v, log.artifact.parts.get(from_part..).unwrap_or_default());
+                    extend_view(
+                        v,
+                        log.artifact.parts.get(from_part..).unwrap_or_default(),
+                        from_part,
+                    );
                     v.rendered = None;
-                    v.json = None;
                 }
             }
             ArtifactEdit::Completed => {}
@@ -716,9 +730,28 @@ impl TaskTab {
         }
     }
 
-    /// The stream ended. If the task is still active, the tab is disconnected (everything received is kept).
+    /// The task is done (or waits for the user) and its stream with it: artifacts still "streaming" are
+    /// complete as they stand.
+    fn settle_artifacts(&mut self) {
+        for i in self.log.settle_artifacts() {
+            let newly = self.artifacts.get_mut(i).is_some_and(|v| {
+                let was = v.complete;
+                v.complete = true;
+                !was
+            });
+            if newly {
+                self.count_flags(i);
+            }
+        }
+    }
+
+    /// The stream ended. If the task is still active, the tab is disconnected (everything received is kept);
+    /// otherwise its artifacts are complete.
     pub fn stream_ended(&mut self, error: Option<String>) {
         let active = matches!(self.log.phase(), Some(Phase::Active));
+        if !active && self.log.phase().is_some() {
+            self.settle_artifacts();
+        }
         match (&error, active) {
             (_, true) => {
                 let why = error
@@ -814,7 +847,7 @@ fn part_name(p: &a2a::Part) -> String {
         .unwrap_or_else(|| "(unnamed)".into())
 }
 
-fn file_info(p: &a2a::Part) -> Option<FileInfo> {
+pub(super) fn file_info(p: &a2a::Part) -> Option<FileInfo> {
     let media_type = p
         .media_type
         .as_deref()
@@ -854,19 +887,10 @@ fn view_of(a: &Artifact) -> ArtifactView {
         bytes: 0,
         line_count: 0,
         rendered: None,
-        json: None,
-        json_folded: false,
+        parts: Vec::new(),
+        markdown_meta: super::parts::says_markdown(a.metadata.as_ref()),
     };
-    extend_view(&mut view, &a.parts);
-    if let [
-        a2a::Part {
-            content: PartContent::Data(v),
-            ..
-        },
-    ] = a.parts.as_slice()
-    {
-        view.json = Some(crate::markup::json_view::JsonView::new(v.clone()));
-    }
+    extend_view(&mut view, &a.parts, 0);
     view.kind = kind_of(&a.parts);
     view
 }
@@ -888,54 +912,26 @@ fn kind_of(parts: &[a2a::Part]) -> ArtifactKind {
     }
 }
 
-fn extend_view(view: &mut ArtifactView, parts: &[a2a::Part]) {
+fn extend_view(view: &mut ArtifactView, parts: &[a2a::Part], raw_from: usize) {
     // Count only the new text's newlines: a 5 MB artifact arriving in chunks must not be rescanned each time.
     // `str::lines` semantics: lines = newlines + 1 if the text ends without one.
     let partial = |s: &str| usize::from(!s.is_empty() && !s.ends_with('\n'));
     let before = view.text.len();
     let old_newlines = view.line_count.saturating_sub(partial(&view.text));
-    extend_text(view, parts);
-    let added = view
-        .text
-        .get(before..)
-        .map(|t| t.bytes().filter(|b| *b == b'\n').count())
-        .unwrap_or(0);
-    view.line_count = old_newlines + added + partial(&view.text);
-}
-
-fn extend_text(view: &mut ArtifactView, parts: &[a2a::Part]) {
     view.chunks += 1;
-    for p in parts {
-        match &p.content {
-            PartContent::Text(t) => {
-                view.bytes += t.len();
-                view.text
-                    .push_str(&crate::trust::sanitize::sanitize_text(t).0);
-            }
-            PartContent::Data(v) => {
-                let pretty = serde_json::to_string_pretty(v).unwrap_or_default();
-                view.bytes += pretty.len();
-                if !view.text.is_empty() && !view.text.ends_with('\n') {
-                    view.text.push('\n');
-                }
-                view.text
-                    .push_str(&crate::trust::sanitize::sanitize_text(&pretty).0);
-                view.text.push('\n');
-            }
-            _ => {
-                if let Some(f) = file_info(p) {
-                    view.bytes += f.size.unwrap_or(0);
-                    view.files.push(f);
-                }
-            }
-        }
-    }
+    super::parts::extend(view, parts, raw_from, old_newlines);
     if view.kind != ArtifactKind::Mixed {
         let k = kind_of(parts);
         if view.chunks > 1 && k != view.kind {
             view.kind = ArtifactKind::Mixed;
         }
     }
+    let added = view
+        .text
+        .get(before..)
+        .map(|t| t.bytes().filter(|b| *b == b'\n').count())
+        .unwrap_or(0);
+    view.line_count = old_newlines + added + partial(&view.text);
 }
 
 #[cfg(test)]

@@ -236,6 +236,20 @@ impl TaskLog {
         self.phase() == Some(Phase::Terminal)
     }
 
+    /// The task settled (terminal, or waiting for the user) and its stream is done: an artifact whose last
+    /// chunk never came marked so (the SDKs' `add_artifact` leaves `lastChunk` unset) is complete as it stands,
+    /// unless a chunk was skipped. Returns the artifacts this completed.
+    pub fn settle_artifacts(&mut self) -> Vec<usize> {
+        let mut done = Vec::new();
+        for (i, a) in self.artifacts.iter_mut().enumerate() {
+            if !a.last_chunk && !a.gap {
+                a.last_chunk = true;
+                done.push(i);
+            }
+        }
+        done
+    }
+
     /// Done listening: a direct reply came, or the task is terminal or waits for the user.
     pub fn settled(&self) -> bool {
         match self.phase() {

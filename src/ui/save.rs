@@ -49,8 +49,12 @@ pub fn picker(f: &mut Frame, app: &App, tab: TabId, selected: usize, area: Rect)
         }
         let what = match c.kind {
             ChoiceKind::File(_) => format!(" · {} · {}", c.media_type, human_bytes(c.size)),
-            ChoiceKind::Text => format!(" · {} · {}", c.media_type, human_bytes(c.size)),
-            ChoiceKind::Url => format!(" · {} · a link, never fetched: not savable", c.media_type),
+            ChoiceKind::Text | ChoiceKind::Part(_) => {
+                format!(" · {} · {}", c.media_type, human_bytes(c.size))
+            }
+            ChoiceKind::Url(_) => {
+                format!(" · {} · a link, never fetched: not savable", c.media_type)
+            }
         };
         lines.push(Line::from(vec![
             Span::styled(if sel { "  ▶ " } else { "    " }, t.accent),

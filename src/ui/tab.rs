@@ -21,13 +21,7 @@ enum Segment<'a> {
     ArtifactText(&'a ArtifactView),
 }
 
-pub(super) fn human_bytes(n: usize) -> String {
-    match n {
-        0..1024 => format!("{n} B"),
-        1024..1_048_576 => format!("{:.1} KB", n as f64 / 1024.0),
-        _ => format!("{:.1} MB", n as f64 / 1_048_576.0),
-    }
-}
+pub(super) use crate::app::parts::human_bytes;
 
 #[cfg(test)]
 fn segments<'a>(theme: &Theme, t: &'a TaskTab) -> Vec<Segment<'a>> {
@@ -110,19 +104,9 @@ fn entry_segments<'a>(theme: &Theme, t: &'a TaskTab, e: &'a Entry) -> Vec<Segmen
                     ),
                     theme.remote_label,
                 )];
-                for f in &a.files {
-                    let what = match (&f.url, f.size) {
-                        (Some(u), _) => {
-                            format!("▍🔗 {} · {} · at {u} (not fetched)", f.name, f.media_type)
-                        }
-                        (None, Some(s)) => format!(
-                            "▍📄 {} · {} · {} (S saves it; never opened automatically)",
-                            f.name,
-                            f.media_type,
-                            human_bytes(s)
-                        ),
-                        (None, None) => format!("▍📄 {} · {}", f.name, f.media_type),
-                    };
+                // Among several parts laid out, each file is described under its own part header.
+                for f in a.files.iter().filter(|_| a.files_in_head()) {
+                    let what = format!("▍{}", crate::app::parts::PartView::file_line(f));
                     head.push(Line::styled(what, theme.remote_label));
                 }
                 for r in &a.flagged {

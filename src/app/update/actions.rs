@@ -476,47 +476,83 @@ pub(super) fn scroll(app: &mut App, a: Action) {
     }
 }
 
-/// Fold every JSON artifact in the tab to its top level, or unfold them all again.
+/// Fold the JSON part under the cursor to its top level, or unfold it: the data part at the top of the
+/// transcript, else the next one below it, else the nearest above (the newest while following the end).
 pub(super) fn fold_json(app: &mut App) {
+    use crate::app::parts::PartKind;
     let styles = crate::markup::styles::render_styles(&app.theme);
     let Some(t) = app.active_tab_mut() else {
         return;
     };
-    let mut any = false;
-    for a in t.artifacts.iter_mut() {
-        if let Some(json) = a.json.as_mut() {
-            if a.json_folded {
-                json.unfold_all();
-            } else {
-                json.fold_all(1);
-            }
-            a.json_folded = !a.json_folded;
-            a.rendered = Some(vec![crate::app::task::RenderedBlock {
-                key: None,
-                lines: json.lines(&styles),
-            }]);
-            any = true;
-        }
+    let data: Vec<(usize, usize)> = t
+        .artifacts
+        .iter()
+        .enumerate()
+        .flat_map(|(i, a)| {
+            a.parts
+                .iter()
+                .enumerate()
+                .filter(|(_, p)| p.kind == PartKind::Data)
+                .map(move |(k, _)| (i, k))
+        })
+        .collect();
+    let here = layout::current_part(t).map(|s| (s.artifact, s.part));
+    let target = match (here, t.scroll) {
+        (Some(h), Some(_)) => data
+            .iter()
+            .find(|d| **d >= h)
+            .or(data.iter().rev().find(|d| **d < h)),
+        _ => data.last(),
     }
-    if !any {
-        app.set_status("no JSON artifact in this tab", true);
+    .copied();
+    let Some((i, k)) = target else {
+        app.set_status("no JSON part in this tab", true);
+        return;
+    };
+    let Some(a) = t.artifacts.get_mut(i) else {
+        return;
+    };
+    let of = a.parts.len();
+    let label = if a.name.is_empty() {
+        a.id.clone()
+    } else {
+        a.name.clone()
+    };
+    let folded = if crate::app::parts::toggle_fold(a, k, &styles) {
+        a.parts.get(k).map(|p| p.folded)
+    } else {
+        None
+    };
+    let what = if of > 1 {
+        format!("part {}/{of} of {label:?}", k + 1)
+    } else {
+        format!("{label:?}")
+    };
+    match folded {
+        Some(true) => app.set_status(format!("folded the JSON of {what} (z unfolds)"), false),
+        Some(false) => app.set_status(format!("unfolded the JSON of {what}"), false),
+        None => app.set_status(
+            format!("the JSON of {what} is still arriving: it folds once complete"),
+            true,
+        ),
     }
 }
 
-/// Move the transcript so the next (or previous) artifact is at the top.
+/// Move the transcript so the next (or previous) part of an artifact is at the top; past the last one, follow
+/// the end again.
 pub(super) fn jump_artifact(app: &mut App, forward: bool) {
     let Some(t) = app.active_tab_mut() else {
         return;
     };
-    let starts = layout::artifact_starts(t);
+    let stops = layout::part_stops(t);
     let current = t.scroll.unwrap_or(usize::MAX);
     let target = if forward {
-        starts
+        stops
             .iter()
-            .copied()
+            .map(|s| s.line)
             .find(|s| *s > current || current == usize::MAX)
     } else {
-        starts.iter().rev().copied().find(|s| *s < current)
+        stops.iter().rev().map(|s| s.line).find(|s| *s < current)
     };
     match target {
         Some(line) => t.scroll = Some(line),

@@ -223,6 +223,8 @@ mod tests_gate;
 #[cfg(test)]
 mod tests_nav;
 #[cfg(test)]
+mod tests_parts;
+#[cfg(test)]
 mod tests_save;
 #[cfg(test)]
 mod tests_scroll;

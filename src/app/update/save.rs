@@ -11,7 +11,8 @@ use crate::app::state::{App, Overlay};
 use crate::app::task::TabId;
 use crate::config::keymap::{Action, Context};
 
-/// `S`: the picker over every file part of every artifact (and each artifact's text), on the first savable.
+/// `S`: the picker over every part of every artifact, on the part at the top of the transcript once the user
+/// moved there (`{` / `}`, scrolling), else on the first savable.
 pub(super) fn open_picker(app: &mut App) -> Vec<Effect> {
     let Some(t) = app.active_tab() else {
         return vec![];
@@ -21,9 +22,26 @@ pub(super) fn open_picker(app: &mut App) -> Vec<Effect> {
         app.set_status("no artifact in this tab to save", true);
         return vec![];
     }
-    let selected = rows
-        .iter()
-        .position(|c| c.kind != ChoiceKind::Url)
+    let here = t
+        .scroll
+        .and_then(|_| crate::app::layout::current_part(t))
+        .and_then(|stop| {
+            let a = t.artifacts.get(stop.artifact)?;
+            let part = a.parts.get(stop.part)?;
+            rows.iter().position(|c| {
+                c.artifact == stop.artifact
+                    && match c.kind {
+                        ChoiceKind::Part(k) => k == stop.part,
+                        ChoiceKind::File(p) | ChoiceKind::Url(p) => p == part.raw,
+                        ChoiceKind::Text => true,
+                    }
+            })
+        });
+    let selected = here
+        .or_else(|| {
+            rows.iter()
+                .position(|c| !matches!(c.kind, ChoiceKind::Url(_)))
+        })
         .unwrap_or(0);
     app.overlay = Some(Overlay::SavePicker {
         tab: t.id,
@@ -56,7 +74,7 @@ pub(super) fn picker_key(app: &mut App, tab: TabId, selected: usize, k: KeyEvent
             let Some(choice) = rows.get(selected) else {
                 return vec![];
             };
-            if choice.kind == ChoiceKind::Url {
+            if matches!(choice.kind, ChoiceKind::Url(_)) {
                 app.set_status(
                     "a URL part is only a link: the console never fetches it, so there is nothing to save",
                     true,

@@ -15,44 +15,26 @@ pub(super) const MAX_LAYOUT_BYTES: usize = 1024 * 1024;
 /// thread, JSON as a foldable view.
 pub fn lay_out_artifacts(app: &mut App, tab: TabId) -> Vec<Effect> {
     let styles = crate::markup::styles::render_styles(&app.theme);
+    let chrome = crate::app::parts::Chrome {
+        label: app.theme.remote_label,
+        text: app.theme.remote_text,
+    };
     let Some(t) = app.tabs.iter_mut().find(|t| t.id == tab) else {
         return vec![];
     };
     let mut effects = Vec::new();
-    for (i, a) in t.artifacts.iter_mut().enumerate() {
+    for (i, (a, log)) in t.artifacts.iter_mut().zip(&t.log.artifacts).enumerate() {
         if !a.complete || a.rendered.is_some() || a.text.len() > MAX_LAYOUT_BYTES {
             continue;
         }
-        if let Some(json) = &a.json {
-            a.rendered = Some(vec![crate::app::task::RenderedBlock {
-                key: None,
-                lines: json.lines(&styles),
-            }]);
-            continue;
-        }
-        if a.kind != crate::app::task::ArtifactKind::Text {
-            continue;
-        }
-        let mut blocks = Vec::new();
-        for (b, block) in crate::markup::markdown::parse(&a.text, &styles)
-            .into_iter()
-            .enumerate()
-        {
-            match block {
-                crate::markup::markdown::Block::Lines(lines) => {
-                    blocks.push(crate::app::task::RenderedBlock { key: None, lines })
-                }
-                crate::markup::markdown::Block::Code { lang, code } => {
-                    let key = (tab << 40) ^ ((i as u64) << 20) ^ b as u64;
-                    blocks.push(crate::app::task::RenderedBlock {
-                        key: Some(key),
-                        lines: crate::markup::markdown::render_plain_code(&code, &styles),
-                    });
-                    effects.push(Effect::Highlight { key, lang, code });
-                }
-            }
-        }
-        a.rendered = Some(blocks);
+        let key_base = (tab << 40) ^ ((i as u64) << 20);
+        effects.extend(crate::app::parts::lay_out(
+            a,
+            &log.artifact.parts,
+            &styles,
+            chrome,
+            key_base,
+        ));
     }
     effects
 }
