@@ -57,14 +57,13 @@ pub struct PartView {
 }
 
 impl PartView {
-    /// "part 2/3 · text/markdown · 1.2 KB"
+    /// "part 2/3 · text/markdown · 1.2 KB" (a link has no size: it was never fetched).
     pub fn header(&self, index: usize, of: usize) -> String {
-        format!(
-            "── part {}/{of} · {} · {}",
-            index + 1,
-            self.media_type,
-            human_bytes(self.bytes)
-        )
+        let size = match self.kind {
+            PartKind::Url => "link".to_string(),
+            _ => human_bytes(self.bytes),
+        };
+        format!("── part {}/{of} · {} · {size}", index + 1, self.media_type)
     }
 
     /// A file or link part's one line ("📄 name · image/png · 3.0 KB (S saves it; never opened automatically)").
