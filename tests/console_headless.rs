@@ -752,3 +752,53 @@ async fn a_stalled_store_holds_a_flood_back_instead_of_the_screen_running_ahead_
     assert!(events.len() > 20_000, "{} events stored", events.len());
     demo.shutdown().await;
 }
+
+/// The Markdown export lists each message once, though the agent's snapshots carry the user's messages in
+/// their history too (issue 10: "You: ask" appeared twice). Two tasks in one tab: the second one's export.
+async fn export_twice_asked(url: &str, ready: &str) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("console.db");
+    let mut c = Console::start_with_db(&[("peer", url)], Some(&db)).await;
+    c.wait_for(ready).await;
+    c.key(KeyCode::Char('n'));
+    c.wait_for("Message → peer").await;
+    send(&c, "echo one");
+    c.wait_for("completed").await;
+    send(&c, "ask");
+    c.wait_for("What is your name?").await;
+    send(&c, "Ada");
+    c.wait_for("Nice to meet you, Ada").await;
+    c.key(KeyCode::Esc);
+    c.key(KeyCode::Char('E'));
+    c.wait_for("Export the transcript").await;
+    for _ in 0..40 {
+        c.key(KeyCode::Backspace);
+    }
+    let out = dir.path().join("task.md");
+    c.type_text(&out.display().to_string());
+    c.key(KeyCode::Enter);
+    c.wait_for("exported to").await;
+    c.quit().await;
+    std::fs::read_to_string(&out).unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_markdown_export_lists_each_message_once() {
+    let demo = a2a_console::demo::spawn(0).await.unwrap();
+    let md = export_twice_asked(&demo.base_url(), "card 0.1.0").await;
+    assert_eq!(md.matches("> ask\n").count(), 1, "{md}");
+    assert_eq!(md.matches("> Ada\n").count(), 1, "{md}");
+    demo.shutdown().await;
+    let peer = common::py10_peer();
+    let md = export_twice_asked(&peer.url, "Python v1.0 peer").await;
+    assert_eq!(md.matches("> ask\n").count(), 1, "{md}");
+    assert_eq!(md.matches("> Ada\n").count(), 1, "{md}");
+    let peer = common::py03_peer();
+    let md = export_twice_asked(&peer.url, "peer").await;
+    assert_eq!(md.matches("> ask\n").count(), 1, "{md}");
+    assert_eq!(md.matches("> Ada\n").count(), 1, "{md}");
+    let peer = common::js_peer();
+    let md = export_twice_asked(&peer.url, "JS").await;
+    assert_eq!(md.matches("> ask\n").count(), 1, "{md}");
+    assert_eq!(md.matches("> Ada\n").count(), 1, "{md}");
+}

@@ -85,7 +85,10 @@ fn multi_part_artifact_with_its_second_json_part_folded() {
     let text = render(&app);
     assert!(text.contains("part 1/4 · text/markdown"), "{text}");
     assert!(!text.contains("```"), "markdown rendered: {text}");
-    assert!(!text.contains("streaming…"), "complete with its task: {text}");
+    assert!(
+        !text.contains("streaming…"),
+        "complete with its task: {text}"
+    );
     snap("multi_part_artifact", &app);
     for _ in 0..3 {
         key(&mut app, KeyCode::Char('}'));

@@ -125,6 +125,9 @@ struct Transcript<'a> {
     out: String,
     agent: &'a str,
     seen_messages: HashSet<String>,
+    /// What the user sent, by text, as the console recorded it: an agent's history that echoes one of these
+    /// under another message id (or none) is the same message, not a second one.
+    sent: HashMap<String, usize>,
     seen_artifacts: HashSet<String>,
     state: Option<String>,
     artifacts: HashMap<String, Artifact>,
@@ -135,13 +138,22 @@ impl Transcript<'_> {
         if !m.message_id.is_empty() && !self.seen_messages.insert(m.message_id.clone()) {
             return;
         }
+        let text = parts_text(&m.parts);
+        if from_user {
+            *self.sent.entry(text.clone()).or_default() += 1;
+        } else if m.role == Role::User
+            && let Some(n) = self.sent.get_mut(&text).filter(|n| **n > 0)
+        {
+            *n -= 1;
+            return;
+        }
         let who = if from_user || m.role == Role::User {
             "You".to_string()
         } else {
             line(self.agent)
         };
         let _ = writeln!(self.out, "**{who}** · {}\n", when(at));
-        quote(&mut self.out, &parts_text(&m.parts));
+        quote(&mut self.out, &text);
     }
 
     fn state(&mut self, state: &a2a::TaskState, at: &DateTime<Utc>) {
@@ -207,6 +219,7 @@ pub fn export_task_markdown(rec: &TaskRecord, events: &[StoredEvent]) -> String 
         out: String::new(),
         agent: &rec.agent_name,
         seen_messages: HashSet::new(),
+        sent: HashMap::new(),
         seen_artifacts: HashSet::new(),
         state: None,
         artifacts: final_artifacts(&decoded),

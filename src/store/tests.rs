@@ -624,6 +624,36 @@ fn store_export_markdown_is_a_clean_transcript() {
 }
 
 #[test]
+fn store_export_markdown_lists_a_message_echoed_under_another_id_once() {
+    // The console records what the user sent; the agent's snapshot echoes it in `history` under an id of its
+    // own (or none): "You: ask" was listed twice.
+    let s = Store::open_in_memory().unwrap();
+    s.append_user_message("http://a", "t1", &msg("u1", Role::User, "ask"))
+        .unwrap();
+    let task = Task {
+        id: "t1".into(),
+        context_id: "ctx-1".into(),
+        status: TaskStatus {
+            state: TaskState::InputRequired,
+            message: Some(msg("m2", Role::Agent, "What is your name?")),
+            timestamp: None,
+        },
+        artifacts: None,
+        history: Some(vec![
+            msg("server-minted", Role::User, "ask"),
+            msg("m0", Role::User, "sent by another client"),
+        ]),
+        metadata: None,
+    };
+    s.append_stream_event("http://a", "t1", &StreamResponse::Task(task))
+        .unwrap();
+    let md = export_task_markdown(&rec("t1", 4), &s.events("http://a", "t1").unwrap());
+    assert_eq!(md.matches("> ask\n").count(), 1, "{md}");
+    assert_eq!(md.matches("**You**").count(), 2, "{md}");
+    assert!(md.contains("> sent by another client"), "{md}");
+}
+
+#[test]
 fn store_export_markdown_uses_the_snapshot_when_events_are_few() {
     // A blocking reply: only the user's message was an event; the rest is in the task snapshot.
     let s = Store::open_in_memory().unwrap();
