@@ -86,7 +86,7 @@ pub fn tab_items(app: &App) -> Vec<(View, String)> {
                 " {} {name}{id} {} {}{rounds}{alert} ",
                 i + 1,
                 badge.symbol(),
-                badge.label()
+                t.badge_label()
             ),
         ));
     }

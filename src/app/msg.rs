@@ -273,6 +273,13 @@ pub enum Effect {
         task_id: String,
         path: PathBuf,
     },
+    /// Write a tab's message exchange (direct replies, no task) from the store to a file.
+    ExportExchange {
+        tab_key: String,
+        agent_url: String,
+        agent_name: String,
+        path: PathBuf,
+    },
     /// Ring the terminal bell.
     Bell,
     /// Leave the console.

@@ -358,6 +358,24 @@ impl TaskTab {
         self.shown_ids.1.as_deref()
     }
 
+    /// No task, but the user and the agent talked (direct message replies): the tab keeps that exchange, and
+    /// says so instead of "new".
+    pub fn exchanged(&self) -> bool {
+        self.log.task_id.is_none()
+            && self
+                .transcript
+                .iter()
+                .any(|e| matches!(e, Entry::Remote { .. }))
+    }
+
+    /// The badge's words: "message exchange" for a tab whose agent answered without a task.
+    pub fn badge_label(&self) -> &'static str {
+        match self.badge() {
+            Badge::Idle if self.exchanged() => "message exchange",
+            b => b.label(),
+        }
+    }
+
     /// First 8 characters of the task id, for titles.
     pub fn short_task(&self) -> Option<String> {
         self.task_id_shown().map(|t| t.chars().take(8).collect())

@@ -224,19 +224,34 @@ pub fn export_task_markdown(rec: &TaskRecord, events: &[StoredEvent]) -> String 
         state: None,
         artifacts: final_artifacts(&decoded),
     };
-    let _ = writeln!(
-        tr.out,
-        "# Task {} with {}\n",
-        line(&rec.task_id),
-        line(&rec.agent_name)
-    );
+    // A tab whose agent answered with messages only has no task: it is exported as a message exchange.
+    let exchange = rec.task_id.is_empty();
+    if exchange {
+        let _ = writeln!(
+            tr.out,
+            "# Message exchange with {}\n",
+            line(&rec.agent_name)
+        );
+    } else {
+        let _ = writeln!(
+            tr.out,
+            "# Task {} with {}\n",
+            line(&rec.task_id),
+            line(&rec.agent_name)
+        );
+    }
     let _ = writeln!(
         tr.out,
         "- Agent: {} ({})",
         line(&rec.agent_name),
         line(&rec.agent_url)
     );
-    let _ = writeln!(tr.out, "- Task: {}", line(&rec.task_id));
+    if exchange {
+        tr.out
+            .push_str("- Task: none (the agent answered with messages)\n");
+    } else {
+        let _ = writeln!(tr.out, "- Task: {}", line(&rec.task_id));
+    }
     if let Some(c) = &rec.context_id {
         let _ = writeln!(tr.out, "- Context: {}", line(c));
     }

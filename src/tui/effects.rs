@@ -457,6 +457,27 @@ impl Runtime {
                     Msg::Saved(Err("no local store: nothing to export from".into())),
                 );
             }
+            Effect::ExportExchange {
+                tab_key,
+                agent_url,
+                agent_name,
+                path,
+            } => {
+                let answer = tx.clone();
+                self.on_store(
+                    move |store| {
+                        let r = super::persist::export_exchange(
+                            store,
+                            &tab_key,
+                            &agent_url,
+                            &agent_name,
+                            &path,
+                        );
+                        let _ = answer.send(Msg::Saved(r));
+                    },
+                    Msg::Saved(Err("no local store: nothing to export from".into())),
+                );
+            }
             Effect::LoadAudit => {
                 let answer = tx.clone();
                 self.on_store(

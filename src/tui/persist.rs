@@ -272,11 +272,56 @@ pub fn export(
     let events = store
         .events(agent_url, task_id)
         .map_err(|e| e.to_string())?;
+    write_export(&rec, &events, path)
+}
+
+/// Write a tab's message exchange (the agent answered with messages, no task) to `path`, like a task.
+pub fn export_exchange(
+    store: &Store,
+    tab_key: &str,
+    agent_url: &str,
+    agent_name: &str,
+    path: &Path,
+) -> Result<String, String> {
+    let events: Vec<crate::store::StoredEvent> = store
+        .tab_events(tab_key)
+        .map_err(|e| e.to_string())?
+        .into_iter()
+        .map(|e| crate::store::StoredEvent {
+            seq: e.seq,
+            agent_url: agent_url.to_string(),
+            task_id: String::new(),
+            kind: e.kind,
+            json: e.json,
+            at: e.at,
+        })
+        .collect();
+    let Some(last) = events.last() else {
+        return Err("nothing of this exchange is in the local store yet".into());
+    };
+    let rec = crate::store::TaskRecord {
+        agent_url: agent_url.to_string(),
+        agent_name: agent_name.to_string(),
+        task_id: String::new(),
+        context_id: None,
+        state: "no task".into(),
+        tab_id: 0,
+        snapshot_json: None,
+        updated_at: last.at,
+    };
+    write_export(&rec, &events, path)
+}
+
+fn write_export(
+    rec: &crate::store::TaskRecord,
+    events: &[crate::store::StoredEvent],
+    path: &Path,
+) -> Result<String, String> {
     let text = if path.extension().is_some_and(|e| e == "json") {
-        serde_json::to_string_pretty(&crate::store::export_task_json(&rec, &events))
+        serde_json::to_string_pretty(&crate::store::export_task_json(rec, events))
             .map_err(|e| e.to_string())?
     } else {
-        crate::store::export_task_markdown(&rec, &events)
+        crate::store::export_task_markdown(rec, events)
     };
     // Like a saved artifact: a new private file, never over an existing one or through a symlink.
     match super::save::write(path, text.as_bytes(), false) {
@@ -360,6 +405,32 @@ mod tests {
 
     fn micros(t: DateTime<Utc>) -> DateTime<Utc> {
         DateTime::from_timestamp_micros(t.timestamp_micros()).unwrap()
+    }
+
+    #[test]
+    fn a_message_exchange_without_a_task_is_exported() {
+        let store = Store::open_in_memory().unwrap();
+        let mut app = two_agents_on_one_url();
+        let tab = app.new_tab(app.agents[0].id);
+        let t = app.tab_mut(tab).unwrap();
+        t.record_user("message", vec![], "u1");
+        let mut reply = a2a::Message::new(a2a::Role::Agent, vec![a2a::Part::text("direct reply")]);
+        reply.message_id = "r1".into();
+        t.feed(&a2a::StreamResponse::Message(reply));
+        assert!(t.exchanged() && t.log.task_id.is_none());
+        let key = t.key.to_string();
+        save(&store, &mut app);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("exchange.md");
+        let said = export_exchange(&store, &key, "http://x", "demo", &path).unwrap();
+        assert!(said.contains("exported to"), "{said}");
+        let md = std::fs::read_to_string(&path).unwrap();
+        assert!(md.starts_with("# Message exchange with demo"), "{md}");
+        assert!(
+            md.contains("> message\n") && md.contains("> direct reply\n"),
+            "{md}"
+        );
+        assert!(md.contains("- Task: none"), "{md}");
     }
 
     #[test]

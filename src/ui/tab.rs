@@ -260,7 +260,7 @@ pub fn draw(f: &mut Frame, app: &App, t: &TaskTab, area: Rect) {
     let title = Line::from(vec![
         Span::styled(format!(" {} ", t.agent_name), theme.title),
         Span::styled(
-            format!("{} {} ", badge.symbol(), badge.label()),
+            format!("{} {} ", badge.symbol(), t.badge_label()),
             badge_style(theme, badge),
         ),
         // Link state, rounds and flags first: the ids are long and get cut on narrow screens.
@@ -273,7 +273,11 @@ pub fn draw(f: &mut Frame, app: &App, t: &TaskTab, area: Rect) {
                         parts.push(p.to_string());
                     }
                 }
-                parts.push(format!("task {task}{ctx}"));
+                parts.push(if t.exchanged() {
+                    format!("no task{ctx}")
+                } else {
+                    format!("task {task}{ctx}")
+                });
                 format!("{} ", parts.join(" · "))
             },
             theme.dim,

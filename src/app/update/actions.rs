@@ -105,8 +105,13 @@ pub fn run_action(app: &mut App, a: Action) -> Vec<Effect> {
         Action::AuditLog => vec![Effect::LoadAudit],
         Action::ExportTask => {
             match app.active_tab() {
-                Some(t) if t.log.task_id.is_some() => {
-                    let name = format!("task-{}.md", t.short_task().unwrap_or_default());
+                Some(t) if t.log.task_id.is_some() || (t.exchanged() && t.stored) => {
+                    let name = match t.short_task() {
+                        Some(id) => format!("task-{id}.md"),
+                        None => {
+                            format!("exchange-{}.md", t.key.chars().take(8).collect::<String>())
+                        }
+                    };
                     let mut input = TextArea::from(vec![name]);
                     input.move_cursor(ratatui_textarea::CursorMove::End);
                     app.overlay = Some(Overlay::Prompt {
@@ -114,6 +119,10 @@ pub fn run_action(app: &mut App, a: Action) -> Vec<Effect> {
                         input: Box::new(input),
                     });
                 }
+                Some(t) if t.exchanged() => app.set_status(
+                    "this exchange is not in the local store (it is off): nothing to export",
+                    true,
+                ),
                 _ => app.set_status("no task in this tab to export", true),
             }
             vec![]

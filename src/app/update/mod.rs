@@ -228,3 +228,5 @@ mod tests_parts;
 mod tests_save;
 #[cfg(test)]
 mod tests_scroll;
+#[cfg(test)]
+mod tests_tabs;

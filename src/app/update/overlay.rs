@@ -273,13 +273,23 @@ pub(super) fn prompt_done(app: &mut App, kind: PromptKind, value: String) -> Vec
                     t.log.task_id.clone()?,
                 ))
             });
-            match target {
-                Some((agent_url, task_id)) => vec![Effect::ExportTask {
+            let exchange = app.tab(tab).filter(|t| t.exchanged()).and_then(|t| {
+                let agent = app.agent(t.agent)?;
+                Some(Effect::ExportExchange {
+                    tab_key: t.key.to_string(),
+                    agent_url: agent.target.url.clone(),
+                    agent_name: t.agent_name.clone(),
+                    path: value.clone().into(),
+                })
+            });
+            match (target, exchange) {
+                (Some((agent_url, task_id)), _) => vec![Effect::ExportTask {
                     agent_url,
                     task_id,
                     path: value.into(),
                 }],
-                None => {
+                (None, Some(fx)) => vec![fx],
+                (None, None) => {
                     app.set_status("no task in this tab to export", true);
                     vec![]
                 }
