@@ -802,3 +802,27 @@ async fn the_markdown_export_lists_each_message_once() {
     assert_eq!(md.matches("> ask\n").count(), 1, "{md}");
     assert_eq!(md.matches("> Ada\n").count(), 1, "{md}");
 }
+
+/// The Python SDK's two-part `code` artifact (markdown, then data; no `lastChunk`): the markdown is rendered,
+/// each part under its header, the artifact is complete with its task, and `z` folds the data part.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_python_sdk_code_artifact_shows_every_part() {
+    let peer = common::py10_peer();
+    let mut c = Console::start(&[("py", &peer.url)]).await;
+    c.wait_for("Python v1.0 peer").await;
+    c.key(KeyCode::Char('n'));
+    c.wait_for("Message → py").await;
+    send(&c, "code");
+    let screen = c
+        .wait_until("code done", |s| {
+            s.contains("✓ completed") && s.contains("part 2/2 · application/json")
+        })
+        .await;
+    assert!(screen.contains("part 1/2 · text/markdown"), "{screen}");
+    assert!(!screen.contains("```"), "markdown rendered: {screen}");
+    assert!(!screen.contains("streaming…"), "complete: {screen}");
+    c.key(KeyCode::Esc);
+    c.key(KeyCode::Char('z'));
+    c.wait_for("folded the JSON of part 2/2").await;
+    c.quit().await;
+}

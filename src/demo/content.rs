@@ -34,6 +34,13 @@ pub(crate) fn story_chunk(index: u32, total: u32) -> String {
         ));
     }
     if index.is_multiple_of(12) {
+        // A heading starts on its own line, after a blank one: the sentence before it ended mid-line.
+        let previous = index
+            .checked_sub(1)
+            .map(|i| STORY[(i as usize) % STORY.len()]);
+        if previous.is_some_and(|p| !p.ends_with("\n\n")) {
+            out.push_str("\n\n");
+        }
         out.push_str(&format!("## Chapter {}\n\n", index / 12 + 1));
     }
     out.push_str(sentence);
@@ -228,6 +235,21 @@ mod tests {
             .filter(|c| ('\u{300}'..='\u{36f}').contains(c))
             .count();
         assert_eq!(combining, 500);
+    }
+
+    #[test]
+    fn every_chapter_heading_starts_on_its_own_line_after_a_blank_one() {
+        let story: String = (0..40).map(|i| story_chunk(i, 40)).collect();
+        let lines: Vec<&str> = story.lines().collect();
+        let chapters: Vec<usize> = (0..lines.len())
+            .filter(|&i| lines[i].contains("## Chapter"))
+            .collect();
+        assert_eq!(chapters.len(), 4, "{story}");
+        for i in chapters {
+            assert!(lines[i].starts_with("## Chapter "), "glued: {:?}", lines[i]);
+            assert_eq!(lines[i - 1], "", "no blank line before {:?}", lines[i]);
+            assert_eq!(lines[i + 1], "", "no blank line after {:?}", lines[i]);
+        }
     }
 
     #[test]

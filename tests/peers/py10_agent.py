@@ -51,6 +51,8 @@ from a2a.types.a2a_pb2 import (  # noqa: E402
     TaskStatus,
 )
 
+from google.protobuf import json_format, struct_pb2  # noqa: E402
+
 import peer_common  # noqa: E402
 
 JSONRPC_PATH = '/a2a/jsonrpc'
@@ -125,6 +127,16 @@ class PeerExecutor(AgentExecutor):
                 await asyncio.sleep(SLOW_INTERVAL)
                 await updater.update_status(TaskState.TASK_STATE_WORKING,
                                             message=agent_msg(f'tick {i}/{SLOW_TICKS}'))
+            await updater.complete()
+        elif word == 'code':
+            # One artifact, two parts (markdown with a fenced block, then data), and no lastChunk: what the
+            # SDK's add_artifact sends by default.
+            await updater.start_work()
+            data = json_format.ParseDict({'language': 'python', 'tests': {'passed': 3}}, struct_pb2.Value())
+            await updater.add_artifact(
+                [Part(text='# Fibonacci\n\n```python\ndef fib(n):\n    return n\n```\n', media_type='text/markdown'),
+                 Part(data=data, media_type='application/json')],
+                artifact_id='code', name='code')
             await updater.complete()
         elif word == 'fail':
             await updater.failed(agent_msg('Scenario failure requested'))
