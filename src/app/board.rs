@@ -48,15 +48,47 @@ pub fn rows(app: &App) -> Vec<TabId> {
     tabs.into_iter().map(|t| t.id).collect()
 }
 
-/// The tabs the split view shows: those that need the user or are live, most recent first, at most four.
+/// How many tasks the split view shows at most.
+pub const SPLIT_MAX: usize = 4;
+
+/// Which tasks the split view shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SplitRule {
+    /// The tasks marked on the board (the first [`SPLIT_MAX`] of them, in the order they were marked).
+    Marked,
+    /// None is marked: those that need the user or are live, most recent first.
+    Newest,
+}
+
+/// The rule the split view follows now: the marked tasks if any is still open.
+pub fn split_rule(app: &App) -> SplitRule {
+    if app.board.marked.iter().any(|m| app.tab(*m).is_some()) {
+        SplitRule::Marked
+    } else {
+        SplitRule::Newest
+    }
+}
+
+/// The tabs the split view shows: the marked ones, else those that need the user or are live, most recent
+/// first; at most [`SPLIT_MAX`].
 pub fn split_tabs(app: &App) -> Vec<TabId> {
+    if split_rule(app) == SplitRule::Marked {
+        return app
+            .board
+            .marked
+            .iter()
+            .copied()
+            .filter(|m| app.tab(*m).is_some())
+            .take(SPLIT_MAX)
+            .collect();
+    }
     let mut tabs: Vec<&TaskTab> = app.tabs.iter().collect();
     tabs.sort_by(|a, b| {
         rank(a.badge())
             .cmp(&rank(b.badge()))
             .then(b.last_update.cmp(&a.last_update))
     });
-    tabs.into_iter().take(4).map(|t| t.id).collect()
+    tabs.into_iter().take(SPLIT_MAX).map(|t| t.id).collect()
 }
 
 /// The next value when cycling a filter: each option in turn, then "all" again.

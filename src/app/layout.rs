@@ -93,15 +93,87 @@ pub fn tab_items(app: &App) -> Vec<(View, String)> {
     items
 }
 
-/// Which tab-bar item is at column `x`.
-pub fn tab_at(app: &App, x: u16) -> Option<View> {
-    let mut col = 0u16;
-    for (view, title) in tab_items(app) {
-        let w = title.width() as u16 + 1;
-        if x >= col && x < col + w {
-            return Some(view);
+/// The tab bar as drawn at a width: the pages (card, skills, board, split) always, then the window of task tabs
+/// that holds the active one, with how many tabs are hidden on either side.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TabBar {
+    pub pages: Vec<(View, String)>,
+    pub tabs: Vec<(View, String)>,
+    pub hidden_left: usize,
+    pub hidden_right: usize,
+}
+
+/// "‹ 3 more", drawn before the window when tabs are hidden on its left.
+pub fn more_left(n: usize) -> String {
+    format!(" ‹ {n} more ")
+}
+
+/// "2 more ›", drawn after the window when tabs are hidden on its right.
+pub fn more_right(n: usize) -> String {
+    format!(" {n} more › ")
+}
+
+/// The pages before the task tabs in [`tab_items`].
+const PAGES: usize = 4;
+
+pub fn tab_bar(app: &App, width: u16) -> TabBar {
+    let mut items = tab_items(app);
+    let tabs = items.split_off(PAGES.min(items.len()));
+    let w = |s: &str| s.width() + 1;
+    let width = width as usize;
+    let pages_w: usize = items.iter().map(|(_, t)| w(t)).sum();
+    let widths: Vec<usize> = tabs.iter().map(|(_, t)| w(t)).collect();
+    let n = tabs.len();
+    let fits = |start: usize, end: usize| {
+        let left = if start > 0 { w(&more_left(start)) } else { 0 };
+        let right = if end < n { w(&more_right(n - end)) } else { 0 };
+        let body: usize = widths.get(start..end).map(|s| s.iter().sum()).unwrap_or(0);
+        pages_w + left + right + body <= width
+    };
+    let (mut start, mut end) = match tabs.iter().position(|(v, _)| *v == app.view) {
+        Some(a) => (a, a + 1),
+        None => (0, 0),
+    };
+    // Grow the window around the active tab, a tab to the left then one to the right, while it fits.
+    loop {
+        let left = start > 0 && fits(start - 1, end);
+        if left {
+            start -= 1;
         }
-        col += w;
+        let right = end < n && fits(start, end + 1);
+        if right {
+            end += 1;
+        }
+        if !left && !right {
+            break;
+        }
+    }
+    TabBar {
+        pages: items,
+        tabs: tabs.get(start..end).map(<[_]>::to_vec).unwrap_or_default(),
+        hidden_left: start,
+        hidden_right: n - end,
+    }
+}
+
+/// Which tab-bar item is at column `x` (the "more" hints are not items).
+pub fn tab_at(app: &App, x: u16) -> Option<View> {
+    let bar = tab_bar(app, app.size.0);
+    let w = |s: &str| s.width() as u16 + 1;
+    let mut col = 0u16;
+    let left = (bar.hidden_left > 0).then(|| (None, more_left(bar.hidden_left)));
+    let items = bar
+        .pages
+        .into_iter()
+        .map(|(v, t)| (Some(v), t))
+        .chain(left)
+        .chain(bar.tabs.into_iter().map(|(v, t)| (Some(v), t)));
+    for (view, title) in items {
+        let cw = w(&title);
+        if x >= col && x < col + cw {
+            return view;
+        }
+        col += cw;
     }
     None
 }

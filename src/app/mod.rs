@@ -7,6 +7,7 @@ pub mod msg;
 pub mod parts;
 pub mod save;
 pub mod scroll;
+pub mod short_id;
 pub mod state;
 pub mod task;
 pub mod tasklog;

@@ -254,6 +254,15 @@ pub struct BoardState {
     pub agent_filter: Option<AgentId>,
     pub state_filter: Option<crate::app::task::Badge>,
     pub query: String,
+    /// Tasks marked for the split view, in the order they were marked.
+    pub marked: Vec<TabId>,
+}
+
+impl BoardState {
+    /// Any filter (agent, state or text) on.
+    pub fn filtered(&self) -> bool {
+        self.agent_filter.is_some() || self.state_filter.is_some() || !self.query.is_empty()
+    }
 }
 
 /// What a one-line prompt is for.
@@ -392,6 +401,8 @@ pub struct App {
     /// What the last frame measured of the panes only the renderer can measure (set by the runtime after each
     /// frame), so scrolling there stops at the last page.
     pub measured: crate::app::scroll::Measured,
+    /// The tabs (count, id sum) the short ids were last worked out for.
+    short_ids_for: (usize, u64),
     next_tab: TabId,
     next_agent: u64,
 }
@@ -424,6 +435,7 @@ impl App {
             demo_starting: false,
             approval_unseen: false,
             measured: crate::app::scroll::Measured::default(),
+            short_ids_for: (0, 0),
             next_tab: 1,
             next_agent: 1,
         }
@@ -469,6 +481,30 @@ impl App {
     /// Where an agent stands in the list (for the cursor).
     pub fn agent_index(&self, id: AgentId) -> Option<usize> {
         self.agents.iter().position(|a| a.id == id)
+    }
+
+    /// Work the short task ids out again when a tab opened or closed or a task id changed: each tab's is the
+    /// id's random tail, lengthened where two open tabs' tasks would look alike.
+    pub fn refresh_short_ids(&mut self) {
+        let now = (
+            self.tabs.len(),
+            self.tabs.iter().map(|t| t.id).fold(0u64, u64::wrapping_add),
+        );
+        if now == self.short_ids_for && !self.tabs.iter().any(|t| t.ids_changed) {
+            return;
+        }
+        self.short_ids_for = now;
+        let ids: Vec<(TabId, String)> = self
+            .tabs
+            .iter()
+            .filter_map(|t| Some((t.id, t.task_id_shown()?.to_string())))
+            .collect();
+        let refs: Vec<(TabId, &str)> = ids.iter().map(|(t, i)| (*t, i.as_str())).collect();
+        let mut short = crate::app::short_id::distinct(&refs);
+        for t in self.tabs.iter_mut() {
+            t.short_id = short.remove(&t.id);
+            t.ids_changed = false;
+        }
     }
 
     pub fn new_tab(&mut self, agent: AgentId) -> TabId {

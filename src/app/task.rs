@@ -262,6 +262,10 @@ pub struct TaskTab {
     pub push_received: usize,
     /// The task and context ids as they may be drawn (sanitised once, when the agent names them).
     shown_ids: (Option<String>, Option<String>),
+    /// The task id's short form among the open tabs (`App::refresh_short_ids`); `None` until it is set.
+    pub short_id: Option<String>,
+    /// The ids changed since the short ids were last worked out.
+    pub ids_changed: bool,
     /// What must be written to the store, in order; `App::take_records` collects it after each update.
     outbox: Vec<Record>,
     /// The header row changed (state, ids, last text, closed, gone) since it was last recorded.
@@ -324,6 +328,8 @@ impl TaskTab {
             push_ids: Vec::new(),
             push_received: 0,
             shown_ids: (None, None),
+            short_id: None,
+            ids_changed: true,
             outbox: Vec::new(),
             header_dirty: false,
             stored: false,
@@ -376,9 +382,19 @@ impl TaskTab {
         }
     }
 
-    /// First 8 characters of the task id, for titles.
+    /// The task id's short form, for titles, the board and export names: its random tail (a UUIDv7's first
+    /// digits are a timestamp), as long as it must be to tell the open tabs' tasks apart.
     pub fn short_task(&self) -> Option<String> {
-        self.task_id_shown().map(|t| t.chars().take(8).collect())
+        self.short_id.clone().or_else(|| {
+            self.task_id_shown()
+                .map(|t| super::short_id::tail(t, super::short_id::SHORT))
+        })
+    }
+
+    /// The context id's short form (its random tail).
+    pub fn short_context(&self) -> Option<String> {
+        self.context_id_shown()
+            .map(|c| super::short_id::tail(c, super::short_id::SHORT))
     }
 
     /// Sanitise the ids for drawing when they change (never per frame).
@@ -388,6 +404,8 @@ impl TaskTab {
             || self.shown_ids.1.is_none() != self.log.context_id.is_none()
         {
             self.shown_ids = (sanitise(&self.log.task_id), sanitise(&self.log.context_id));
+            self.short_id = None;
+            self.ids_changed = true;
         }
     }
 
@@ -397,6 +415,8 @@ impl TaskTab {
         self.log.context_id = context_id;
         self.log.state = state;
         self.shown_ids = (None, None);
+        self.short_id = None;
+        self.ids_changed = true;
         self.refresh_shown_ids();
     }
 
@@ -421,6 +441,8 @@ impl TaskTab {
     pub fn begin_new_task(&mut self) {
         self.log.new_task();
         self.shown_ids = (None, None);
+        self.short_id = None;
+        self.ids_changed = true;
         self.refresh_shown_ids();
     }
 

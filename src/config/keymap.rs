@@ -271,7 +271,7 @@ actions! {
     JumpTab9 => "jump_tab_9", Global, "Switch to task tab 9", [alt('9')];
     Board => "board", Global, "Show every task across agents, the ones needing you first", [ch('b')];
     AuditLog => "audit_log", Global, "Show the audit log: requests and your decisions (credentials redacted)", [ch('L')];
-    Split => "split", Global, "Show up to four live tasks side by side", [ch('v')];
+    Split => "split", Global, "Show the tasks marked on the board side by side (none marked: the four newest live ones)", [ch('v')];
     // Agent list, card and skills
     Up => "up", AgentList, "Select the previous agent or skill", [key(KeyCode::Up), ch('k')];
     Down => "down", AgentList, "Select the next agent or skill", [key(KeyCode::Down), ch('j')];
@@ -287,6 +287,8 @@ actions! {
     BoardSearch => "board_search", AgentList, "Search the board by text", [ch('/')];
     BoardFilterAgent => "board_filter_agent", AgentList, "Board: show one agent's tasks (press again for the next agent, then all)", [ch('f')];
     BoardFilterState => "board_filter_state", AgentList, "Board: show one state (press again for the next state, then all)", [ch('t')];
+    BoardClearFilters => "board_clear_filters", AgentList, "Board: clear the search and every filter", [ch('x')];
+    BoardMark => "board_mark", AgentList, "Board: mark or unmark the selected task for the split view", [ch('m')];
     // Task tab
     Compose => "compose", TaskTab, "Write a message in this task", [ch('i'), key(KeyCode::Enter)];
     ScrollUp => "scroll_up", Scroll, "Scroll (or move the cursor) up one line", [key(KeyCode::Up), ch('k')];

@@ -9,6 +9,7 @@ use ratatui::widgets::{Block, Borders, Paragraph};
 use super::badge_style;
 use crate::app::board;
 use crate::app::state::{App, Focus};
+use crate::config::keymap::Action;
 
 fn since(t: chrono::DateTime<chrono::Utc>) -> String {
     let s = (chrono::Utc::now() - t).num_seconds().max(0);
@@ -32,14 +33,20 @@ pub fn draw_board(f: &mut Frame, app: &App, area: Rect) {
     if !app.board.query.is_empty() {
         filters.push(format!("text {:?}", app.board.query));
     }
+    let keys = |a: Action| app.keymap.keys_for(a).first().cloned().unwrap_or_default();
+    let clear = keys(Action::BoardClearFilters);
     let title = format!(
-        " Board · {} task(s){} · Enter opens · f agent · t state · / search ",
+        " Board · {} task(s){} · Enter opens · {} agent · {} state · {} search · {} marks for split ",
         rows.len(),
         if filters.is_empty() {
             String::new()
         } else {
-            format!(" · {}", filters.join(", "))
-        }
+            format!(" · {} ({clear} clears)", filters.join(", "))
+        },
+        keys(Action::BoardFilterAgent),
+        keys(Action::BoardFilterState),
+        keys(Action::BoardSearch),
+        keys(Action::BoardMark),
     );
     let block = Block::default()
         .borders(Borders::ALL)
@@ -51,12 +58,17 @@ pub fn draw_board(f: &mut Frame, app: &App, area: Rect) {
         });
     let mut lines = vec![Line::styled(
         format!(
-            "  {:<18} {:<10} {:<10} {:<16} {:>6} {:>8} {:>4}  last message",
+            "    {:<18} {:<10} {:<10} {:<16} {:>6} {:>8} {:>4}  last message",
             "agent", "task", "context", "state", "in st.", "updated", "⚠"
         ),
         t.dim,
     )];
-    if rows.is_empty() {
+    if rows.is_empty() && app.board.filtered() {
+        lines.push(Line::styled(
+            format!("  no task matches {} · {clear} clears", filters.join(", ")),
+            t.dim,
+        ));
+    } else if rows.is_empty() {
         lines.push(Line::styled(
             "  no tasks yet: n starts one, I imports an agent's tasks",
             t.dim,
@@ -68,10 +80,7 @@ pub fn draw_board(f: &mut Frame, app: &App, area: Rect) {
         };
         let b = tab.badge();
         let sel = i == app.board.selected;
-        let short = |s: Option<&str>| {
-            s.map(|x| x.chars().take(8).collect::<String>())
-                .unwrap_or_else(|| "—".into())
-        };
+        let short = |s: Option<String>| s.unwrap_or_else(|| "—".into());
         let last: String = tab
             .last_remote_text()
             .unwrap_or("")
@@ -83,13 +92,19 @@ pub fn draw_board(f: &mut Frame, app: &App, area: Rect) {
             .collect();
         let name: String = tab.agent_name.chars().take(18).collect();
         let row_style = if sel { t.selection } else { t.text };
+        let mark = if app.board.marked.contains(id) {
+            "● "
+        } else {
+            "  "
+        };
         lines.push(Line::from(vec![
             Span::styled(if sel { "▶ " } else { "  " }, t.accent),
+            Span::styled(mark, t.accent),
             Span::styled(
                 format!(
                     "{name:<18} {:<10} {:<10} ",
-                    short(tab.task_id_shown()),
-                    short(tab.context_id_shown())
+                    short(tab.short_task()),
+                    short(tab.short_context())
                 ),
                 row_style,
             ),
@@ -115,6 +130,42 @@ pub fn draw_board(f: &mut Frame, app: &App, area: Rect) {
 
 pub fn draw_split(f: &mut Frame, app: &App, area: Rect) {
     let ids = board::split_tabs(app);
+    // One line says which tasks these are and how to choose others.
+    let [head, area] = Layout::default()
+        .direction(Direction::Vertical)
+        .constraints([Constraint::Length(1), Constraint::Min(1)])
+        .areas(area);
+    let mark = app
+        .keymap
+        .keys_for(Action::BoardMark)
+        .first()
+        .cloned()
+        .unwrap_or_default();
+    let rule = match board::split_rule(app) {
+        board::SplitRule::Marked => {
+            let n = app
+                .board
+                .marked
+                .iter()
+                .filter(|m| app.tab(**m).is_some())
+                .count();
+            let more = n.saturating_sub(ids.len());
+            let more = if more > 0 {
+                format!(" ({more} more marked, not shown)")
+            } else {
+                String::new()
+            };
+            format!(
+                " Split · the {} task(s) marked on the board{more} · {mark} on the board marks or unmarks ",
+                ids.len()
+            )
+        }
+        board::SplitRule::Newest => format!(
+            " Split · none marked: the {} newest live task(s) · mark tasks on the board with {mark} ",
+            ids.len()
+        ),
+    };
+    f.render_widget(Paragraph::new(Span::styled(rule, app.theme.title)), head);
     if ids.is_empty() {
         let block = Block::default()
             .borders(Borders::ALL)

@@ -97,7 +97,17 @@ pub fn badge_style(theme: &Theme, b: Badge) -> Style {
 
 fn tab_bar(f: &mut Frame, app: &App, area: Rect) {
     let mut spans = Vec::new();
-    for (view, title) in layout::tab_items(app) {
+    let bar = layout::tab_bar(app, area.width);
+    let left = (bar.hidden_left > 0).then(|| layout::more_left(bar.hidden_left));
+    let right = (bar.hidden_right > 0).then(|| layout::more_right(bar.hidden_right));
+    let pages = bar.pages.len();
+    for (i, (view, title)) in bar.pages.into_iter().chain(bar.tabs).enumerate() {
+        if i == pages
+            && let Some(hint) = &left
+        {
+            spans.push(Span::styled(hint.clone(), app.theme.key_hint));
+            spans.push(Span::raw(" "));
+        }
         let active = view == app.view;
         let style = match view {
             View::Tab(id) => {
@@ -114,6 +124,9 @@ fn tab_bar(f: &mut Frame, app: &App, area: Rect) {
         };
         spans.push(Span::styled(title, style));
         spans.push(Span::raw(" "));
+    }
+    if let Some(hint) = right {
+        spans.push(Span::styled(hint, app.theme.key_hint));
     }
     f.render_widget(Paragraph::new(Line::from(spans)), area);
 }

@@ -12,7 +12,12 @@ pub fn block(theme: &Theme, text: &Untrusted) -> Vec<Line<'static>> {
     let task = p
         .task
         .as_deref()
-        .map(|t| format!(" · task {}", t.chars().take(8).collect::<String>()))
+        .map(|t| {
+            format!(
+                " · task {}",
+                crate::app::short_id::tail(t, crate::app::short_id::SHORT)
+            )
+        })
         .unwrap_or_default();
     let mut lines = vec![Line::from(Span::styled(
         format!("▍remote · {}{task} · {}", p.agent, p.field),

@@ -238,8 +238,8 @@ pub fn draw(f: &mut Frame, app: &App, t: &TaskTab, area: Rect) {
     let badge = t.badge();
     let task = t.task_id_shown().unwrap_or("no task yet");
     let ctx = t
-        .context_id_shown()
-        .map(|c| format!(" · context {}", c.chars().take(8).collect::<String>()))
+        .short_context()
+        .map(|c| format!(" · context {c}"))
         .unwrap_or_default();
     let rounds = if t.input_rounds > 1 {
         format!(" · asked {} times", t.input_rounds)

@@ -63,9 +63,12 @@ pub fn run_action(app: &mut App, a: Action) -> Vec<Effect> {
         },
         Action::BoardSearch => {
             app.view = View::Board;
+            // The cursor after the old text: Backspace edits it, and an emptied prompt clears the search.
+            let mut input = TextArea::from(vec![app.board.query.clone()]);
+            input.move_cursor(ratatui_textarea::CursorMove::End);
             app.overlay = Some(Overlay::Prompt {
                 kind: PromptKind::BoardSearch,
-                input: Box::new(TextArea::from(vec![app.board.query.clone()])),
+                input: Box::new(input),
             });
             vec![]
         }
@@ -92,6 +95,22 @@ pub fn run_action(app: &mut App, a: Action) -> Vec<Effect> {
             app.board.state_filter = crate::app::board::cycle(app.board.state_filter, &options);
             app.board.selected = 0;
             app.view = View::Board;
+            vec![]
+        }
+        Action::BoardClearFilters => {
+            let was = app.board.filtered();
+            app.board.agent_filter = None;
+            app.board.state_filter = None;
+            app.board.query.clear();
+            app.board.selected = 0;
+            app.view = View::Board;
+            if was {
+                app.set_status("board filters cleared: every task shows", false);
+            }
+            vec![]
+        }
+        Action::BoardMark => {
+            toggle_mark(app);
             vec![]
         }
         Action::RefreshTask => match app.active_tab() {
@@ -365,6 +384,34 @@ pub fn run_action(app: &mut App, a: Action) -> Vec<Effect> {
             vec![]
         }
     }
+}
+
+/// Mark the board's selected task for the split view, or unmark it.
+fn toggle_mark(app: &mut App) {
+    if app.view != View::Board {
+        let key = app.keymap.keys_for(Action::Board).join("/");
+        app.set_status(format!("tasks are marked on the board ({key})"), true);
+        return;
+    }
+    let Some(id) = crate::app::board::rows(app)
+        .get(app.board.selected)
+        .copied()
+    else {
+        return;
+    };
+    let marked = &mut app.board.marked;
+    match marked.iter().position(|m| *m == id) {
+        Some(i) => {
+            marked.remove(i);
+        }
+        None => marked.push(id),
+    }
+    let n = app.board.marked.len();
+    let shown = n.min(crate::app::board::SPLIT_MAX);
+    app.set_status(
+        format!("{n} task(s) marked: the split view shows {shown} of them"),
+        false,
+    );
 }
 
 /// Put a tab on screen with command keys live: focus on its transcript, never in the compose box, so the key

@@ -34,6 +34,7 @@ pub use stream::lay_out_artifacts;
 
 pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
     let mut fx = dispatch(app, msg);
+    app.refresh_short_ids();
     // A restored tab on screen shows its header until its transcript is read: ask for it (once).
     if let Some(id) = app
         .active_tab()

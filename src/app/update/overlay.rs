@@ -233,7 +233,8 @@ fn overlay_key_inner(app: &mut App, overlay: Overlay, k: KeyEvent) -> Vec<Effect
 }
 
 pub(super) fn prompt_done(app: &mut App, kind: PromptKind, value: String) -> Vec<Effect> {
-    if value.is_empty() && !matches!(kind, PromptKind::ImportFilter(_)) {
+    // An empty search is an answer too: it clears the board's text filter.
+    if value.is_empty() && !matches!(kind, PromptKind::ImportFilter(_) | PromptKind::BoardSearch) {
         return vec![];
     }
     match kind {
@@ -310,6 +311,9 @@ pub(super) fn prompt_done(app: &mut App, kind: PromptKind, value: String) -> Vec
             }
         },
         PromptKind::BoardSearch => {
+            if value.is_empty() && !app.board.query.is_empty() {
+                app.set_status("board search cleared", false);
+            }
             app.board.query = value;
             app.board.selected = 0;
             app.view = View::Board;

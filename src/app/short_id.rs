@@ -1,0 +1,89 @@
+//! Short task ids that tell tasks apart. A UUIDv7 (what the SDKs mint) starts with its timestamp, so two
+//! tasks begun in the same millisecond share their first 8 hex digits: the short form is the id's random
+//! tail instead, and it grows among the open tabs until no two tasks look alike.
+
+use std::collections::HashMap;
+
+use super::task::TabId;
+
+/// How many characters a short id starts with.
+pub const SHORT: usize = 8;
+
+/// The last `n` meaningful characters of an id: hex digits of a UUID (its dashes dropped), or the id itself
+/// when it is short already.
+pub fn tail(id: &str, n: usize) -> String {
+    if id.chars().count() <= n.max(12) && !is_uuid(id) {
+        return id.to_string();
+    }
+    let chars: Vec<char> = if is_uuid(id) {
+        id.chars().filter(|c| *c != '-').collect()
+    } else {
+        id.chars().collect()
+    };
+    let from = chars.len().saturating_sub(n);
+    chars.get(from..).unwrap_or_default().iter().collect()
+}
+
+fn is_uuid(id: &str) -> bool {
+    id.len() == 36
+        && id.char_indices().all(|(i, c)| match i {
+            8 | 13 | 18 | 23 => c == '-',
+            _ => c.is_ascii_hexdigit(),
+        })
+}
+
+/// A short id for each of the given `(tab, task id)`s: the tail of [`SHORT`] characters, lengthened four at
+/// a time for the ids that would otherwise look alike (the same task open twice keeps one short id).
+pub fn distinct(ids: &[(TabId, &str)]) -> HashMap<TabId, String> {
+    let mut out = HashMap::new();
+    let mut n = SHORT;
+    let mut pending: Vec<(TabId, &str)> = ids.to_vec();
+    while !pending.is_empty() {
+        let mut by_short: HashMap<String, Vec<(TabId, &str)>> = HashMap::new();
+        for (tab, id) in &pending {
+            by_short.entry(tail(id, n)).or_default().push((*tab, id));
+        }
+        let mut again = Vec::new();
+        for (short, group) in by_short {
+            let first = group.first().map(|g| g.1).unwrap_or_default();
+            let alike = group.iter().all(|g| g.1 == first);
+            // Once the whole id shows, longer cannot help: keep it.
+            if alike || tail(first, n + 4) == short {
+                for (tab, _) in group {
+                    out.insert(tab, short.clone());
+                }
+            } else {
+                again.extend(group);
+            }
+        }
+        pending = again;
+        n += 4;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_uuid_v7_is_shortened_to_its_random_tail() {
+        let id = "01a230b3-6f1e-7c2a-9d4b-1234abcd5678";
+        assert_eq!(tail(id, 8), "abcd5678");
+        assert_eq!(tail(id, 12), "1234abcd5678");
+        assert_eq!(tail("task-0002", 8), "task-0002", "a short id stays whole");
+        assert_eq!(tail("01HZX3K9Q8W2M5N7P4R6T8V0Y2", 8), "R6T8V0Y2");
+    }
+
+    #[test]
+    fn two_ids_with_the_same_time_prefix_and_tail_lengthen_until_they_differ() {
+        let a = "01a230b3-6f1e-7c2a-9d4b-00ff11112222";
+        let b = "01a230b3-6f1e-7c2a-8e5c-77ff11112222";
+        let c = "01a230b3-6f1e-7c2a-9d4b-1234abcd5678";
+        let short = distinct(&[(1, a), (2, b), (3, c), (4, a)]);
+        assert_eq!(short[&3], "abcd5678", "no collision: eight");
+        assert_ne!(short[&1], short[&2]);
+        assert_eq!(short[&1], "00ff11112222");
+        assert_eq!(short[&1], short[&4], "the same task keeps one short id");
+    }
+}
