@@ -25,7 +25,7 @@ fn render(app: &App) -> String {
 
 fn snap(name: &str, app: &App) {
     let text = render(app);
-    insta::with_settings!({filters => vec![(r"\d{2}:\d{2}:\d{2}", "[time]")]}, {
+    insta::with_settings!({filters => vec![(r"\d{2}:\d{2}:\d{2}", "[time]"), (r" +\d+[smh]( ?\d+m)? ", " [age] ")]}, {
         insta::assert_snapshot!(name, text);
     });
 }
@@ -97,4 +97,117 @@ fn multi_part_artifact_with_its_second_json_part_folded() {
     let text = render(&app);
     assert!(text.contains("\"passed\"") || text.contains('…'), "{text}");
     snap("multi_part_artifact_second_json_folded", &app);
+}
+
+fn tabs_with_tasks(ids: &[&str]) -> (App, Vec<u64>) {
+    let mut app = parts_app();
+    let mut tabs = Vec::new();
+    for id in ids {
+        let tab = app.new_tab(app.agents[0].id);
+        let t = app.tab_mut(tab).unwrap();
+        t.record_user("find part 42", vec![], "");
+        t.feed(&a2a_console::testing::status(
+            id,
+            "ctx-1",
+            TaskState::Working,
+            Some("on it"),
+        ));
+        tabs.push(tab);
+    }
+    update(&mut app, Msg::Tick);
+    (app, tabs)
+}
+
+#[test]
+fn tab_bar_with_seven_tabs_and_the_active_one_on_the_far_right() {
+    let ids: Vec<String> = (0..7)
+        .map(|i| format!("01a230b3-6f1e-7c2a-9d4b-00000000000{i}"))
+        .collect();
+    let refs: Vec<&str> = ids.iter().map(String::as_str).collect();
+    let (mut app, tabs) = tabs_with_tasks(&refs);
+    app.size = (110, 16);
+    app.view = View::Tab(tabs[6]);
+    app.focus = Focus::Main;
+    let text = render(&app);
+    let bar = text.lines().next().unwrap();
+    assert!(bar.contains("‹ ") && bar.contains(" more"), "{bar}");
+    assert!(bar.contains("7 parts 00000006"), "{bar}");
+    assert!(
+        !bar.contains("01a230b3"),
+        "short ids are the random tail: {bar}"
+    );
+    snap("tab_bar_far_right", &app);
+}
+
+#[test]
+fn split_of_the_marked_tasks() {
+    let ids: Vec<String> = (0..5).map(|i| format!("task-000{i}")).collect();
+    let refs: Vec<&str> = ids.iter().map(String::as_str).collect();
+    let (mut app, _) = tabs_with_tasks(&refs);
+    app.size = (120, 30);
+    key(&mut app, KeyCode::Char('b'));
+    app.focus = a2a_console::app::state::Focus::Main;
+    key(&mut app, KeyCode::Char('m'));
+    key(&mut app, KeyCode::Char('j'));
+    key(&mut app, KeyCode::Char('j'));
+    key(&mut app, KeyCode::Char('m'));
+    let board = render(&app);
+    assert_eq!(
+        board.matches("● parts              task").count(),
+        2,
+        "{board}"
+    );
+    snap("board_with_marks", &app);
+    key(&mut app, KeyCode::Char('v'));
+    let text = render(&app);
+    assert!(text.contains("the 2 task(s) marked on the board"), "{text}");
+    snap("split_marked", &app);
+}
+
+#[test]
+fn board_search_cleared_and_a_filtered_empty_board() {
+    let (mut app, _) = tabs_with_tasks(&["task-0000", "task-0001"]);
+    app.size = (120, 14);
+    key(&mut app, KeyCode::Char('b'));
+    key(&mut app, KeyCode::Char('/'));
+    for c in "zebra".chars() {
+        key(&mut app, KeyCode::Char(c));
+    }
+    key(&mut app, KeyCode::Enter);
+    let text = render(&app);
+    assert!(
+        text.contains("no task matches text \"zebra\" · x clears"),
+        "{text}"
+    );
+    assert!(!text.contains("no tasks yet"), "{text}");
+    snap("board_filtered_empty", &app);
+    key(&mut app, KeyCode::Char('/'));
+    for _ in 0..5 {
+        key(&mut app, KeyCode::Backspace);
+    }
+    key(&mut app, KeyCode::Enter);
+    let text = render(&app);
+    assert!(text.contains("board search cleared"), "{text}");
+    snap("board_search_cleared", &app);
+}
+
+#[test]
+fn a_direct_reply_tab_is_a_message_exchange() {
+    let mut app = parts_app();
+    let id = app.new_tab(app.agents[0].id);
+    let t = app.tab_mut(id).unwrap();
+    t.record_user("message", vec![], "u1");
+    let mut reply = Message::new(Role::Agent, vec![Part::text("direct reply")]);
+    reply.message_id = "r1".into();
+    t.feed(&StreamResponse::Message(reply));
+    t.link = a2a_console::app::task::Link::Idle;
+    app.view = View::Tab(id);
+    app.focus = Focus::Main;
+    app.size = (100, 16);
+    let text = render(&app);
+    assert!(text.contains("message exchange"), "{text}");
+    assert!(text.contains("no task"), "{text}");
+    assert!(!text.contains("no task yet"), "{text}");
+    assert!(text.contains("direct reply"), "{text}");
+    snap("direct_reply_tab", &app);
 }

@@ -324,6 +324,8 @@ fn every_action_has_a_unique_name_a_description_and_a_default_key() {
         "reattach",
         "next_artifact",
         "fold_json",
+        "board_mark",
+        "board_clear_filters",
         "up",
         "down",
     ] {

@@ -274,7 +274,7 @@ pub fn draw(f: &mut Frame, app: &App, t: &TaskTab, area: Rect) {
                     }
                 }
                 parts.push(if t.exchanged() {
-                    format!("no task{ctx}")
+                    format!("· no task{ctx}")
                 } else {
                     format!("task {task}{ctx}")
                 });
