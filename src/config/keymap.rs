@@ -298,9 +298,9 @@ actions! {
     ScrollTop => "scroll_top", Scroll, "Jump to the top", [ch('g'), key(KeyCode::Home)];
     ScrollBottom => "scroll_bottom", Scroll, "Jump to the end (in a transcript: and follow new output)", [ch('G'), key(KeyCode::End)];
     CancelTask => "cancel_task", TaskTab, "Ask the agent to cancel this task", [ch('c')];
-    NextArtifact => "next_artifact", TaskTab, "Select the next artifact", [ch('}')];
-    PrevArtifact => "prev_artifact", TaskTab, "Select the previous artifact", [ch('{')];
-    SaveArtifact => "save_artifact", TaskTab, "Save the selected artifact to a file", [ch('S')];
+    NextArtifact => "next_artifact", TaskTab, "Jump to the next part of an artifact (every part of every artifact)", [ch('}')];
+    PrevArtifact => "prev_artifact", TaskTab, "Jump to the previous part of an artifact", [ch('{')];
+    SaveArtifact => "save_artifact", TaskTab, "Save the part at the cursor (or any other) to a file", [ch('S')];
     FoldJson => "fold_json", TaskTab, "Fold or unfold the JSON under the cursor", [ch('z')];
     Reattach => "reattach", TaskTab, "Re-subscribe to this task's updates", [ch('R')];
     RefreshTask => "refresh_task", TaskTab, "Fetch this task's current state (GetTask)", [ch('r')];
