@@ -115,7 +115,12 @@ pub fn extend(view: &mut ArtifactView, parts: &[a2a::Part], raw_from: usize, lin
     let count = |s: &str| s.bytes().filter(|b| *b == b'\n').count();
     for (offset, p) in parts.iter().enumerate() {
         let raw = raw_from + offset;
-        let media = p.media_type.as_deref().map(|m| sanitize_line(m).0);
+        // Some SDKs send an empty media type for "none given".
+        let media = p
+            .media_type
+            .as_deref()
+            .filter(|m| !m.trim().is_empty())
+            .map(|m| sanitize_line(m).0);
         let kind = match &p.content {
             PartContent::Text(_) => {
                 let markdown = match &media {

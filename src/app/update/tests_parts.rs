@@ -254,3 +254,36 @@ fn appended_text_chunks_stay_one_part_and_a_stream_end_completes_them() {
     );
     assert!(a.rendered.is_some());
 }
+
+#[test]
+fn text_without_a_media_type_is_markdown_and_plain_text_is_shown_as_it_is() {
+    let mut app = app();
+    let id = app.new_tab(app.agents[0].id);
+    let mut parts = vec![
+        Part::text("# Notes\n\n*soft*\n"),
+        Part::text("# not a heading\n").with_media_type("text/plain"),
+        Part::text("**also markdown**\n"),
+    ];
+    if let Some(p) = parts.get_mut(2) {
+        p.media_type = Some(String::new());
+        p.metadata = Some([("format".to_string(), serde_json::json!("markdown"))].into());
+    }
+    stream(&mut app, id, artifact("notes", parts, Some(true)));
+    let a = &app.tab(id).unwrap().artifacts[0];
+    let kinds: Vec<PartKind> = a.parts.iter().map(|p| p.kind).collect();
+    assert_eq!(
+        kinds,
+        [PartKind::Markdown, PartKind::Plain, PartKind::Markdown]
+    );
+    assert_eq!(a.parts[2].media_type, "text", "an empty media type is none");
+    let lines: Vec<String> = a
+        .rendered
+        .as_ref()
+        .unwrap()
+        .iter()
+        .flat_map(|b| b.lines.iter())
+        .map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect())
+        .collect();
+    assert!(lines.contains(&"# not a heading".to_string()), "{lines:?}");
+    assert!(!lines.iter().any(|l| l.contains("**")), "{lines:?}");
+}
