@@ -826,3 +826,43 @@ async fn the_python_sdk_code_artifact_shows_every_part() {
     c.wait_for("folded the JSON of part 2/2").await;
     c.quit().await;
 }
+
+/// The transcript tools on the real runtime: search a streamed story (`/`, `n`), copy (headless: no terminal,
+/// so the fallback is said), and the status message going away on its own (a deadline, not a tick: the task
+/// has finished, nothing is live).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn search_copy_and_the_status_expires_on_its_own() {
+    let demo = a2a_console::demo::spawn(0).await.unwrap();
+    let mut c = Console::start(&[("demo", &demo.base_url())]).await;
+    c.wait_for("card 0.1.0").await;
+    c.key(KeyCode::Char('n'));
+    c.wait_for("Message → demo").await;
+    send(&c, "stream 20");
+    c.wait_until("completed", |s| {
+        s.contains("✓ completed") && s.contains("complete")
+    })
+    .await;
+    c.key(KeyCode::Esc);
+    c.key(KeyCode::Char('/'));
+    c.wait_for("Search this transcript").await;
+    c.type_text("chapter");
+    c.key(KeyCode::Enter);
+    c.wait_for("match 1/").await;
+    c.key(KeyCode::Char('n'));
+    let screen = c.wait_for("match 2/").await;
+    assert!(
+        screen.contains("G follows"),
+        "scrolled to the match:\n{screen}"
+    );
+    c.key(KeyCode::Char('y'));
+    c.wait_for("no terminal to write to — S saves").await;
+    // Info goes at the next key; this error stays its ten seconds, then goes without any key.
+    let last_row = |s: &str| s.lines().last().unwrap_or_default().to_string();
+    c.wait_until("the error expired", |s| {
+        !last_row(s).contains("could not copy")
+    })
+    .await;
+    let (app, _) = c.quit().await;
+    assert!(app.tabs[0].search.is_some());
+    demo.shutdown().await;
+}

@@ -1,6 +1,6 @@
 //! Snapshots of issue 10's screens: a multi-part artifact (markdown, two JSON parts, a file) with its second
 //! JSON part folded, a tab whose agent answered with a message and no task, the tab bar scrolled to a far-right
-//! tab, split view of marked tasks, and the board's search cleared or matching nothing.
+//! tab, split view of marked tasks, the board's search cleared or matching nothing, and a search inside a part.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use a2a::*;
@@ -37,8 +37,8 @@ fn key(app: &mut App, code: KeyCode) {
     );
 }
 
-#[test]
-fn multi_part_artifact_with_its_second_json_part_folded() {
+/// A finished task whose `code` artifact has four parts (markdown, two JSON parts, a file), laid out.
+fn code_artifact_app() -> App {
     let mut app = parts_app();
     let id = app.new_tab(app.agents[0].id);
     let t = app.tab_mut(id).unwrap();
@@ -82,6 +82,12 @@ fn multi_part_artifact_with_its_second_json_part_folded() {
     app.view = View::Tab(id);
     app.focus = Focus::Main;
     app.size = (100, 44);
+    app
+}
+
+#[test]
+fn multi_part_artifact_with_its_second_json_part_folded() {
+    let mut app = code_artifact_app();
     let text = render(&app);
     assert!(text.contains("part 1/4 · text/markdown"), "{text}");
     assert!(!text.contains("```"), "markdown rendered: {text}");
@@ -97,6 +103,44 @@ fn multi_part_artifact_with_its_second_json_part_folded() {
     let text = render(&app);
     assert!(text.contains("\"passed\"") || text.contains('…'), "{text}");
     snap("multi_part_artifact_second_json_folded", &app);
+}
+
+/// Search reaches into every part as drawn: a key of the third (JSON) part and a part header are found and
+/// highlighted on the rows where they are drawn.
+#[test]
+fn search_finds_and_highlights_text_inside_a_part() {
+    let mut app = code_artifact_app();
+    key(&mut app, KeyCode::Char('/'));
+    for c in "passed".chars() {
+        key(&mut app, KeyCode::Char(c));
+    }
+    key(&mut app, KeyCode::Enter);
+    let text = render(&app);
+    assert!(text.contains("match 1/1 for \"passed\""), "{text}");
+    snap("multi_part_artifact_search", &app);
+    let mut term = Terminal::new(TestBackend::new(app.size.0, app.size.1)).unwrap();
+    term.draw(|f| a2a_console::ui::draw(f, &app)).unwrap();
+    let buf = term.backend().buffer().clone();
+    let row = (0..buf.area.height)
+        .find(|&y| {
+            (0..buf.area.width)
+                .map(|x| buf[(x, y)].symbol().to_string())
+                .collect::<String>()
+                .contains("\"passed\": 3")
+        })
+        .expect("the JSON part's row is on screen");
+    let current = (0..buf.area.width)
+        .filter(|&x| {
+            buf[(x, row)]
+                .modifier
+                .contains(app.theme.search_current.add_modifier)
+        })
+        .count();
+    assert_eq!(
+        current,
+        "passed".len(),
+        "the match is highlighted on its row"
+    );
 }
 
 fn tabs_with_tasks(ids: &[&str]) -> (App, Vec<u64>) {

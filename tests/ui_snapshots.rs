@@ -522,3 +522,152 @@ fn save_picker_and_a_flagged_dotfile_with_its_absolute_path() {
     assert!(text.contains("⚠ dotfile"), "{text}");
     snap("save_target_dotfile", &app);
 }
+
+/// A tab with a message, a status message and a 40-line artifact, for the transcript tools' screens.
+fn transcript_app() -> (App, u64) {
+    let mut app = parts_app();
+    let id = app.new_tab(app.agents[0].id);
+    let t = app.tab_mut(id).unwrap();
+    t.record_user("where is part 42? it is a needle in a haystack", vec![], "");
+    t.feed(&status(
+        "task-0001",
+        TaskState::Working,
+        Some("searching the warehouse for part 42"),
+    ));
+    let body: String = (1..=40)
+        .map(|i| format!("row {i}: part {} in bin {}\n", 40 + i, i * 3))
+        .collect();
+    t.feed(&artifact(
+        "task-0001",
+        "a-1",
+        "inventory",
+        vec![Part::text(body)],
+    ));
+    app.view = View::Tab(id);
+    app.focus = Focus::Main;
+    (app, id)
+}
+
+fn press(app: &mut App, c: char) {
+    use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
+    a2a_console::app::update::update(
+        app,
+        a2a_console::app::msg::Msg::Input(Event::Key(KeyEvent::new(
+            KeyCode::Char(c),
+            KeyModifiers::NONE,
+        ))),
+    );
+}
+
+fn press_code(app: &mut App, code: crossterm::event::KeyCode) {
+    use crossterm::event::{Event, KeyEvent, KeyModifiers};
+    a2a_console::app::update::update(
+        app,
+        a2a_console::app::msg::Msg::Input(Event::Key(KeyEvent::new(code, KeyModifiers::NONE))),
+    );
+}
+
+#[test]
+fn search_highlights_matches_and_the_current_one_in_its_own_style() {
+    let (mut app, _) = transcript_app();
+    press(&mut app, '/');
+    for c in "part 4".chars() {
+        press(&mut app, c);
+    }
+    press_code(&mut app, crossterm::event::KeyCode::Enter);
+    press(&mut app, 'n');
+    let text = render(&app);
+    assert!(text.contains("match 2/"), "{text}");
+    snap("tab_search", &app);
+    // Styles: the current match differs from the others, and the remote gutter is still drawn on its rows.
+    let mut term = Terminal::new(TestBackend::new(app.size.0, app.size.1)).unwrap();
+    term.draw(|f| a2a_console::ui::draw(f, &app)).unwrap();
+    let buf = term.backend().buffer().clone();
+    let theme = &app.theme;
+    let (mut current, mut other) = (0, 0);
+    // The transcript's inside only (the tab bar's active tab is reversed too).
+    for y in 2..buf.area.height - 6 {
+        for x in 28..buf.area.width - 1 {
+            let cell = &buf[(x, y)];
+            let m = cell.modifier;
+            if m.contains(theme.search_current.add_modifier) {
+                current += 1;
+            } else if m.contains(theme.search_match.add_modifier)
+                && cell.bg == theme.search_match.bg.unwrap()
+            {
+                other += 1;
+            }
+        }
+    }
+    assert_eq!(current, "part 4".len(), "one current match");
+    assert!(other >= 2 * "part 4".len(), "other matches highlighted too");
+}
+
+#[test]
+fn selected_entry_is_marked_and_the_follow_indicator_counts_new_lines() {
+    let (mut app, id) = transcript_app();
+    press(&mut app, ',');
+    press(&mut app, ',');
+    snap("tab_selected_entry", &app);
+    let text = render(&app);
+    assert!(text.contains("▶ ▍remote"), "{text}");
+    assert!(
+        text.contains("lines 2–") && text.contains(" · G follows"),
+        "{text}"
+    );
+    // New output below while scrolled up.
+    let t = app.tab_mut(id).unwrap();
+    t.feed(&status(
+        "task-0001",
+        TaskState::Working,
+        Some("one more\nand another"),
+    ));
+    let text = render(&app);
+    assert!(text.contains("↓ 3 new lines below · G follows"), "{text}");
+    snap("tab_new_lines_below", &app);
+}
+
+#[test]
+fn header_shows_a_spinner_elapsed_time_and_artifact_progress() {
+    let mut app = parts_app();
+    let id = app.new_tab(app.agents[0].id);
+    let t = app.tab_mut(id).unwrap();
+    t.feed(&status("task-0001", TaskState::Working, None));
+    let mut first = artifact(
+        "task-0001",
+        "a-1",
+        "story",
+        vec![Part::text("first part of a long story ")],
+    );
+    if let StreamResponse::ArtifactUpdate(u) = &mut first {
+        u.last_chunk = Some(false);
+    }
+    t.feed(&first);
+    t.link = Link::Live;
+    t.state_since = chrono::Utc::now() - chrono::Duration::seconds(42);
+    app.now = t.state_since + chrono::Duration::seconds(42);
+    app.spinner = 1;
+    app.view = View::Tab(id);
+    let text = render(&app);
+    assert!(text.contains("◓ working · 0:42"), "{text}");
+    assert!(
+        text.contains("receiving \"story\": 1 chunk(s), 27 B"),
+        "{text}"
+    );
+    snap("tab_elapsed_header", &app);
+}
+
+#[test]
+fn raw_json_viewer_shows_the_event_and_the_task_behind_the_gutter() {
+    let (mut app, _) = transcript_app();
+    press(&mut app, ',');
+    press(&mut app, 'J');
+    assert!(matches!(app.overlay, Some(Overlay::RawJson { .. })));
+    let text = render(&app);
+    assert!(text.contains("Raw JSON · task task-000"), "{text}");
+    assert!(
+        text.contains("▍  \"kind\"") || text.contains("▍{"),
+        "{text}"
+    );
+    snap("raw_json_viewer", &app);
+}

@@ -4,7 +4,7 @@ use ratatui::layout::{Constraint, Direction, Layout, Rect};
 use unicode_width::UnicodeWidthStr;
 
 use crate::app::state::{App, View};
-use crate::app::task::{Entry, TaskTab};
+use crate::app::task::{Entry, Link, TaskTab};
 
 /// Below this the console shows a "terminal too small" message instead of a broken layout.
 pub const MIN_WIDTH: u16 = 60;
@@ -71,7 +71,6 @@ pub fn tab_items(app: &App) -> Vec<(View, String)> {
         (View::Split, " Split ".to_string()),
     ];
     for (i, t) in app.tabs.iter().enumerate() {
-        let badge = t.badge();
         let id = t.short_task().map(|s| format!(" {s}")).unwrap_or_default();
         let rounds = if t.input_rounds > 1 {
             format!(" ×{}", t.input_rounds)
@@ -83,10 +82,11 @@ pub fn tab_items(app: &App) -> Vec<(View, String)> {
         items.push((
             View::Tab(t.id),
             format!(
-                " {} {name}{id} {} {}{rounds}{alert} ",
+                " {} {name}{id} {} {}{}{rounds}{alert} ",
                 i + 1,
-                badge.symbol(),
-                t.badge_label()
+                live_symbol(app, t),
+                t.badge_label(),
+                elapsed(app, t)
             ),
         ));
     }
@@ -176,6 +176,45 @@ pub fn tab_at(app: &App, x: u16) -> Option<View> {
         col += cw;
     }
     None
+}
+
+/// Does the task run on a live link (submitted or working, the stream open)? Only then does a spinner turn
+/// (the runtime ticks only while something is live, so an idle console draws nothing new).
+pub fn running(t: &TaskTab) -> bool {
+    matches!(
+        t.log.state,
+        a2a::TaskState::Submitted | a2a::TaskState::Working
+    ) && t.log.task_id.is_some()
+        && !t.gone
+        && matches!(t.link, Link::Live | Link::Connecting)
+}
+
+/// The badge symbol, or a spinner frame (all one column wide) while the task runs.
+pub fn live_symbol(app: &App, t: &TaskTab) -> &'static str {
+    const FRAMES: [&str; 4] = ["◐", "◓", "◑", "◒"];
+    if running(t) {
+        FRAMES
+            .get(app.spinner % FRAMES.len())
+            .copied()
+            .unwrap_or("◐")
+    } else {
+        t.badge().symbol()
+    }
+}
+
+/// " · 0:42" since the task entered its state, while it runs (from the last tick's clock: a frame never reads
+/// it).
+pub fn elapsed(app: &App, t: &TaskTab) -> String {
+    if !running(t) {
+        return String::new();
+    }
+    let secs = (app.now - t.state_since).num_seconds().max(0);
+    let (h, m, s) = (secs / 3600, secs / 60 % 60, secs % 60);
+    if h > 0 {
+        format!(" · {h}:{m:02}:{s:02}")
+    } else {
+        format!(" · {m}:{s:02}")
+    }
 }
 
 /// How many logical lines an entry takes, without laying it out (so scrolling a long transcript stays cheap).

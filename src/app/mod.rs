@@ -2,13 +2,16 @@
 
 pub mod board;
 pub mod help;
+pub mod kept;
 pub mod layout;
 pub mod msg;
 pub mod parts;
 pub mod save;
 pub mod scroll;
+pub mod search;
 pub mod short_id;
 pub mod state;
+pub mod status;
 pub mod task;
 pub mod tasklog;
 pub mod update;

@@ -112,6 +112,8 @@ pub enum Msg {
     ClosedTabs(Result<Vec<crate::store::StoredTab>, String>),
     /// Animation tick; only scheduled while something is live.
     Tick,
+    /// The status message's time is up (the runtime wakes for it at its deadline, not on a tick).
+    StatusDue(std::time::Instant),
     /// The program was told to end (SIGINT, SIGTERM, SIGHUP, SIGQUIT): quit whatever the focus, the open
     /// dialog or the keymap (a signal is not a key the user may have bound to something else).
     Stop,
@@ -282,6 +284,9 @@ pub enum Effect {
     },
     /// Ring the terminal bell.
     Bell,
+    /// Put text on the user's clipboard with an OSC 52 write to the terminal: only ever from the user's `y`/`Y`
+    /// (nothing remote builds this), with text already sanitised; the runtime answers with `Msg::Saved`.
+    Copy { text: String, what: String },
     /// Leave the console.
     Quit,
 }

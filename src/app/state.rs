@@ -276,6 +276,8 @@ pub enum PromptKind {
     /// Filters for importing an agent's tasks.
     ImportFilter(AgentId),
     BoardSearch,
+    /// Search a tab's transcript (`/` in a tab).
+    TranscriptSearch(TabId),
 }
 
 impl PromptKind {
@@ -291,6 +293,9 @@ impl PromptKind {
             }
             PromptKind::ImportFilter(_) => {
                 "Import tasks — Enter for all, or filter: state=working context=ID"
+            }
+            PromptKind::TranscriptSearch(_) => {
+                "Search this transcript — Enter finds (n/N next/previous), empty clears; case-insensitive unless you type a capital"
             }
             PromptKind::BoardSearch => {
                 "Search tasks — text in agent, task id, context or last message"
@@ -346,6 +351,12 @@ pub enum Overlay {
     },
     /// The chosen part's bytes (copied when chosen), its name and the absolute path it would go to.
     SaveTarget(Box<crate::app::save::SaveTarget>),
+    /// Raw JSON (`J` in a tab): the selected entry's event and the task, pretty-printed and sanitised.
+    RawJson {
+        title: String,
+        lines: Vec<String>,
+        scroll: usize,
+    },
     /// The file exists: replace it only if the user says so, again.
     ConfirmOverwrite {
         target: Box<crate::app::save::SaveTarget>,
@@ -354,12 +365,7 @@ pub enum Overlay {
     },
 }
 
-/// A line in the status bar.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Status {
-    pub text: String,
-    pub error: bool,
-}
+pub use super::status::Status;
 
 pub struct App {
     pub agents: Vec<AgentEntry>,
@@ -382,6 +388,8 @@ pub struct App {
     pub config_path: Option<std::path::PathBuf>,
     /// Animation frame for live badges.
     pub spinner: usize,
+    /// The time as of the last tick (elapsed times are drawn from it, so a frame never reads the clock).
+    pub now: chrono::DateTime<chrono::Utc>,
     /// Screen size, for layout decisions in `update` (mouse hit-testing).
     pub size: (u16, u16),
     pub board: BoardState,
@@ -426,6 +434,7 @@ impl App {
             log_path: None,
             config_path: None,
             spinner: 0,
+            now: chrono::Utc::now(),
             size: (80, 24),
             board: BoardState::default(),
             bell: false,
@@ -649,13 +658,6 @@ impl App {
             .agents
             .iter()
             .any(|a| matches!(a.state, Reachability::Loading))
-    }
-
-    pub fn set_status(&mut self, text: impl Into<String>, error: bool) {
-        self.status = Some(Status {
-            text: text.into(),
-            error,
-        });
     }
 
     /// Tabs that need the user (interrupted) and are not on screen.

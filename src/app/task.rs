@@ -225,6 +225,18 @@ pub struct TaskTab {
     pub attachments: Vec<std::path::PathBuf>,
     /// Transcript scroll position in lines from the top; `None` follows the end.
     pub scroll: Option<usize>,
+    /// The transcript's length when the user scrolled away from the end (what came after is "new below").
+    pub seen_lines: Option<usize>,
+    /// The search typed with `/` in this tab, and its matches.
+    pub search: Option<super::search::Search>,
+    /// The selected transcript entry (index into `transcript`): what `y`, `Y` and `J` act on.
+    pub selected: Option<usize>,
+    /// Which code block of the selected entry `Y` copies next.
+    pub code_block: usize,
+    /// The last few events that made transcript entries, by the first entry they made (for the raw JSON
+    /// view without a store round trip): at most [`KEPT_EVENTS`], none over [`KEPT_EVENT_BYTES`].
+    /// A too-large event is kept as `None`, so its entries are not taken for an earlier event's.
+    pub(super) events: super::kept::Kept,
     /// How many times the agent asked for input on this task (a loop shows as a growing count).
     pub input_rounds: u32,
     /// Remote strings that raised a flag in this tab.
@@ -309,6 +321,11 @@ impl TaskTab {
             history_cursor: None,
             attachments: Vec::new(),
             scroll: None,
+            seen_lines: None,
+            search: None,
+            selected: None,
+            code_block: 0,
+            events: super::kept::Kept::new(),
             input_rounds: 0,
             flag_count: 0,
             attention: false,
@@ -622,7 +639,11 @@ impl TaskTab {
         match &verdict {
             Verdict::Applied { change, warning } => {
                 self.last_update = at;
+                let first = self.transcript.len();
                 self.show(change, &event, at);
+                if self.transcript.len() > first {
+                    self.keep_event(first, &event);
+                }
                 if let Some(w) = warning {
                     self.anomaly(w, at);
                 }

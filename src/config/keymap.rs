@@ -203,6 +203,9 @@ const fn ctrl(c: char) -> KeyBinding {
 const fn alt(c: char) -> KeyBinding {
     bind(KeyCode::Char(c), KeyModifiers::ALT)
 }
+const fn alt_key(code: KeyCode) -> KeyBinding {
+    bind(code, KeyModifiers::ALT)
+}
 const fn key(code: KeyCode) -> KeyBinding {
     bind(code, KeyModifiers::NONE)
 }
@@ -302,6 +305,14 @@ actions! {
     PrevArtifact => "prev_artifact", TaskTab, "Jump to the previous part of an artifact", [ch('{')];
     SaveArtifact => "save_artifact", TaskTab, "Save the part at the cursor (or any other) to a file", [ch('S')];
     FoldJson => "fold_json", TaskTab, "Fold or unfold the JSON under the cursor", [ch('z')];
+    SearchTranscript => "search_transcript", TaskTab, "Search this transcript and its artifacts (n/N: next/previous match, Esc clears)", [ch('/')];
+    SearchNext => "search_next", TaskTab, "Go to the next search match (with no search in the tab: start a new task)", [ch('n')];
+    SearchPrev => "search_prev", TaskTab, "Go to the previous search match", [ch('N')];
+    SelectPrev => "select_prev", TaskTab, "Select the previous transcript entry (for copy and raw JSON)", [ch(','), alt_key(KeyCode::Up)];
+    SelectNext => "select_next", TaskTab, "Select the next transcript entry (for copy and raw JSON)", [ch('.'), alt_key(KeyCode::Down)];
+    Copy => "copy", TaskTab, "Copy the selected message or artifact to the clipboard (OSC 52)", [ch('y')];
+    CopyCode => "copy_code", TaskTab, "Copy a code block of the selected entry to the clipboard (again: the next block)", [ch('Y')];
+    RawJson => "raw_json", TaskTab, "Show this task as JSON, and the event behind the selected entry", [ch('J')];
     Reattach => "reattach", TaskTab, "Re-subscribe to this task's updates", [ch('R')];
     RefreshTask => "refresh_task", TaskTab, "Fetch this task's current state (GetTask)", [ch('r')];
     Approve => "approve", TaskTab, "Review this task's auth-required request: approve, deny or later", [ch('A')];
@@ -334,7 +345,7 @@ actions! {
     ChoosePart => "choose_part", Save, "Save picker: choose the selected part ({ } jump between artifacts)", [key(KeyCode::Enter)];
     ReplaceFile => "replace_file", Save, "Replace the existing file (not Enter, which may still be held from the name)", [ch('y'), ch('Y')];
     // Help and the audit log (Esc and the key that opened them close them too)
-    CloseViewer => "close_viewer", Viewer, "Close the help screen or the audit log", [ch('q'), key(KeyCode::Enter)];
+    CloseViewer => "close_viewer", Viewer, "Close the help screen, the audit log or the raw JSON viewer", [ch('q'), key(KeyCode::Enter)];
     // One-line prompts and the palette (Esc cancels)
     Accept => "accept", Prompt, "Accept what was typed; in the palette, run the selected action", [key(KeyCode::Enter)];
 }

@@ -253,6 +253,13 @@ fn defaults_have_no_conflicts_and_do_not_shadow_globals() {
         .filter(|a| panes.contains(&a.context()))
     {
         for k in a.default_keys() {
+            // The one deliberate shadow: in a tab, `n` is "next match" while a search is active and runs
+            // `new_task` itself otherwise (its description says so, so help shows it).
+            if *a == Action::SearchNext
+                && *k == KeyBinding::new(KeyCode::Char('n'), KeyModifiers::NONE)
+            {
+                continue;
+            }
             assert!(
                 !globals.contains(k),
                 "{a} shadows a global on {}",

@@ -124,6 +124,8 @@ roles! {
         user_text: "Text the user wrote (their own messages in a transcript).",
         tab_active: "The active task tab.",
         tab_inactive: "Other task tabs.",
+        search_match: "A match of the transcript search (`/`).",
+        search_current: "The current match of the transcript search (`n`/`N` move it).",
     }
     badges {
         submitted: "Badge: task submitted, not yet started.",

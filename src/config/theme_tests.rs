@@ -21,7 +21,7 @@ fn every_builtin_parses_and_sets_every_role() {
         }
         assert!(!theme.no_color);
     }
-    assert_eq!(ROLE_NAMES.len(), 28);
+    assert_eq!(ROLE_NAMES.len(), 30);
     assert_eq!(BADGE_ROLES.len(), BADGE_COUNT);
 }
 

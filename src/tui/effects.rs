@@ -490,6 +490,13 @@ impl Runtime {
                     )),
                 );
             }
+            Effect::Copy { text, what } => {
+                let _ = tx.send(Msg::Saved(super::clipboard::copy(
+                    self.clipboard_enabled,
+                    &text,
+                    &what,
+                )));
+            }
             Effect::Bell => {
                 if self.bell_enabled {
                     use std::io::Write;

@@ -2,6 +2,7 @@
 //! SIGINT / SIGTERM / SIGHUP / SIGQUIT), logs sent to a size-capped private file in the state dir, agents from
 //! the config (and the demo agent with `--demo`), then the runtime's event loop.
 
+mod clipboard;
 mod effects;
 pub mod logfile;
 pub mod persist;
@@ -220,6 +221,8 @@ pub async fn run(global: Overrides, demo: bool) -> Result<Ended, String> {
     };
     let (mut runtime, rx) = Runtime::new(app.config_path.clone(), syntax)?;
     runtime.bell_enabled = app.bell;
+    // The real terminal: a `y` may write an OSC 52 to it.
+    runtime.clipboard_enabled = true;
     runtime.writer = writer;
     if config.push.enabled {
         let bind = config.push.bind.as_deref().unwrap_or("127.0.0.1:0");

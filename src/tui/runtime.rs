@@ -51,6 +51,8 @@ struct UnshownFrame {
     /// Its text, for [`Runtime::screen`].
     text: Option<String>,
     rendered: Instant,
+    /// The status message it shows: once on screen, that message's expiry clock starts.
+    status: Option<crate::app::state::Status>,
 }
 
 /// Owns the I/O side: HTTP client, connected agents, running streams, the store writer.
@@ -85,6 +87,8 @@ pub struct Runtime {
     pub push: Option<crate::remote::push::PushReceiver<AgentId>>,
     /// Ring the real terminal's bell (off for headless runs).
     pub bell_enabled: bool,
+    /// Write OSC 52 copies to the real terminal (off for headless runs, which answer "no terminal").
+    pub clipboard_enabled: bool,
     /// When set, the text of every drawn frame is published here (headless tests wait on it).
     pub screen: Option<tokio::sync::watch::Sender<String>>,
     /// When set, each frame's draw time is published here (benchmarks measure key-to-frame latency with it).
@@ -142,6 +146,7 @@ impl Runtime {
                 writer: None,
                 pending: Vec::new(),
                 bell_enabled: false,
+                clipboard_enabled: false,
                 push: None,
                 oauth_cancels: HashMap::new(),
                 highlighter,
@@ -261,7 +266,7 @@ impl Runtime {
             if let Some(frame) = &self.unshown {
                 let waited = frame.rendered.elapsed();
                 if self.committed(&status, frame.needs) || waited >= COMMIT_WAIT {
-                    self.present(terminal)?;
+                    self.present(app, terminal)?;
                     self.held += waited;
                     if waited >= COMMIT_WAIT {
                         app.set_status(
@@ -281,7 +286,7 @@ impl Runtime {
                     .as_ref()
                     .is_some_and(|f| self.committed(&status, f.needs))
                 {
-                    self.present(terminal)?;
+                    self.present(app, terminal)?;
                 }
             }
             if app.quit {
@@ -298,6 +303,8 @@ impl Runtime {
                     + COMMIT_WAIT,
             );
             let live = app.is_live();
+            // The status bar's message goes at its deadline: a timer only while one is shown.
+            let status_due = app.status_deadline().map(tokio::time::Instant::from_std);
             let behind = self.writer_behind(&status);
             tokio::select! {
                 biased;
@@ -333,6 +340,10 @@ impl Runtime {
                     dirty = true;
                 }
                 _ = tokio::time::sleep_until(frame_due), if dirty && !waiting => {}
+                _ = tokio::time::sleep_until(status_due.unwrap_or(frame_due)), if status_due.is_some() => {
+                    self.apply(app, Msg::StatusDue(Instant::now()));
+                    dirty = true;
+                }
                 _ = tick.tick(), if live => {
                     self.apply(app, Msg::Tick);
                     self.flush_app(app);
@@ -384,12 +395,17 @@ impl Runtime {
             needs: self.writer.as_ref().map_or(0, StoreWriter::sent),
             text,
             rendered: Instant::now(),
+            status: app.status.clone(),
         });
         Ok(())
     }
 
     /// Put the rendered frame on screen.
-    fn present<B: Backend>(&mut self, terminal: &mut Terminal<B>) -> Result<(), String> {
+    fn present<B: Backend>(
+        &mut self,
+        app: &mut App,
+        terminal: &mut Terminal<B>,
+    ) -> Result<(), String> {
         let Some(frame) = self.unshown.take() else {
             return Ok(());
         };
@@ -405,6 +421,11 @@ impl Runtime {
             let _ = d.send(Instant::now());
         }
         self.frames += 1;
+        // The status the frame showed is on screen now (unless another replaced it meanwhile, which is
+        // still unseen).
+        if frame.status.is_some() && frame.status == app.status {
+            app.status_shown(Instant::now());
+        }
         Ok(())
     }
 

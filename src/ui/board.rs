@@ -8,6 +8,7 @@ use ratatui::widgets::{Block, Borders, Paragraph};
 
 use super::badge_style;
 use crate::app::board;
+use crate::app::layout;
 use crate::app::state::{App, Focus};
 use crate::config::keymap::Action;
 
@@ -109,7 +110,7 @@ pub fn draw_board(f: &mut Frame, app: &App, area: Rect) {
                 row_style,
             ),
             Span::styled(
-                format!("{} {:<14}", b.symbol(), b.label()),
+                format!("{} {:<14}", layout::live_symbol(app, tab), b.label()),
                 badge_style(t, b),
             ),
             Span::styled(
@@ -212,7 +213,12 @@ pub fn draw_split(f: &mut Frame, app: &App, area: Rect) {
         let title = Line::from(vec![
             Span::styled(format!(" {} ", tab.agent_name), app.theme.title),
             Span::styled(
-                format!("{} {} ", b.symbol(), b.label()),
+                format!(
+                    "{} {}{} ",
+                    layout::live_symbol(app, tab),
+                    b.label(),
+                    layout::elapsed(app, tab)
+                ),
                 badge_style(&app.theme, b),
             ),
             Span::styled(

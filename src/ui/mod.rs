@@ -6,6 +6,7 @@ mod agents;
 mod board;
 mod card;
 mod overlay;
+mod raw_json;
 mod remote;
 mod save;
 mod tab;

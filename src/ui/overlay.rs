@@ -242,6 +242,11 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
             f.render_widget(Clear, r);
             f.render_widget(Paragraph::new(lines).block(boxed(app, "Sign in")), r);
         }
+        Overlay::RawJson {
+            title,
+            lines,
+            scroll,
+        } => super::raw_json::draw(f, app, area, title, lines, *scroll),
         Overlay::Audit { lines, scroll } => {
             let r = viewer_area(area);
             let visible = r.height.saturating_sub(2) as usize;

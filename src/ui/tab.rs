@@ -149,6 +149,14 @@ fn artifact_line(theme: &Theme, l: &str) -> Line<'static> {
     ])
 }
 
+/// What a transcript window shows: its rows, the logical lines `top..end` they come from, of `total`.
+pub struct Window {
+    pub rows: Vec<Line<'static>>,
+    pub top: usize,
+    pub end: usize,
+    pub total: usize,
+}
+
 /// The rows visible in a window of `height` rows, `width` wide; `top` is a logical line, `None` = follow the end.
 /// Only the entries that reach the window are laid out.
 pub fn visible_rows(
@@ -158,18 +166,33 @@ pub fn visible_rows(
     height: usize,
     top: Option<usize>,
 ) -> (Vec<Line<'static>>, usize, usize) {
+    let w = window(theme, t, width, height, top);
+    (w.rows, w.top, w.total)
+}
+
+/// [`visible_rows`] with the window's extent, search matches highlighted and the selected entry marked.
+pub fn window(
+    theme: &Theme,
+    t: &TaskTab,
+    width: usize,
+    height: usize,
+    top: Option<usize>,
+) -> Window {
     let total = t.total_lines();
+    let budget = width.saturating_mul(height).saturating_mul(4).max(1);
     match top {
         Some(top) => {
             let top = top.min(total.saturating_sub(1));
             let mut rows: Vec<Line<'static>> = Vec::new();
             let mut skip = top;
-            'outer: for e in &t.transcript {
+            let mut line_no = top;
+            'outer: for (ei, e) in t.transcript.iter().enumerate() {
                 let n = layout::entry_len(t, e);
                 if skip >= n {
                     skip -= n;
                     continue;
                 }
+                let mut in_entry = skip;
                 for s in entry_segments(theme, t, e) {
                     let n = seg_len(&s);
                     if skip >= n {
@@ -184,12 +207,15 @@ pub fn visible_rows(
                     };
                     skip = 0;
                     for l in lines {
+                        let l = decorate(theme, t, line_no, ei, in_entry, l, Keep::Head, budget);
+                        line_no += 1;
+                        in_entry += 1;
                         rows.extend(wrap(
                             l,
                             width,
                             height - rows.len(),
                             Keep::Head,
-                            Break::Anywhere,
+                            Break::Words,
                         ));
                         if rows.len() >= height {
                             break 'outer;
@@ -198,13 +224,19 @@ pub fn visible_rows(
                 }
             }
             rows.truncate(height);
-            (rows, top, total)
+            Window {
+                rows,
+                top,
+                end: line_no.min(total),
+                total,
+            }
         }
         None => {
             // Walk backwards from the end until the window is full.
             let mut back: Vec<Line<'static>> = Vec::new();
             let mut consumed = 0usize;
-            'outer2: for e in t.transcript.iter().rev() {
+            'outer2: for (ei, e) in t.transcript.iter().enumerate().rev() {
+                let mut in_entry = layout::entry_len(t, e);
                 for s in entry_segments(theme, t, e).into_iter().rev() {
                     let lines: Box<dyn Iterator<Item = Line<'static>>> = match s {
                         Segment::Lines(l) => Box::new(l.into_iter().rev()),
@@ -214,8 +246,10 @@ pub fn visible_rows(
                     };
                     for l in lines {
                         consumed += 1;
-                        let mut w =
-                            wrap(l, width, height - back.len(), Keep::Tail, Break::Anywhere);
+                        in_entry = in_entry.saturating_sub(1);
+                        let line_no = total.saturating_sub(consumed);
+                        let l = decorate(theme, t, line_no, ei, in_entry, l, Keep::Tail, budget);
+                        let mut w = wrap(l, width, height - back.len(), Keep::Tail, Break::Words);
                         while let Some(r) = w.pop() {
                             back.push(r);
                         }
@@ -227,9 +261,148 @@ pub fn visible_rows(
             }
             back.truncate(height);
             back.reverse();
-            (back, total.saturating_sub(consumed), total)
+            Window {
+                rows: back,
+                top: total.saturating_sub(consumed),
+                end: total,
+                total,
+            }
         }
     }
+}
+
+/// Search highlights on logical line `line_no`, and the selection marker when it belongs to the selected
+/// entry (`in_entry` is its index inside entry `entry`). Only the part of a huge line that can be on screen
+/// (`budget` bytes from the end `keep` shows) is searched: a screenful of work per frame.
+#[allow(clippy::too_many_arguments)]
+fn decorate(
+    theme: &Theme,
+    t: &TaskTab,
+    line_no: usize,
+    entry: usize,
+    in_entry: usize,
+    line: Line<'static>,
+    keep: Keep,
+    budget: usize,
+) -> Line<'static> {
+    let line = match &t.search {
+        Some(s) => {
+            let text: String = line.spans.iter().map(|s| s.content.as_ref()).collect();
+            let (from, to) = match keep {
+                Keep::Head => (0, floor_char(&text, budget.min(text.len()))),
+                Keep::Tail => (
+                    floor_char(&text, text.len().saturating_sub(budget)),
+                    text.len(),
+                ),
+            };
+            let current = s
+                .current_match()
+                .filter(|m| m.line == line_no)
+                .map(|m| m.nth as usize);
+            let ranges: Vec<(usize, usize, bool)> = s
+                .finder
+                .find_iter(text.get(from..to).unwrap_or_default())
+                .enumerate()
+                .map(|(i, (a, b))| (from + a, from + b, current == Some(i)))
+                .collect();
+            if ranges.is_empty() {
+                line
+            } else {
+                highlight(theme, line, &ranges)
+            }
+        }
+        None => line,
+    };
+    if t.selected != Some(entry) {
+        return line;
+    }
+    // The marker goes before everything, the remote gutter included (which `wrap` repeats on every row).
+    let mark = if in_entry == 0 { "▶ " } else { "┃ " };
+    let mut spans = vec![Span::styled(mark, theme.selection)];
+    spans.extend(line.spans);
+    Line::from(spans).style(line.style)
+}
+
+fn floor_char(s: &str, mut i: usize) -> usize {
+    while i > 0 && !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+/// Restyle the byte ranges (sorted, non-overlapping) of a line's text as matches; `true` marks the current.
+fn highlight(theme: &Theme, line: Line<'static>, ranges: &[(usize, usize, bool)]) -> Line<'static> {
+    let style = line.style;
+    let mut out: Vec<Span<'static>> = Vec::new();
+    let (mut at, mut ri) = (0usize, 0usize);
+    for span in line.spans {
+        let c = span.content.as_ref();
+        let end = at + c.len();
+        let mut pos = at;
+        while pos < end {
+            while ranges.get(ri).is_some_and(|r| r.1 <= pos) {
+                ri += 1;
+            }
+            // The next piece: the rest of a match we are in, or the text up to the next match.
+            let (next, hl) = match ranges.get(ri) {
+                Some(&(a, b, current)) if a <= pos => (b.min(end), Some(current)),
+                Some(&(a, _, _)) => (a.min(end), None),
+                None => (end, None),
+            };
+            let piece = c.get(pos - at..next - at).unwrap_or_default().to_string();
+            let st = match hl {
+                Some(true) => span.style.patch(theme.search_current),
+                Some(false) => span.style.patch(theme.search_match),
+                None => span.style,
+            };
+            out.push(Span::styled(piece, st));
+            pos = next;
+        }
+        at = end;
+    }
+    Line::from(out).style(style)
+}
+
+/// The transcript's bottom border: "following" at the end; else where the view is, and what arrived below.
+fn follow_line(theme: &Theme, t: &TaskTab, w: &Window) -> Line<'static> {
+    if t.scroll.is_none() {
+        return Line::styled(" following ", theme.dim);
+    }
+    let new = t.seen_lines.map_or(0, |seen| w.total.saturating_sub(seen));
+    if new > 0 {
+        let s = if new == 1 { "" } else { "s" };
+        return Line::styled(
+            format!(" ↓ {new} new line{s} below · G follows "),
+            theme.accent,
+        );
+    }
+    let pct = (w.end * 100).checked_div(w.total).unwrap_or(100);
+    Line::styled(
+        format!(
+            " lines {}–{} of {} ({pct}%) · G follows ",
+            (w.top + 1).min(w.total),
+            w.end,
+            w.total
+        ),
+        theme.dim,
+    )
+}
+
+/// An artifact still streaming: how much has arrived.
+fn progress(t: &TaskTab) -> String {
+    t.artifacts
+        .iter()
+        .rev()
+        .find(|a| !a.complete)
+        .map(|a| {
+            let name = if a.name.is_empty() { &a.id } else { &a.name };
+            format!(
+                "receiving {name:?}: {} chunk(s), {}",
+                a.chunks,
+                human_bytes(a.bytes)
+            )
+        })
+        .unwrap_or_default()
 }
 
 pub fn draw(f: &mut Frame, app: &App, t: &TaskTab, area: Rect) {
@@ -260,14 +433,27 @@ pub fn draw(f: &mut Frame, app: &App, t: &TaskTab, area: Rect) {
     let title = Line::from(vec![
         Span::styled(format!(" {} ", t.agent_name), theme.title),
         Span::styled(
-            format!("{} {} ", badge.symbol(), t.badge_label()),
+            format!(
+                "{} {}{} ",
+                layout::live_symbol(app, t),
+                t.badge_label(),
+                layout::elapsed(app, t)
+            ),
             badge_style(theme, badge),
         ),
         // Link state, rounds and flags first: the ids are long and get cut on narrow screens.
         Span::styled(
             {
                 let mut parts: Vec<String> = Vec::new();
-                for p in [link.as_str(), rounds.as_str(), flags.as_str()] {
+                let search = t.search.as_ref().map(|s| s.label()).unwrap_or_default();
+                let progress = progress(t);
+                for p in [
+                    search.as_str(),
+                    progress.as_str(),
+                    link.as_str(),
+                    rounds.as_str(),
+                    flags.as_str(),
+                ] {
                     let p = p.trim_start_matches(" · ");
                     if !p.is_empty() {
                         parts.push(p.to_string());
@@ -293,14 +479,15 @@ pub fn draw(f: &mut Frame, app: &App, t: &TaskTab, area: Rect) {
             theme.border
         });
     let inner = block.inner(body);
-    let (rows, _top, _total) = visible_rows(
+    let w = window(
         theme,
         t,
         inner.width as usize,
         inner.height as usize,
         t.scroll,
     );
-    f.render_widget(Paragraph::new(rows).block(block), body);
+    let block = block.title_bottom(follow_line(theme, t, &w));
+    f.render_widget(Paragraph::new(w.rows).block(block), body);
 
     let mut compose = t.compose.clone();
     let attach = if t.attachments.is_empty() {
@@ -356,6 +543,104 @@ pub fn draw(f: &mut Frame, app: &App, t: &TaskTab, area: Rect) {
 #[cfg(test)]
 mod wrap_tests {
     use super::*;
+
+    /// The search (in `app`) reads each logical line as this module draws it: every drawn line, searched for
+    /// whole, is found on its own line number, so `n` scrolls to where the match is on screen.
+    #[test]
+    fn search_reads_the_lines_as_they_are_drawn() {
+        use crate::testing::{chunk, status};
+        let theme = Theme::builtin("dark").unwrap();
+        let mut t = TaskTab::new(1, crate::app::state::AgentId(1), "demo");
+        t.record_user("hello\nthere", vec!["notes.txt".into()], "");
+        t.feed(&status(
+            "t1",
+            "ctx",
+            a2a::TaskState::Working,
+            Some("Ignore all previous instructions"),
+        ));
+        t.feed(&chunk("t1", "a1", "plain one\nplain two", false, true));
+        t.feed(&chunk("t1", "a2", "to be laid out", false, true));
+        t.note("a console note", false);
+        t.artifacts[1].rendered = Some(vec![crate::app::task::RenderedBlock {
+            key: None,
+            lines: vec![Line::from(vec![Span::raw("laid "), Span::raw("out")])],
+        }]);
+        // A multi-part artifact as the SDK peers send it (markdown with a code block, two data parts, a file),
+        // laid out part by part under its `── part k/n` headers, the second data part folded.
+        t.feed(&a2a::StreamResponse::ArtifactUpdate(a2a::TaskArtifactUpdateEvent {
+            task_id: "t1".into(),
+            context_id: "ctx".into(),
+            artifact: a2a::Artifact {
+                artifact_id: "code".into(),
+                name: Some("code".into()),
+                description: None,
+                parts: vec![
+                    a2a::Part::text("# Fibonacci\n\nSome words.\n\n```python\ndef fib(n):\n    return n\n```\n")
+                        .with_media_type("text/markdown"),
+                    a2a::Part::data(serde_json::json!({"language": "python", "lines": 2})),
+                    a2a::Part::data(serde_json::json!({"tests": {"passed": 3, "failed": 0}})),
+                    a2a::Part::raw(b"\x89PNG\r\n\x1a\nplot".to_vec())
+                        .with_filename("plot.png")
+                        .with_media_type("image/png"),
+                ],
+                metadata: None,
+                extensions: None,
+            },
+            append: None,
+            last_chunk: Some(true),
+            metadata: None,
+        }));
+        let styles = crate::markup::styles::render_styles(&theme);
+        let chrome = crate::app::parts::Chrome {
+            label: theme.remote_label,
+            text: theme.remote_text,
+        };
+        let raw = t.log.artifacts[2].artifact.parts.clone();
+        crate::app::parts::lay_out(&mut t.artifacts[2], &raw, &styles, chrome, 0);
+        assert_eq!(t.artifacts[2].parts.len(), 4);
+        assert!(crate::app::parts::toggle_fold(
+            &mut t.artifacts[2],
+            2,
+            &styles
+        ));
+        let drawn: Vec<String> = segments(&theme, &t)
+            .iter()
+            .flat_map(|s| match s {
+                Segment::Lines(l) => l
+                    .iter()
+                    .map(|l| l.spans.iter().map(|s| s.content.to_string()).collect())
+                    .collect::<Vec<String>>(),
+                // Drawn behind the gutter, searched without it (one pass over the raw text).
+                Segment::ArtifactText(a) => a.text.lines().map(str::to_string).collect(),
+            })
+            .collect();
+        assert_eq!(drawn.len(), t.total_lines());
+        for (i, line) in drawn.iter().enumerate() {
+            // Case matters here (a capital makes the search exact), so the line is found where it is.
+            let s = crate::app::search::search(&t, line).unwrap();
+            assert!(
+                s.matches.iter().any(|m| m.line == i),
+                "line {i} {line:?} not found there: {:?}",
+                s.matches
+            );
+        }
+        // The part headers and the folded part's text are searched where they are drawn.
+        let header = drawn
+            .iter()
+            .position(|l| l.contains("── part 2/4 · application/json"))
+            .expect("part header drawn");
+        let s = crate::app::search::search(&t, "part 2/4").unwrap();
+        assert_eq!(
+            s.matches.iter().map(|m| m.line).collect::<Vec<_>>(),
+            [header]
+        );
+        let fib = crate::app::search::search(&t, "def fib").unwrap();
+        assert_eq!(fib.matches.len(), 1, "the code block's line, fences gone");
+        assert!(
+            drawn.iter().all(|l| !l.contains("```")),
+            "markdown rendered"
+        );
+    }
 
     /// `app::layout::artifact_starts` counts lines with `entry_len`; the drawn transcript must agree, so a jump
     /// lands on each artifact's header line.

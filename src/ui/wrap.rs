@@ -22,9 +22,11 @@ pub enum Keep {
 /// Where to break a row that is full.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Break {
-    /// At the column (cheap and predictable: the transcript, where a line may be megabytes long).
+    /// At the column, whatever is there.
     Anywhere,
-    /// After the last space of the row when there is one (pages of prose: the card, skills, dialogs).
+    /// After the last space of the row when there is one (prose: the transcript, the card, skills, dialogs).
+    /// A token longer than the row (a URL, base64) has no space to break at and is cut at the column, so
+    /// the cost stays one pass over the characters shown, even for a line megabytes long.
     Words,
 }
 
@@ -132,7 +134,8 @@ pub fn wrap(
             row.push(c, style);
         }
     }
-    if !row.chars.is_empty() || rows.is_empty() {
+    // A continuation row holding only its bar (the line ended with the space it broke at) is not a row.
+    if row.chars.len() > row.start_index || rows.is_empty() {
         rows.push(row.into_line());
     }
     rows
@@ -273,6 +276,47 @@ mod tests {
         let rows = wrap(line, 20, 100, Keep::Head, Break::Words);
         assert_eq!(text(&rows[0]), "version   ▍1.0 and a");
         assert_eq!(text(&rows[1]), "          ▍long tail");
+    }
+
+    #[test]
+    fn words_move_whole_to_the_next_row_but_a_long_token_is_cut_at_the_column() {
+        let url = "https://example.com/".to_string() + &"a".repeat(30);
+        let line = remote(&format!("see {url} now"));
+        let rows: Vec<String> = wrap(line, 21, 100, Keep::Head, Break::Words)
+            .iter()
+            .map(text)
+            .collect();
+        // "see" stays alone rather than taking the URL's first letters; the URL (longer than a row) is cut
+        // at the column; "now" is kept whole; every row keeps the bar.
+        assert_eq!(rows[0], "▍see");
+        assert_eq!(rows[1], "▍https://example.com/");
+        assert_eq!(rows[2], "▍aaaaaaaaaaaaaaaaaaaa");
+        assert_eq!(rows[3], "▍aaaaaaaaaa now");
+        assert_eq!(rows.len(), 4);
+        // Wide characters count as two columns: a row never overflows.
+        let wide = wrap(
+            Line::from("日本語 の テキスト を 折り返す"),
+            8,
+            100,
+            Keep::Head,
+            Break::Words,
+        );
+        assert!(wide.iter().all(|r| text(r).width() <= 8), "{wide:?}");
+        assert_eq!(text(&wide[0]), "日本語");
+    }
+
+    #[test]
+    fn the_tail_window_of_a_short_line_is_the_same_as_its_head() {
+        let line = remote("the quick brown fox jumps over the lazy dog again and again");
+        let head = wrap(line.clone(), 16, 100, Keep::Head, Break::Words);
+        let tail = wrap(line, 16, 100, Keep::Tail, Break::Words);
+        assert_eq!(head, tail);
+        // A huge line of words: the tail window costs a screenful and ends with the line's end.
+        let big = remote(&"word ".repeat(1_000_000));
+        let tail = wrap(big, 40, 5, Keep::Tail, Break::Words);
+        assert!(!tail.is_empty() && tail.len() <= 10, "{}", tail.len());
+        assert!(tail.iter().all(|r| text(r).starts_with(BAR)));
+        assert!(text(tail.last().unwrap()).trim_end().ends_with("word"));
     }
 
     #[test]

@@ -214,6 +214,10 @@ pub fn run_action(app: &mut App, a: Action) -> Vec<Effect> {
             vec![]
         }
         Action::Back => {
+            // In a tab, Esc first clears the search (then the selection) before it moves focus.
+            if app.focus == Focus::Main && super::transcript::clear_search(app) {
+                return vec![];
+            }
             app.focus = match app.focus {
                 Focus::Compose => Focus::Main,
                 _ => Focus::Agents,
@@ -383,6 +387,16 @@ pub fn run_action(app: &mut App, a: Action) -> Vec<Effect> {
             fold_json(app);
             vec![]
         }
+        Action::SearchTranscript => super::transcript::open_search(app),
+        Action::SearchNext | Action::SearchPrev => {
+            super::transcript::step_search(app, a == Action::SearchNext)
+        }
+        Action::SelectPrev | Action::SelectNext => {
+            super::transcript::select(app, a == Action::SelectNext)
+        }
+        Action::Copy => super::transcript::copy(app),
+        Action::CopyCode => super::transcript::copy_code(app),
+        Action::RawJson => super::transcript::raw_json(app),
     }
 }
 

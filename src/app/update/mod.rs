@@ -12,6 +12,7 @@ mod remote;
 mod save;
 mod stored;
 mod stream;
+mod transcript;
 
 use crossterm::event::{Event, KeyEvent, KeyEventKind};
 
@@ -31,10 +32,13 @@ pub use approval::APPROVAL_PAGE;
 pub use compose::send;
 pub use remote::parse_import_filter;
 pub use stream::lay_out_artifacts;
+pub use transcript::{OSC52_LIMIT, code_blocks, task_json};
 
 pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
     let mut fx = dispatch(app, msg);
     app.refresh_short_ids();
+    note_scroll_away(app);
+    transcript::follow_searches(app);
     // A restored tab on screen shows its header until its transcript is read: ask for it (once).
     if let Some(id) = app
         .active_tab()
@@ -183,11 +187,28 @@ fn dispatch(app: &mut App, msg: Msg) -> Vec<Effect> {
         Msg::ClosedTabs(result) => stored::closed_tabs(app, result),
         Msg::Tick => {
             app.spinner = app.spinner.wrapping_add(1);
+            app.now = chrono::Utc::now();
+            vec![]
+        }
+        Msg::StatusDue(now) => {
+            app.expire_status(now);
             vec![]
         }
         Msg::Stop => {
             app.quit = true;
             vec![Effect::Quit]
+        }
+    }
+}
+
+/// A tab the user scrolled away from the end remembers how long its transcript was then, so the follow
+/// indicator can count what arrived below; following again forgets it.
+fn note_scroll_away(app: &mut App) {
+    for t in app.tabs.iter_mut() {
+        match (t.scroll, t.seen_lines) {
+            (None, Some(_)) => t.seen_lines = None,
+            (Some(_), None) => t.seen_lines = Some(t.total_lines()),
+            _ => {}
         }
     }
 }
@@ -201,6 +222,7 @@ fn context(app: &App) -> Context {
 }
 
 fn key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
+    app.status_key_pressed();
     if app.overlay.is_some() {
         return overlay_key(app, k);
     }
@@ -231,3 +253,5 @@ mod tests_save;
 mod tests_scroll;
 #[cfg(test)]
 mod tests_tabs;
+#[cfg(test)]
+mod tests_transcript;

@@ -79,6 +79,13 @@ pub(super) fn scroll_overlay(app: &mut App, a: Action) {
             };
             *scroll = offset(*scroll, a, e.page(), e.last_page());
         }
+        Some(Overlay::RawJson { lines, scroll, .. }) => {
+            let e = Extent {
+                content: lines.len(),
+                height: viewer,
+            };
+            *scroll = offset(*scroll, a, e.page(), e.last_page());
+        }
         Some(Overlay::Approval { scroll, .. }) => {
             let moved = offset(usize::from(*scroll), a, approval.0, approval.1);
             *scroll = u16::try_from(moved).unwrap_or(u16::MAX);
@@ -110,6 +117,28 @@ fn overlay_key_inner(app: &mut App, overlay: Overlay, k: KeyEvent) -> Vec<Effect
                 Some(Action::CloseViewer | Action::Back | Action::AuditLog) => return vec![],
                 a => {
                     app.overlay = Some(Overlay::Audit { lines, scroll });
+                    if let Some(a) = a.filter(|a| a.is_scroll()) {
+                        scroll_overlay(app, a);
+                    }
+                }
+            }
+            vec![]
+        }
+        Overlay::RawJson {
+            title,
+            lines,
+            scroll,
+        } => {
+            let again = keymap.action(Context::TaskTab, &k) == Some(Action::RawJson);
+            match keymap.modal_action(Context::Viewer, true, &k) {
+                Some(Action::CloseViewer | Action::Back) => return vec![],
+                _ if again => return vec![],
+                a => {
+                    app.overlay = Some(Overlay::RawJson {
+                        title,
+                        lines,
+                        scroll,
+                    });
                     if let Some(a) = a.filter(|a| a.is_scroll()) {
                         scroll_overlay(app, a);
                     }
@@ -233,8 +262,14 @@ fn overlay_key_inner(app: &mut App, overlay: Overlay, k: KeyEvent) -> Vec<Effect
 }
 
 pub(super) fn prompt_done(app: &mut App, kind: PromptKind, value: String) -> Vec<Effect> {
-    // An empty search is an answer too: it clears the board's text filter.
-    if value.is_empty() && !matches!(kind, PromptKind::ImportFilter(_) | PromptKind::BoardSearch) {
+    // An empty answer is an answer too for a search: it clears the board's text filter, or the transcript's
+    // search.
+    if value.is_empty()
+        && !matches!(
+            kind,
+            PromptKind::ImportFilter(_) | PromptKind::BoardSearch | PromptKind::TranscriptSearch(_)
+        )
+    {
         return vec![];
     }
     match kind {
@@ -310,6 +345,7 @@ pub(super) fn prompt_done(app: &mut App, kind: PromptKind, value: String) -> Vec
                 vec![]
             }
         },
+        PromptKind::TranscriptSearch(tab) => super::transcript::submit_search(app, tab, &value),
         PromptKind::BoardSearch => {
             if value.is_empty() && !app.board.query.is_empty() {
                 app.set_status("board search cleared", false);

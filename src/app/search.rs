@@ -1,0 +1,363 @@
+//! Searching a tab's transcript and artifacts: the match list is computed here, in `update`, once per query
+//! (and again when the transcript has grown and the user moves to another match), never per frame. The text
+//! searched is each logical line as the transcript draws it, so a match's line is where the view scrolls to.
+//! The renderer highlights only the rows on screen, with the same [`Finder`].
+
+use std::borrow::Cow;
+
+use super::parts::{PartView, human_bytes};
+use super::task::{Entry, TaskTab};
+use crate::remote::tracker::state_name;
+
+/// The remote gutter the transcript draws before remote text (`ui::wrap::BAR`; `app` does not import `ui`).
+const BAR: &str = "▍";
+
+/// More matches than this are not listed (the title says "10000+"): a one-letter query over a 5 MB artifact
+/// must not build a million-entry list.
+pub const MAX_MATCHES: usize = 10_000;
+/// Below this many bytes of transcript, a search follows new events as they arrive; above it the list is
+/// brought up to date when the user moves to the next match (so a flood never re-scans megabytes per event).
+pub const LIVE_RESCAN_BYTES: usize = 256 * 1024;
+
+/// A query, ready to search with: smart case (case-insensitive unless the query has an upper-case letter;
+/// folding covers ASCII letters, other letters match as typed).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Finder {
+    needle: String,
+    fold: bool,
+}
+
+impl Finder {
+    /// `None` for an empty query.
+    pub fn new(query: &str) -> Option<Finder> {
+        if query.is_empty() {
+            return None;
+        }
+        let fold = !query.chars().any(char::is_uppercase);
+        Some(Finder {
+            needle: if fold {
+                query.to_ascii_lowercase()
+            } else {
+                query.to_string()
+            },
+            fold,
+        })
+    }
+
+    /// Byte ranges of the non-overlapping matches in `hay`, in order. Candidates come from `memchr` on the
+    /// needle's first byte (both cases), so a 5 MB text is one fast pass.
+    pub fn find_iter<'a>(&'a self, hay: &'a str) -> impl Iterator<Item = (usize, usize)> + 'a {
+        let needle = self.needle.as_bytes();
+        let n = needle.len();
+        let bytes = hay.as_bytes();
+        let first = needle.first().copied().unwrap_or(0);
+        let other = if self.fold {
+            first.to_ascii_uppercase()
+        } else {
+            first
+        };
+        let mut pos = 0usize;
+        std::iter::from_fn(move || {
+            while pos + n <= bytes.len() {
+                let rest = bytes.get(pos..)?;
+                let at = pos + memchr::memchr2(first, other, rest)?;
+                let cand = bytes.get(at..at + n)?;
+                let hit = if self.fold {
+                    cand.eq_ignore_ascii_case(needle)
+                } else {
+                    cand == needle
+                };
+                if hit {
+                    pos = at + n;
+                    return Some((at, at + n));
+                }
+                pos = at + 1;
+            }
+            None
+        })
+    }
+}
+
+/// One match: the logical line it is on, and which match of that line it is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Match {
+    pub line: usize,
+    pub nth: u32,
+}
+
+/// A tab's search.
+#[derive(Clone, Debug)]
+pub struct Search {
+    pub query: String,
+    pub finder: Finder,
+    pub matches: Vec<Match>,
+    /// Index into `matches` of the current one.
+    pub current: usize,
+    /// More than [`MAX_MATCHES`] were found.
+    pub capped: bool,
+    /// The transcript grew since the list was made (brought up to date on the next move).
+    pub stale: bool,
+    /// What the transcript held when the list was made (entries, artifact bytes): a change means new text.
+    pub made_from: (usize, usize),
+}
+
+impl Search {
+    /// "match 3/17", "no match", "match 4/10000+".
+    pub fn label(&self) -> String {
+        if self.matches.is_empty() {
+            return format!("no match for {:?}", self.query);
+        }
+        let plus = if self.capped { "+" } else { "" };
+        let stale = if self.stale { " (n updates)" } else { "" };
+        format!(
+            "match {}/{}{plus} for {:?}{stale}",
+            self.current + 1,
+            self.matches.len(),
+            self.query
+        )
+    }
+
+    pub fn current_match(&self) -> Option<Match> {
+        self.matches.get(self.current).copied()
+    }
+}
+
+/// Search `t` for `query` (the list is capped at [`MAX_MATCHES`]).
+pub fn search(t: &TaskTab, query: &str) -> Option<Search> {
+    let finder = Finder::new(query)?;
+    let mut matches = Vec::new();
+    let capped = collect(t, &finder, &mut matches);
+    Some(Search {
+        query: query.to_string(),
+        finder,
+        matches,
+        current: 0,
+        capped,
+        stale: false,
+        made_from: extent(t),
+    })
+}
+
+/// How much text a tab holds, cheaply (entries, artifact bytes): compared to see whether a search is current.
+pub fn extent(t: &TaskTab) -> (usize, usize) {
+    (
+        t.transcript.len(),
+        t.artifacts.iter().map(|a| a.text.len()).sum(),
+    )
+}
+
+/// Push the matches of every logical line; true when the cap was hit.
+fn collect(t: &TaskTab, f: &Finder, out: &mut Vec<Match>) -> bool {
+    let mut line = 0usize;
+    let push_line = |line: usize, text: &str, out: &mut Vec<Match>| -> bool {
+        for (nth, _) in f.find_iter(text).enumerate() {
+            if out.len() >= MAX_MATCHES {
+                return true;
+            }
+            out.push(Match {
+                line,
+                nth: nth as u32,
+            });
+        }
+        false
+    };
+    for e in &t.transcript {
+        match e {
+            Entry::Artifact { index } => {
+                let Some(a) = t.artifacts.get(*index) else {
+                    continue;
+                };
+                for h in artifact_head(t, a) {
+                    if push_line(line, &h, out) {
+                        return true;
+                    }
+                    line += 1;
+                }
+                match &a.rendered {
+                    Some(blocks) => {
+                        for l in blocks.iter().flat_map(|b| b.lines.iter()) {
+                            let text: String = std::iter::once(BAR)
+                                .chain(l.spans.iter().map(|s| s.content.as_ref()))
+                                .collect();
+                            if push_line(line, &text, out) {
+                                return true;
+                            }
+                            line += 1;
+                        }
+                    }
+                    None => {
+                        if artifact_text(line, &a.text, f, out) {
+                            return true;
+                        }
+                        line += a.line_count;
+                    }
+                }
+            }
+            other => {
+                for text in entry_lines(t, other) {
+                    if push_line(line, &text, out) {
+                        return true;
+                    }
+                    line += 1;
+                }
+            }
+        }
+    }
+    false
+}
+
+/// The matches of an artifact's plain text drawn from logical line `first` on: one pass over the whole
+/// text; lines are counted between matches with `memchr`, so 100 000 lines cost no per-line work.
+fn artifact_text(first: usize, text: &str, f: &Finder, out: &mut Vec<Match>) -> bool {
+    let bytes = text.as_bytes();
+    let (mut line, mut counted_to) = (first, 0usize);
+    let mut nth = 0u32;
+    for (start, end) in f.find_iter(text) {
+        // A match across a line break is not on any drawn line.
+        if memchr::memchr(b'\n', bytes.get(start..end).unwrap_or_default()).is_some() {
+            continue;
+        }
+        let between = bytes.get(counted_to..start).unwrap_or_default();
+        let breaks = memchr::memchr_iter(b'\n', between).count();
+        if breaks > 0 {
+            line += breaks;
+            nth = 0;
+        }
+        counted_to = start;
+        if out.len() >= MAX_MATCHES {
+            return true;
+        }
+        out.push(Match { line, nth });
+        nth += 1;
+    }
+    false
+}
+
+/// The text of an entry's logical lines as `ui::tab` draws them (tested against it), for every entry but an
+/// artifact.
+pub fn entry_lines<'a>(t: &'a TaskTab, e: &'a Entry) -> Vec<Cow<'a, str>> {
+    let bar = BAR;
+    match e {
+        Entry::User { text, files, at } => {
+            let mut v = vec![Cow::Owned(format!("you · {}", at.format("%H:%M:%S")))];
+            v.extend(text.lines().map(|l| Cow::Owned(format!("  {l}"))));
+            v.extend(files.iter().map(|f| Cow::Owned(format!("  📎 {f}"))));
+            v
+        }
+        Entry::Remote { text, at } => {
+            let p = &text.provenance;
+            let task = p
+                .task
+                .as_deref()
+                .map(|t| {
+                    format!(
+                        " · task {}",
+                        super::short_id::tail(t, super::short_id::SHORT)
+                    )
+                })
+                .unwrap_or_default();
+            let mut v = vec![Cow::Owned(format!(
+                "{bar}remote · {}{task} · {} · {}",
+                p.agent,
+                p.field,
+                at.format("%H:%M:%S")
+            ))];
+            v.extend(
+                text.as_str()
+                    .lines()
+                    .map(|l| Cow::Owned(format!("{bar}{l}"))),
+            );
+            if text.as_str().is_empty() {
+                v.push(Cow::Owned(format!("{bar}(empty)")));
+            }
+            v.extend(
+                text.findings
+                    .flags
+                    .iter()
+                    .map(|f| Cow::Owned(format!("{bar}⚠ {}", f.reason))),
+            );
+            v
+        }
+        Entry::State { state, at } => {
+            let b = super::task::Badge::of_state(state);
+            vec![Cow::Owned(format!(
+                "{} state → {} · {}",
+                b.symbol(),
+                state_name(state),
+                at.format("%H:%M:%S")
+            ))]
+        }
+        Entry::Console { text, at, .. } => vec![Cow::Owned(format!(
+            "console · {} · {text}",
+            at.format("%H:%M:%S")
+        ))],
+        Entry::Artifact { index } => t
+            .artifacts
+            .get(*index)
+            .map(|a| artifact_head(t, a))
+            .unwrap_or_default()
+            .into_iter()
+            .map(Cow::Owned)
+            .collect(),
+    }
+}
+
+/// An artifact's header lines (title, files, flags) as drawn.
+pub fn artifact_head(t: &TaskTab, a: &super::task::ArtifactView) -> Vec<String> {
+    let name = if a.name.is_empty() {
+        String::new()
+    } else {
+        format!(" {:?}", a.name)
+    };
+    let progress = if a.complete {
+        "complete"
+    } else {
+        "streaming…"
+    };
+    let task = t
+        .short_task()
+        .map(|s| format!(" · task {s}"))
+        .unwrap_or_default();
+    let mut head = vec![format!(
+        "▍remote · {}{task} · artifact{name} ({}) · {} chunk(s) · {} · {progress}",
+        t.agent_name,
+        a.id,
+        a.chunks,
+        human_bytes(a.bytes)
+    )];
+    // Among several parts laid out, each file is described under its own part header (in `rendered`).
+    for f in a.files.iter().filter(|_| a.files_in_head()) {
+        head.push(format!("{BAR}{}", PartView::file_line(f)));
+    }
+    for r in &a.flagged {
+        head.push(format!("▍⚠ {r}"));
+    }
+    head
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hits(q: &str, hay: &str) -> Vec<(usize, usize)> {
+        Finder::new(q).unwrap().find_iter(hay).collect()
+    }
+
+    #[test]
+    fn smart_case_and_non_overlapping_matches() {
+        assert_eq!(hits("ab", "xAbyabAB"), [(1, 3), (4, 6), (6, 8)]);
+        assert_eq!(hits("Ab", "xAbyabAB"), [(1, 3)]);
+        assert_eq!(hits("aa", "aaaa"), [(0, 2), (2, 4)]);
+        assert_eq!(hits("é", "Éé"), [(2, 4)]);
+        assert!(Finder::new("").is_none());
+    }
+
+    #[test]
+    fn artifact_text_maps_offsets_to_lines() {
+        let f = Finder::new("x").unwrap();
+        let mut out = Vec::new();
+        artifact_text(10, "ax\nb\nxx\n\nx", &f, &mut out);
+        let got: Vec<(usize, u32)> = out.iter().map(|m| (m.line, m.nth)).collect();
+        assert_eq!(got, [(10, 0), (12, 0), (12, 1), (14, 0)]);
+    }
+}

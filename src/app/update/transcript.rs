@@ -1,0 +1,403 @@
+//! A tab's transcript tools: search (`/`, `n`, `N`, Esc), the selected entry (`,` `.`), copying it or one of its
+//! code blocks (`y`, `Y`: an OSC 52 write the runtime does on this request only) and the raw JSON viewer (`J`).
+
+use ratatui_textarea::TextArea;
+
+use crate::app::layout;
+use crate::app::msg::Effect;
+use crate::app::parts::human_bytes;
+use crate::app::search;
+use crate::app::state::{App, Overlay, PromptKind};
+use crate::app::task::{Entry, TaskTab};
+
+/// The largest OSC 52 payload sent (base64 bytes). Terminals cap it (xterm ~100 000, some far lower) and a
+/// refused one is dropped silently, so past this the user is told to save or export instead.
+pub const OSC52_LIMIT: usize = 100_000;
+
+/// Rows above a match or a selected entry when the view scrolls to it.
+const CONTEXT: usize = 2;
+
+pub(super) fn open_search(app: &mut App) -> Vec<Effect> {
+    let Some(t) = app.active_tab() else {
+        return vec![];
+    };
+    // An empty box: what is typed is the new query (the old one stays in the title until Enter).
+    app.overlay = Some(Overlay::Prompt {
+        kind: PromptKind::TranscriptSearch(t.id),
+        input: Box::new(TextArea::default()),
+    });
+    vec![]
+}
+
+/// The prompt's Enter: search for `query` (empty clears the search).
+pub(super) fn submit_search(
+    app: &mut App,
+    tab: crate::app::task::TabId,
+    query: &str,
+) -> Vec<Effect> {
+    let page = page(app);
+    let Some(t) = app.tab_mut(tab) else {
+        return vec![];
+    };
+    let Some(mut s) = search::search(t, query) else {
+        t.search = None;
+        return vec![];
+    };
+    // The first match at or below the top of what is on screen, as a pager does.
+    let top = view_top(t, page);
+    s.current = s.matches.iter().position(|m| m.line >= top).unwrap_or(0);
+    let found = !s.matches.is_empty();
+    let label = s.label();
+    t.search = Some(s);
+    scroll_to_current(t);
+    app.set_status(label, !found);
+    vec![]
+}
+
+/// `n` / `N`. Without a search, `n` is the global "new task" (so the key keeps its meaning outside a search).
+pub(super) fn step_search(app: &mut App, forward: bool) -> Vec<Effect> {
+    let has = app.active_tab().is_some_and(|t| t.search.is_some());
+    if !has {
+        if forward {
+            return super::run_action(app, crate::config::keymap::Action::NewTask);
+        }
+        app.set_status("no search in this tab: / starts one", false);
+        return vec![];
+    }
+    let Some(t) = app.active_tab_mut() else {
+        return vec![];
+    };
+    refresh_if_stale(t);
+    let Some(s) = t.search.as_mut() else {
+        return vec![];
+    };
+    let n = s.matches.len();
+    if n == 0 {
+        let label = s.label();
+        app.set_status(label, true);
+        return vec![];
+    }
+    let wrapped = if forward {
+        s.current + 1 >= n
+    } else {
+        s.current == 0
+    };
+    s.current = if forward {
+        (s.current + 1) % n
+    } else {
+        (s.current + n - 1) % n
+    };
+    let mut label = s.label();
+    if wrapped {
+        label.push_str(if forward {
+            " · wrapped to the top"
+        } else {
+            " · wrapped to the bottom"
+        });
+    }
+    scroll_to_current(t);
+    app.set_status(label, false);
+    vec![]
+}
+
+/// Esc in a tab with a search: clear it (true), else the key does what it does elsewhere.
+pub(super) fn clear_search(app: &mut App) -> bool {
+    match app.active_tab_mut() {
+        Some(t) if t.search.is_some() || t.selected.is_some() => {
+            // One Esc clears the search first, the next the selection.
+            if t.search.take().is_none() {
+                t.selected = None;
+            }
+            true
+        }
+        _ => false,
+    }
+}
+
+/// After every message: a tab whose text changed under its search (a stream, a push, a refresh, a stored
+/// transcript loading) searches again when it is small, else marks the list out of date and brings it up to
+/// date at the next `n`/`N` (a flood must not re-scan megabytes per event).
+pub fn follow_searches(app: &mut App) {
+    for t in app.tabs.iter_mut() {
+        let Some(made_from) = t.search.as_ref().map(|s| s.made_from) else {
+            continue;
+        };
+        let now = search::extent(t);
+        if now == made_from {
+            continue;
+        }
+        if now.1 <= search::LIVE_RESCAN_BYTES {
+            refresh(t);
+        } else if let Some(s) = t.search.as_mut() {
+            s.stale = true;
+            s.made_from = now;
+        }
+    }
+}
+
+fn refresh_if_stale(t: &mut TaskTab) {
+    if t.search.as_ref().is_some_and(|s| s.stale) {
+        refresh(t);
+    }
+}
+
+/// Search again, staying on the same match (or the next one after it).
+fn refresh(t: &mut TaskTab) {
+    let Some(old) = t.search.take() else {
+        return;
+    };
+    let at = old.current_match();
+    t.search = search::search(t, &old.query).map(|mut s| {
+        s.current = at
+            .and_then(|m| {
+                s.matches
+                    .iter()
+                    .position(|n| (n.line, n.nth) >= (m.line, m.nth))
+            })
+            .unwrap_or(0);
+        s
+    });
+}
+
+fn scroll_to_current(t: &mut TaskTab) {
+    if let Some(m) = t.search.as_ref().and_then(|s| s.current_match()) {
+        t.scroll = Some(m.line.saturating_sub(CONTEXT));
+    }
+}
+
+fn page(app: &App) -> usize {
+    app.size.1.saturating_sub(8).max(1) as usize
+}
+
+/// The first logical line on screen (following: the last page).
+fn view_top(t: &TaskTab, page: usize) -> usize {
+    t.scroll
+        .unwrap_or_else(|| t.total_lines().saturating_sub(page))
+}
+
+/// The logical line where entry `i` starts.
+pub fn entry_start(t: &TaskTab, i: usize) -> usize {
+    t.transcript
+        .iter()
+        .take(i)
+        .map(|e| layout::entry_len(t, e))
+        .sum()
+}
+
+/// `,` / `.`: move the selection (from nothing: the newest entry) and bring it on screen.
+pub(super) fn select(app: &mut App, forward: bool) -> Vec<Effect> {
+    let Some(t) = app.active_tab_mut() else {
+        return vec![];
+    };
+    let n = t.transcript.len();
+    if n == 0 {
+        app.set_status("nothing in this transcript to select yet", false);
+        return vec![];
+    }
+    let next = match t.selected {
+        None => n - 1,
+        Some(i) if forward => (i + 1).min(n - 1),
+        Some(i) => i.saturating_sub(1),
+    };
+    t.selected = Some(next);
+    t.code_block = 0;
+    t.scroll = Some(entry_start(t, next).saturating_sub(CONTEXT));
+    vec![]
+}
+
+/// What an entry holds for the clipboard (the sanitised text the screen shows) and a few words naming it.
+fn entry_text(t: &TaskTab, e: &Entry) -> (String, String) {
+    match e {
+        Entry::User { text, files, .. } => {
+            let mut s = text.clone();
+            for f in files {
+                s.push_str(&format!("\n📎 {f}"));
+            }
+            (s, "your message".into())
+        }
+        Entry::Remote { text, .. } => (
+            text.as_str().to_string(),
+            format!("{} from {}", text.provenance.field, text.provenance.agent),
+        ),
+        Entry::State { state, .. } => (
+            format!("state → {}", crate::remote::tracker::state_name(state)),
+            "state change".into(),
+        ),
+        Entry::Console { text, .. } => (text.clone(), "console note".into()),
+        Entry::Artifact { index } => t
+            .artifacts
+            .get(*index)
+            .map(|a| {
+                let name = if a.name.is_empty() { &a.id } else { &a.name };
+                (a.text.clone(), format!("artifact {name:?}"))
+            })
+            .unwrap_or_default(),
+    }
+}
+
+/// The selected entry, selecting the newest when there is none (so `y` alone copies the latest answer).
+fn selected_entry(app: &mut App) -> Option<(String, String)> {
+    let t = app.active_tab_mut()?;
+    let i = match t.selected {
+        Some(i) if i < t.transcript.len() => i,
+        _ => {
+            let i = t.transcript.len().checked_sub(1)?;
+            t.selected = Some(i);
+            i
+        }
+    };
+    let e = t.transcript.get(i)?;
+    Some(entry_text(t, e))
+}
+
+/// `y`.
+pub(super) fn copy(app: &mut App) -> Vec<Effect> {
+    match selected_entry(app) {
+        Some((text, what)) => clipboard(app, text, what),
+        None => {
+            app.set_status("nothing in this transcript to copy yet", true);
+            vec![]
+        }
+    }
+}
+
+/// `Y`: the selected entry's code blocks in turn.
+pub(super) fn copy_code(app: &mut App) -> Vec<Effect> {
+    let Some((text, what)) = selected_entry(app) else {
+        app.set_status("nothing in this transcript to copy yet", true);
+        return vec![];
+    };
+    let Some(t) = app.active_tab_mut() else {
+        return vec![];
+    };
+    let blocks = code_blocks(&code_source(t).unwrap_or(text));
+    if blocks.is_empty() {
+        app.set_status(
+            format!("{what} has no code block (y copies all of it)"),
+            true,
+        );
+        return vec![];
+    }
+    let blocks_len = blocks.len();
+    let k = t.code_block % blocks_len;
+    t.code_block = k + 1;
+    let block = blocks.into_iter().nth(k).unwrap_or_default();
+    let n = t.code_block;
+    let total = blocks_len;
+    clipboard(app, block, format!("code block {n}/{total} of {what}"))
+}
+
+/// For a selected multi-part artifact, the text its code blocks are read from: its markdown parts only (a
+/// plain-text or JSON part is shown as it is, so a fence in it is not a code block on screen).
+fn code_source(t: &TaskTab) -> Option<String> {
+    let Some(Entry::Artifact { index }) = t.selected.and_then(|i| t.transcript.get(i)) else {
+        return None;
+    };
+    let a = t.artifacts.get(*index)?;
+    if a.parts.len() <= 1 {
+        return None;
+    }
+    let md: Vec<&str> = a
+        .parts
+        .iter()
+        .filter(|p| p.kind == crate::app::parts::PartKind::Markdown)
+        .filter_map(|p| a.text.get(p.range.clone()))
+        .collect();
+    Some(md.join("\n"))
+}
+
+/// Fenced code blocks (``` or ~~~) of a Markdown text, without their fences.
+pub fn code_blocks(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut open: Option<(&str, Vec<&str>)> = None;
+    for line in text.lines() {
+        let trimmed = line.trim_start();
+        let fence = ["```", "~~~"].into_iter().find(|f| trimmed.starts_with(f));
+        match (&mut open, fence) {
+            (None, Some(f)) => open = Some((f, Vec::new())),
+            (Some((f, body)), Some(g)) if *f == g && trimmed.trim_end() == g => {
+                out.push(body.join("\n"));
+                open = None;
+            }
+            (Some((_, body)), _) => body.push(line),
+            (None, None) => {}
+        }
+    }
+    // An unclosed fence runs to the end (as Markdown renders it).
+    if let Some((_, body)) = open {
+        out.push(body.join("\n"));
+    }
+    out
+}
+
+/// Ask the runtime to put `text` on the clipboard, unless it is too large for OSC 52.
+fn clipboard(app: &mut App, text: String, what: String) -> Vec<Effect> {
+    let encoded = text.len().div_ceil(3) * 4;
+    if encoded > OSC52_LIMIT {
+        app.set_status(
+            format!(
+                "{what} is {} — too large for the terminal clipboard (OSC 52 takes ~{} KB): S saves an artifact, E exports the transcript",
+                human_bytes(text.len()),
+                OSC52_LIMIT / 1000 * 3 / 4
+            ),
+            true,
+        );
+        return vec![];
+    }
+    vec![Effect::Copy { text, what }]
+}
+
+/// `J`: the task as JSON (its current state as the console holds it, in the SDK's types) and, for the
+/// selected entry, the event behind it when it is kept.
+pub(super) fn raw_json(app: &mut App) -> Vec<Effect> {
+    let Some(t) = app.active_tab() else {
+        return vec![];
+    };
+    let mut lines = Vec::new();
+    if let Some(i) = t.selected {
+        lines.push(format!(
+            "// the event behind entry {} of the transcript",
+            i + 1
+        ));
+        match t.event_of(i) {
+            Some(json) => lines.extend(json.lines().map(str::to_string)),
+            None => lines.push(
+                "// not kept in memory (only the last events of a tab, and none over 64 KB, are): `E` exports the transcript from the store"
+                    .to_string(),
+            ),
+        }
+        lines.push(String::new());
+    }
+    lines.push("// the task as the console holds it".to_string());
+    lines.extend(task_json(t).lines().map(str::to_string));
+    let title = format!(
+        "Raw JSON · task {}",
+        t.short_task().unwrap_or_else(|| "none yet".into())
+    );
+    app.overlay = Some(Overlay::RawJson {
+        title,
+        lines,
+        scroll: 0,
+    });
+    vec![]
+}
+
+/// The task's current state in the SDK's `Task` type, pretty-printed and sanitised (ids, text and data the
+/// agent sent are remote text).
+pub fn task_json(t: &TaskTab) -> String {
+    let task = a2a::Task {
+        id: t.log.task_id.clone().unwrap_or_default(),
+        context_id: t.log.context_id.clone().unwrap_or_default(),
+        status: a2a::TaskStatus {
+            state: t.log.state.clone(),
+            message: t.log.status_message.clone(),
+            timestamp: None,
+        },
+        artifacts: (!t.log.artifacts.is_empty())
+            .then(|| t.log.artifacts.iter().map(|a| a.artifact.clone()).collect()),
+        history: None,
+        metadata: None,
+    };
+    let pretty = serde_json::to_string_pretty(&task).unwrap_or_default();
+    crate::trust::sanitize::sanitize_text(&pretty).0
+}
