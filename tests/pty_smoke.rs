@@ -206,3 +206,95 @@ fn sigquit_ends_the_console_with_the_terminal_restored() {
 fn sigint_from_outside_ends_the_console_with_the_terminal_restored() {
     a_signal_ends_the_console_with_the_terminal_restored("INT", 2);
 }
+
+/// One full path a new user takes, keys in the order a person presses them, in the real binary in tmux: start
+/// on the demo agent → the skills page → a skill's example → its story streams in → search the transcript →
+/// copy (OSC 52, which tmux with `set-clipboard on` turns into a paste buffer we can read back) → the board →
+/// quit. Every step is checked on the screen the user sees.
+#[test]
+fn start_demo_skill_stream_search_copy_board_quit() {
+    let session = format!("a2a-path-{}", std::process::id());
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().display();
+    std::fs::write(dir.path().join("config.toml"), "").unwrap();
+    let script = format!(
+        "A2A_CONSOLE_DB={d}/console.db XDG_STATE_HOME={d}/state A2A_CONSOLE_CONFIG={d}/config.toml {} --demo; \
+         echo \"EXIT=$?\"; sleep 30",
+        common::bin()
+    );
+    common::tmux_start(&session, &script);
+    // The console copies by OSC 52; tmux keeps what arrives as a buffer when set-clipboard is on.
+    tmux(&["set-option", "-s", "set-clipboard", "on"]);
+    let keys = |k: &[&str]| {
+        let mut args = vec!["send-keys", "-t", session.as_str()];
+        args.extend_from_slice(k);
+        tmux(&args);
+    };
+    wait_pane(&session, "the demo agent online", |p| {
+        p.contains("card 0.1.0")
+    });
+    // Skills: the cursor starts on the first example; one down is "stream".
+    keys(&["s"]);
+    wait_pane(&session, "the skills page", |p| {
+        p.contains("Streaming story")
+    });
+    keys(&["j"]);
+    wait_pane(&session, "the stream example selected", |p| {
+        p.lines()
+            .any(|l| l.contains("▶") && l.contains("stream") && !l.contains("200"))
+    });
+    keys(&["Enter"]);
+    let tab = wait_pane(&session, "a new tab with the example to send", |p| {
+        p.contains("Message → demo") && p.contains("TYPING")
+    });
+    assert!(tab.contains("stream"), "{tab}");
+    keys(&["Enter"]);
+    wait_pane(&session, "the story streamed to its end", |p| {
+        p.contains("The end.") && p.contains("completed")
+    });
+    // Leave the compose box, then search what the agent wrote.
+    keys(&["Escape"]);
+    wait_pane(&session, "command keys", |p| p.contains("KEYS"));
+    keys(&["/"]);
+    wait_pane(&session, "the search prompt", |p| p.contains("Search"));
+    keys(&["-l", "lighthouse"]);
+    keys(&["Enter"]);
+    // The search starts from where the view is (the end, here) and wraps, as in a pager: read where it landed.
+    let first = wait_pane(&session, "a match", |p| match_shown(p).is_some());
+    let (at, total) = match_shown(&first).unwrap_or_default();
+    assert!(
+        total >= 2,
+        "the story names the lighthouse more than once:\n{first}"
+    );
+    keys(&["n"]);
+    let next = at % total + 1;
+    wait_pane(&session, "the next match", |p| {
+        match_shown(p) == Some((next, total))
+    });
+    // Copy the entry the search landed on.
+    keys(&["y"]);
+    let copied = wait_pane(&session, "the copy confirmed", |p| p.contains("copied"));
+    assert!(copied.contains("OSC 52"), "{copied}");
+    let buffer = tmux(&["show-buffer"]);
+    assert!(
+        buffer.contains("lighthouse keeper"),
+        "the clipboard holds the story:\n{buffer}"
+    );
+    // The board lists the task; q quits cleanly.
+    keys(&["b"]);
+    wait_pane(&session, "the board", |p| {
+        p.contains("Board ·") && p.contains("completed")
+    });
+    keys(&["q"]);
+    let after = wait_pane(&session, "the exit line", |p| p.contains("EXIT="));
+    tmux(&["kill-session", "-t", &session]);
+    assert!(after.contains("EXIT=0"), "{after}");
+}
+
+/// "match 3/17" in the tab's title: (3, 17).
+fn match_shown(pane: &str) -> Option<(usize, usize)> {
+    let rest = pane.split("match ").nth(1)?;
+    let (at, rest) = rest.split_once('/')?;
+    let total: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    Some((at.parse().ok()?, total.parse().ok()?))
+}

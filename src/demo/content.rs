@@ -15,7 +15,8 @@ const STORY: &[&str] = &[
     "\n\n- the lamp turned\n- the fog rolled in\n- the radio hissed a single word: *soon*\n\n",
     "She wrote the date in the logbook and underlined it twice. ",
     "Out past the reef a freighter blinked its lights in a pattern she did not know. ",
-    "Long, short, long — then nothing for a full minute. ",
+    // The quote is a block of its own: a paragraph ends before it.
+    "Long, short, long — then nothing for a full minute.\n\n",
     "> Keep the light burning, whatever answers.\n\n",
     "That was the only rule the old keeper had left behind, pinned above the stove. ",
     "By morning the bottle was gone and the note was dry on the table, as if it had never been wet. ",
@@ -250,6 +251,19 @@ mod tests {
             assert_eq!(lines[i - 1], "", "no blank line before {:?}", lines[i]);
             assert_eq!(lines[i + 1], "", "no blank line after {:?}", lines[i]);
         }
+    }
+
+    #[test]
+    fn the_quote_is_a_block_of_its_own() {
+        let story: String = (0..40).map(|i| story_chunk(i, 40)).collect();
+        let lines: Vec<&str> = story.lines().collect();
+        for (i, l) in lines.iter().enumerate() {
+            if l.contains("> Keep the light") {
+                assert!(l.starts_with("> "), "glued to the paragraph: {l:?}");
+                assert_eq!(lines.get(i.wrapping_sub(1)), Some(&""), "{story}");
+            }
+        }
+        assert!(story.contains("\n> Keep the light"), "{story}");
     }
 
     #[test]

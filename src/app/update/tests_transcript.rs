@@ -511,3 +511,23 @@ fn search_and_copy_reach_into_every_part_of_a_multi_part_artifact() {
         "{fx:?}"
     );
 }
+
+#[test]
+fn y_after_a_search_copies_the_entry_the_match_is_in() {
+    let (mut app, id) = tab_with("the artifact holds the thimble\nand more");
+    // Newer entries come after the artifact: without the search, `y` would copy the newest of them.
+    app.tab_mut(id).unwrap().note("a later console note", false);
+    search(&mut app, "thimble");
+    let t = app.tab(id).unwrap();
+    let selected = t.selected.and_then(|i| t.transcript.get(i));
+    assert!(
+        matches!(selected, Some(crate::app::task::Entry::Artifact { .. })),
+        "the match's entry is selected: {selected:?}"
+    );
+    let fx = key(&mut app, KeyCode::Char('y'));
+    assert!(
+        matches!(fx.as_slice(), [Effect::Copy { text, what }]
+            if text.contains("holds the thimble") && what.contains("artifact")),
+        "{fx:?}"
+    );
+}

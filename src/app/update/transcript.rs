@@ -159,10 +159,25 @@ fn refresh(t: &mut TaskTab) {
     });
 }
 
+/// Bring the current match on screen and select the entry it is in, so `y` then copies what the search found.
 fn scroll_to_current(t: &mut TaskTab) {
     if let Some(m) = t.search.as_ref().and_then(|s| s.current_match()) {
         t.scroll = Some(m.line.saturating_sub(CONTEXT));
+        t.selected = entry_at(t, m.line);
     }
+}
+
+/// The index of the entry that logical line `line` belongs to.
+fn entry_at(t: &TaskTab, line: usize) -> Option<usize> {
+    let mut start = 0;
+    for (i, e) in t.transcript.iter().enumerate() {
+        let end = start + layout::entry_len(t, e);
+        if line < end {
+            return Some(i);
+        }
+        start = end;
+    }
+    None
 }
 
 fn page(app: &App) -> usize {
