@@ -207,16 +207,19 @@ pub fn window(
                     };
                     skip = 0;
                     for l in lines {
-                        let l = decorate(theme, t, line_no, ei, in_entry, l, Keep::Head, budget);
-                        line_no += 1;
-                        in_entry += 1;
-                        rows.extend(wrap(
+                        let l = decorate(theme, t, line_no, l, Keep::Head, budget);
+                        rows.extend(wrap_marked(
+                            theme,
+                            t,
+                            ei,
+                            in_entry,
                             l,
                             width,
                             height - rows.len(),
                             Keep::Head,
-                            Break::Words,
                         ));
+                        line_no += 1;
+                        in_entry += 1;
                         if rows.len() >= height {
                             break 'outer;
                         }
@@ -248,8 +251,17 @@ pub fn window(
                         consumed += 1;
                         in_entry = in_entry.saturating_sub(1);
                         let line_no = total.saturating_sub(consumed);
-                        let l = decorate(theme, t, line_no, ei, in_entry, l, Keep::Tail, budget);
-                        let mut w = wrap(l, width, height - back.len(), Keep::Tail, Break::Words);
+                        let l = decorate(theme, t, line_no, l, Keep::Tail, budget);
+                        let mut w = wrap_marked(
+                            theme,
+                            t,
+                            ei,
+                            in_entry,
+                            l,
+                            width,
+                            height - back.len(),
+                            Keep::Tail,
+                        );
                         while let Some(r) = w.pop() {
                             back.push(r);
                         }
@@ -271,21 +283,17 @@ pub fn window(
     }
 }
 
-/// Search highlights on logical line `line_no`, and the selection marker when it belongs to the selected
-/// entry (`in_entry` is its index inside entry `entry`). Only the part of a huge line that can be on screen
+/// Search highlights on logical line `line_no`. Only the part of a huge line that can be on screen
 /// (`budget` bytes from the end `keep` shows) is searched: a screenful of work per frame.
-#[allow(clippy::too_many_arguments)]
 fn decorate(
     theme: &Theme,
     t: &TaskTab,
     line_no: usize,
-    entry: usize,
-    in_entry: usize,
     line: Line<'static>,
     keep: Keep,
     budget: usize,
 ) -> Line<'static> {
-    let line = match &t.search {
+    match &t.search {
         Some(s) => {
             let text: String = line.spans.iter().map(|s| s.content.as_ref()).collect();
             let (from, to) = match keep {
@@ -312,15 +320,36 @@ fn decorate(
             }
         }
         None => line,
-    };
-    if t.selected != Some(entry) {
-        return line;
     }
-    // The marker goes before everything, the remote gutter included (which `wrap` repeats on every row).
-    let mark = if in_entry == 0 { "▶ " } else { "┃ " };
-    let mut spans = vec![Span::styled(mark, theme.selection)];
-    spans.extend(line.spans);
-    Line::from(spans).style(line.style)
+}
+
+/// Wrap one logical line into rows; a line of the selected entry gets the selection marker on every row it
+/// occupies (`▶` on the entry's first row, `┃` on the others), before the remote gutter, so a wrapped line never
+/// looks half selected.
+#[allow(clippy::too_many_arguments)]
+fn wrap_marked(
+    theme: &Theme,
+    t: &TaskTab,
+    entry: usize,
+    in_entry: usize,
+    line: Line<'static>,
+    width: usize,
+    max_rows: usize,
+    keep: Keep,
+) -> Vec<Line<'static>> {
+    if t.selected != Some(entry) || width <= 4 {
+        return wrap(line, width, max_rows, keep, Break::Words);
+    }
+    let mut rows = wrap(line, width - 2, max_rows, keep, Break::Words);
+    let n = rows.len();
+    for (i, row) in rows.iter_mut().enumerate() {
+        // With `Keep::Tail` the rows are the line's last ones: the first row shown is its first only when
+        // nothing was cut.
+        let first = in_entry == 0 && i == 0 && (keep == Keep::Head || n < max_rows);
+        let mark = if first { "▶ " } else { "┃ " };
+        row.spans.insert(0, Span::styled(mark, theme.selection));
+    }
+    rows
 }
 
 fn floor_char(s: &str, mut i: usize) -> usize {
