@@ -140,3 +140,38 @@ fn a_long_agent_name_ends_in_an_ellipsis() {
     assert!(text.contains("warehouse-inventory-re…"), "{text}");
     snap("agent_list_long_name", &app);
 }
+
+/// With a search in the tab, `n` is the next match: the idle hint in the status bar says so instead of
+/// offering `n` as "new task" (which is what it says without a search).
+#[test]
+fn the_idle_hint_names_what_n_does_in_a_searched_tab() {
+    let mut app = parts_app();
+    app.size = (130, 30);
+    let agent = app.agents[0].id;
+    let id = app.new_tab(agent);
+    let t = app.tab_mut(id).unwrap();
+    t.feed(&a2a_console::testing::chunk(
+        "t1",
+        "a1",
+        "a bottle and another bottle",
+        false,
+        true,
+    ));
+    app.view = View::Tab(id);
+    app.focus = Focus::Main;
+    app.status = None;
+    assert!(render(&app).contains("n new task"));
+    press(&mut app, KeyCode::Char('/'), KeyModifiers::NONE);
+    for c in "bottle".chars() {
+        press(&mut app, KeyCode::Char(c), KeyModifiers::NONE);
+    }
+    press(&mut app, KeyCode::Enter, KeyModifiers::NONE);
+    app.status = None; // the "match 1/2" message has expired
+    let text = render(&app);
+    let bar = text.lines().last().unwrap_or_default();
+    assert!(
+        bar.contains("n next match · N previous · Esc clears the search"),
+        "{bar}"
+    );
+    assert!(!bar.contains("new task"), "{bar}");
+}

@@ -168,13 +168,37 @@ fn status_bar(f: &mut Frame, app: &App, area: Rect) {
                 app.theme.ok
             },
         )),
-        None => spans.push(Span::styled(
-            "? help · Ctrl-P palette · n new task · s skills · Tab focus · q quit",
-            app.theme.key_hint,
-        )),
+        None => spans.push(Span::styled(idle_hint(app), app.theme.key_hint)),
     }
     f.render_widget(
         Paragraph::new(Line::from(spans)).style(app.theme.status_bar),
         area,
     );
+}
+
+/// The status bar's hint when there is no message: the keys that matter where the user is, as bound. In a tab
+/// with a search, `n` is the next match rather than a new task, and the hint says so.
+fn idle_hint(app: &App) -> String {
+    use crate::config::keymap::Action;
+    let key = |a: Action| app.keymap.keys_for(a).first().cloned();
+    let mut parts: Vec<String> = Vec::new();
+    let mut add = |a: Action, what: &str| {
+        if let Some(k) = key(a) {
+            parts.push(format!("{k} {what}"));
+        }
+    };
+    if app.active_tab().is_some_and(|t| t.search.is_some()) {
+        add(Action::SearchNext, "next match");
+        add(Action::SearchPrev, "previous");
+        add(Action::Back, "clears the search");
+        add(Action::Copy, "copies");
+    } else {
+        add(Action::Help, "help");
+        add(Action::Palette, "palette");
+        add(Action::NewTask, "new task");
+        add(Action::ShowSkills, "skills");
+        add(Action::FocusNext, "focus");
+    }
+    add(Action::Quit, "quit");
+    parts.join(" · ")
 }

@@ -322,12 +322,14 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
             super::save::overwrite(f, app, target, existing, area)
         }
         Overlay::Prompt { kind, input } => {
-            let r = centered(area, 70, 3);
+            let title = format!("{} · Enter accepts · Esc cancels", kind.title());
+            // Wide enough for the whole title (it says what Enter and an empty answer do), within the screen.
+            let want = u16::try_from(unicode_width::UnicodeWidthStr::width(title.as_str()) + 4)
+                .unwrap_or(u16::MAX)
+                .max(70);
+            let r = centered(area, want, 3);
             let mut input = (**input).clone();
-            input.set_block(boxed(
-                app,
-                &format!("{} · Enter accepts · Esc cancels", kind.title()),
-            ));
+            input.set_block(boxed(app, &title));
             f.render_widget(Clear, r);
             f.render_widget(&input, r);
         }
