@@ -174,4 +174,11 @@ fn the_idle_hint_names_what_n_does_in_a_searched_tab() {
         "{bar}"
     );
     assert!(!bar.contains("new task"), "{bar}");
+    // Typing: only the compose box's keys (q would type a q).
+    press(&mut app, KeyCode::Char('i'), KeyModifiers::NONE);
+    app.status = None;
+    let text = render(&app);
+    let bar = text.lines().last().unwrap_or_default();
+    assert!(bar.contains("Enter sends · Alt-Enter new line"), "{bar}");
+    assert!(!bar.contains("q quit"), "{bar}");
 }

@@ -187,6 +187,14 @@ fn idle_hint(app: &App) -> String {
             parts.push(format!("{k} {what}"));
         }
     };
+    if app.focus == crate::app::state::Focus::Compose {
+        // Typing: the plain-character keys type, so only the compose box's own keys are worth naming.
+        add(Action::Send, "sends");
+        add(Action::Newline, "new line");
+        add(Action::AttachFile, "attaches a file");
+        // (How to leave the box is in the TYPING badge already.)
+        return parts.join(" · ");
+    }
     if app.active_tab().is_some_and(|t| t.search.is_some()) {
         add(Action::SearchNext, "next match");
         add(Action::SearchPrev, "previous");
