@@ -28,6 +28,19 @@ pub mod fuzz;
 /// A buffer's characters, row by row. The runtime uses it for its screen channel, so it lives there.
 pub use crate::tui::runtime::buffer_text;
 
+/// The console drawn once into a `TestBackend` of the app's size, as text (what render tests compare).
+pub fn render_text(app: &App) -> String {
+    let (w, h) = app.size;
+    // A TestBackend cannot fail (its error type is `Infallible`).
+    let Ok(mut term) = ratatui::Terminal::new(ratatui::backend::TestBackend::new(w, h));
+    let mut text = String::new();
+    let Ok(_) = term.draw(|f| {
+        crate::ui::draw(f, app);
+        text = buffer_text(f.buffer_mut());
+    });
+    text
+}
+
 /// A small card with one streaming JSON-RPC interface and one skill with two examples.
 pub const DEMO_CARD: &str = r#"{"name": "Demo", "description": "d", "version": "1",
   "supportedInterfaces": [{"url": "http://127.0.0.1:9/rpc", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],

@@ -7,20 +7,13 @@ use a2a::*;
 use a2a_console::app::msg::Msg;
 use a2a_console::app::state::{App, Focus, View};
 use a2a_console::app::update::update;
-use a2a_console::testing::{buffer_text, parts_app};
+use a2a_console::testing::parts_app;
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 
 fn render(app: &App) -> String {
-    let mut term = Terminal::new(TestBackend::new(app.size.0, app.size.1)).unwrap();
-    let mut text = String::new();
-    term.draw(|f| {
-        a2a_console::ui::draw(f, app);
-        text = buffer_text(f.buffer_mut());
-    })
-    .unwrap();
-    text
+    a2a_console::testing::render_text(app)
 }
 
 fn snap(name: &str, app: &App) {

@@ -8,20 +8,11 @@ use a2a_console::app::msg::{Effect, Msg};
 use a2a_console::app::state::App;
 use a2a_console::app::update::update;
 use a2a_console::config::keymap::Keymap;
-use a2a_console::testing::{buffer_text, empty_app};
+use a2a_console::testing::empty_app;
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 
 fn render(app: &App) -> String {
-    let mut term = Terminal::new(TestBackend::new(app.size.0, app.size.1)).unwrap();
-    let mut text = String::new();
-    term.draw(|f| {
-        a2a_console::ui::draw(f, app);
-        text = buffer_text(f.buffer_mut());
-    })
-    .unwrap();
-    text
+    a2a_console::testing::render_text(app)
 }
 
 fn press(app: &mut App, c: char) -> Vec<Effect> {

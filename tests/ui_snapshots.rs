@@ -7,19 +7,12 @@ use a2a::*;
 use a2a_console::app::state::{App, Focus, Overlay, View};
 use a2a_console::app::task::{Badge, Link};
 use a2a_console::config::theme::Theme;
-use a2a_console::testing::{buffer_text, parts_app};
+use a2a_console::testing::parts_app;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 
 fn render(app: &App) -> String {
-    let mut term = Terminal::new(TestBackend::new(app.size.0, app.size.1)).unwrap();
-    let mut text = String::new();
-    term.draw(|f| {
-        a2a_console::ui::draw(f, app);
-        text = buffer_text(f.buffer_mut());
-    })
-    .unwrap();
-    text
+    a2a_console::testing::render_text(app)
 }
 
 fn snap(name: &str, app: &App) {

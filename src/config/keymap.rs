@@ -456,22 +456,8 @@ impl Keymap {
     /// The action for a key press with the pane `ctx` focused: `ctx`'s bindings first, then the shared
     /// scrolling keys (not while typing), then Global.
     pub fn action(&self, ctx: Context, key: &KeyEvent) -> Option<Action> {
-        if key.kind == KeyEventKind::Release {
-            return None;
-        }
-        let k = KeyBinding::from_event(key);
-        if let Some(a) = self.lookup.get(&(ctx, k)) {
-            return Some(*a);
-        }
-        if ctx.types_text() && k.is_plain_char() {
-            return None;
-        }
-        if !ctx.types_text()
-            && let Some(a) = self.lookup.get(&(Context::Scroll, k))
-        {
-            return Some(*a);
-        }
-        self.lookup.get(&(Context::Global, k)).copied()
+        // A pane is a modal that scrolls, unless it types text.
+        self.modal_action(ctx, !ctx.types_text(), key)
     }
 
     /// The action for a key press in a modal of context `ctx`: its own bindings, then the shared scrolling

@@ -23,6 +23,22 @@ enum Segment<'a> {
 
 pub(super) use crate::app::parts::human_bytes;
 
+/// The transcript's logical lines as drawn, as text (an unlaid-out artifact's text is drawn behind the gutter,
+/// and compared without it).
+#[cfg(test)]
+fn drawn_lines(theme: &Theme, t: &TaskTab) -> Vec<String> {
+    segments(theme, t)
+        .iter()
+        .flat_map(|s| match s {
+            Segment::Lines(l) => l
+                .iter()
+                .map(|l| l.spans.iter().map(|s| s.content.to_string()).collect())
+                .collect::<Vec<String>>(),
+            Segment::ArtifactText(a) => a.text.lines().map(str::to_string).collect(),
+        })
+        .collect()
+}
+
 #[cfg(test)]
 fn segments<'a>(theme: &Theme, t: &'a TaskTab) -> Vec<Segment<'a>> {
     t.transcript
@@ -632,17 +648,7 @@ mod wrap_tests {
             2,
             &styles
         ));
-        let drawn: Vec<String> = segments(&theme, &t)
-            .iter()
-            .flat_map(|s| match s {
-                Segment::Lines(l) => l
-                    .iter()
-                    .map(|l| l.spans.iter().map(|s| s.content.to_string()).collect())
-                    .collect::<Vec<String>>(),
-                // Drawn behind the gutter, searched without it (one pass over the raw text).
-                Segment::ArtifactText(a) => a.text.lines().map(str::to_string).collect(),
-            })
-            .collect();
+        let drawn = drawn_lines(&theme, &t);
         assert_eq!(drawn.len(), t.total_lines());
         for (i, line) in drawn.iter().enumerate() {
             // Case matters here (a capital makes the search exact), so the line is found where it is.
@@ -700,16 +706,7 @@ mod wrap_tests {
         t.feed(&chunk("second", "four"));
         let starts = layout::artifact_starts(&t);
         assert_eq!(starts.len(), 2);
-        let drawn: Vec<String> = segments(&theme, &t)
-            .iter()
-            .flat_map(|s| match s {
-                Segment::Lines(l) => l
-                    .iter()
-                    .map(|l| l.spans.iter().map(|s| s.content.to_string()).collect())
-                    .collect::<Vec<String>>(),
-                Segment::ArtifactText(a) => a.text.lines().map(str::to_string).collect(),
-            })
-            .collect();
+        let drawn = drawn_lines(&theme, &t);
         for s in starts {
             assert!(drawn[s].contains(" · artifact"), "line {s}: {:?}", drawn[s]);
         }
