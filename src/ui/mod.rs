@@ -136,6 +136,17 @@ fn tab_bar(f: &mut Frame, app: &App, area: Rect) {
 /// command keys. Readable without colour, since the word itself changes.
 fn mode_marker(app: &App) -> Span<'static> {
     let keys = |a: Action| app.keymap.keys_for(a).first().cloned().unwrap_or_default();
+    // A dialog on top has the keyboard, whatever pane is focused under it.
+    match &app.overlay {
+        Some(crate::app::state::Overlay::Prompt { .. }) => {
+            return Span::styled(
+                format!(" TYPING → prompt · {} cancels ", keys(Action::Back)),
+                app.theme.selection,
+            );
+        }
+        Some(_) => return Span::styled(" DIALOG ", app.theme.tab_active),
+        None => {}
+    }
     if app.focus == crate::app::state::Focus::Compose
         && let Some(t) = app.active_tab()
     {
@@ -187,6 +198,10 @@ fn idle_hint(app: &App) -> String {
             parts.push(format!("{k} {what}"));
         }
     };
+    if app.overlay.is_some() {
+        // The dialog lists its own keys.
+        return String::new();
+    }
     if app.focus == crate::app::state::Focus::Compose {
         // Typing: the plain-character keys type, so only the compose box's own keys are worth naming.
         add(Action::Send, "sends");
