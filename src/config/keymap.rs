@@ -256,8 +256,8 @@ actions! {
     Help => "help", Global, "Show the keys (this screen)", [ch('?'), key(KeyCode::F(1))];
     Palette => "palette", Global, "Open the command palette", [ctrl('p')];
     Back => "back", Global, "Close the dialog, palette or help; leave the compose box", [key(KeyCode::Esc)];
-    FocusNext => "focus_next", Global, "Move focus to the next panel", [key(KeyCode::Tab)];
-    FocusPrev => "focus_prev", Global, "Move focus to the previous panel", [key(KeyCode::BackTab)];
+    FocusNext => "focus_next", Global, "Move focus between the agent list and the main pane (the compose box is entered with i or Enter)", [key(KeyCode::Tab)];
+    FocusPrev => "focus_prev", Global, "Move focus back between the agent list and the main pane", [key(KeyCode::BackTab)];
     NewTask => "new_task", Global, "Start a new task with the selected agent", [ch('n')];
     NextTab => "next_tab", Global, "Switch to the next task tab", [ch(']')];
     PrevTab => "prev_tab", Global, "Switch to the previous task tab", [ch('[')];

@@ -181,20 +181,13 @@ pub fn run_action(app: &mut App, a: Action) -> Vec<Effect> {
             }
             vec![]
         }
-        Action::FocusNext => {
-            app.focus = match (app.focus, app.view) {
-                (Focus::Agents, _) => Focus::Main,
-                (Focus::Main, View::Tab(_)) => Focus::Compose,
-                _ => Focus::Agents,
-            };
-            vec![]
-        }
-        Action::FocusPrev => {
-            app.focus = match (app.focus, app.view) {
-                (Focus::Compose, _) => Focus::Main,
-                (Focus::Main, _) => Focus::Agents,
-                (Focus::Agents, View::Tab(_)) => Focus::Compose,
-                (Focus::Agents, _) => Focus::Main,
+        // Tab and Shift-Tab move between the agent list and the main pane; the compose box is never on the way,
+        // since a key pressed after a focus move must never become text (it is entered with i/Enter or a click).
+        Action::FocusNext | Action::FocusPrev => {
+            app.focus = match app.focus {
+                Focus::Agents => Focus::Main,
+                Focus::Main => Focus::Agents,
+                Focus::Compose => Focus::Main,
             };
             vec![]
         }

@@ -259,3 +259,25 @@ fn a_question_from_the_agent_leaves_the_keyboard_where_it_was() {
     );
     command_keys_are_live(app, "an input-required event");
 }
+
+#[test]
+fn tab_and_shift_tab_never_land_in_the_compose_box() {
+    let mut app = app();
+    key(&mut app, KeyCode::Char('n'));
+    key(&mut app, KeyCode::Esc);
+    assert_eq!(app.focus, Focus::Main);
+    for (k, want) in [
+        (KeyCode::Tab, Focus::Agents),
+        (KeyCode::Tab, Focus::Main),
+        (KeyCode::BackTab, Focus::Agents),
+        (KeyCode::BackTab, Focus::Main),
+    ] {
+        key(&mut app, k);
+        assert_eq!(app.focus, want, "after {k:?}");
+    }
+    // From the box, Tab leaves it for the transcript (command keys live).
+    key(&mut app, KeyCode::Char('i'));
+    assert_eq!(app.focus, Focus::Compose);
+    key(&mut app, KeyCode::Tab);
+    command_keys_are_live(app, "Tab from the compose box");
+}
