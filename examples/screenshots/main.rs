@@ -57,6 +57,22 @@ const SCENES: &[(&str, &str)] = &[
     ),
     ("approval", "the auth-required approval dialog"),
     ("board", "the board: every task, the ones needing you first"),
+    (
+        "first-start",
+        "the first start with no agent: the welcome page offers the demo",
+    ),
+    (
+        "help",
+        "the help screen: every key, grouped by where it works",
+    ),
+    (
+        "search",
+        "transcript search in a finished story, a match current and its entry selected",
+    ),
+    (
+        "parts",
+        "the `files` scenario: one artifact of several parts, each with its header",
+    ),
 ];
 
 fn main() -> ExitCode {
@@ -191,12 +207,29 @@ async fn shoot(scene: &str) -> Result<Buffer> {
 }
 
 async fn shoot_once(scene: &str) -> Result<Buffer> {
-    let mut c = Console::start().await?;
-    let card = c
-        .wait("the card", |_, s| s.contains("card 0.1.0").into())
-        .await?;
+    // The first start has no agent at all: nothing to wait for but the welcome page.
+    let first_start = scene == "first-start";
+    let mut c = Console::start(!first_start).await?;
+    let card = if first_start {
+        c.wait("the welcome page", |_, s| {
+            s.contains("Welcome to a2a-console.").into()
+        })
+        .await?
+    } else {
+        c.wait("the card", |_, s| s.contains("card 0.1.0").into())
+            .await?
+    };
     let result = match scene {
-        "agent-card" => Ok(card),
+        "agent-card" | "first-start" => Ok(card),
+        "help" => {
+            c.key(KeyCode::Char('?'));
+            c.wait("the help screen", |_, s| {
+                (s.contains("Help") && s.contains("or Esc closes")).into()
+            })
+            .await
+        }
+        "search" => search(&mut c).await,
+        "parts" => parts(&mut c).await,
         "skills" => {
             c.key(KeyCode::Char('s'));
             c.wait("the skills browser", |_, s| {
@@ -267,7 +300,7 @@ async fn streaming(c: &mut Console) -> Result<Buffer> {
     // always every count gets a frame; when two chunks share one, the scene runs again.
     const CHUNKS: u32 = 40;
     send(c, "stream 200").await?;
-    c.wait("the stream to start", |_, s| s.contains("◐ working").into())
+    c.wait("the stream to start", |_, s| working(s).into())
         .await?;
     // Leave the compose box and pin the view to the top, where the artifact header counts the chunks (following
     // the end would scroll it away, and the count is what makes the frame reproducible).
@@ -276,15 +309,65 @@ async fn streaming(c: &mut Console) -> Result<Buffer> {
     c.wait(
         &format!("chunk {CHUNKS} on screen"),
         |_, s| match chunks_shown(s) {
-            Some(n) if n == CHUNKS && s.contains("◐ working") && body_starts(s, "you · ") => {
-                Verdict::Take
-            }
+            Some(n) if n == CHUNKS && working(s) && body_starts(s, "you · ") => Verdict::Take,
             Some(n) if n > CHUNKS => Verdict::Missed(format!(
                 "frames went from fewer than {CHUNKS} chunks to {n}"
             )),
             _ => Verdict::Wait,
         },
     )
+    .await
+}
+
+/// Is a task shown running? Its badge is a spinner frame that turns with the clock (`app/layout.rs`
+/// `live_symbol`), so any of them counts; the mask draws the first.
+fn working(screen: &str) -> bool {
+    ["◐", "◓", "◑", "◒"]
+        .iter()
+        .any(|f| screen.contains(&format!("{f} working")))
+}
+
+/// The whole story (40 chunks), searched for "keeper": the third match current, its entry selected.
+async fn search(c: &mut Console) -> Result<Buffer> {
+    send(c, "stream").await?;
+    c.wait("the story completed", |_, s| {
+        (s.contains("✓ completed") && s.contains("The end.")).into()
+    })
+    .await?;
+    // From the top: a search starts at the match nearest the view.
+    c.key(KeyCode::Esc);
+    c.key(KeyCode::Char('g'));
+    c.wait("the transcript from the top", |_, s| {
+        body_starts(s, "you · ").into()
+    })
+    .await?;
+    c.key(KeyCode::Char('/'));
+    c.type_text("keeper");
+    c.key(KeyCode::Enter);
+    c.wait("the first match", |_, s| s.contains("match 1/").into())
+        .await?;
+    c.key(KeyCode::Char('n'));
+    c.wait("the second match", |_, s| s.contains("match 2/").into())
+        .await?;
+    c.key(KeyCode::Char('n'));
+    c.wait("the third match, selected", |_, s| {
+        (s.contains("match 3/") && (s.contains('▶') || s.contains('┃'))).into()
+    })
+    .await
+}
+
+/// The `files` scenario: a source file and an image in one artifact, a dotfile in another.
+async fn parts(c: &mut Console) -> Result<Buffer> {
+    send(c, "files").await?;
+    c.wait("the files task completed", |_, s| {
+        (s.contains("✓ completed") && s.contains("plot.png")).into()
+    })
+    .await?;
+    c.key(KeyCode::Esc);
+    c.key(KeyCode::Char('g'));
+    c.wait("the transcript from the top", |_, s| {
+        body_starts(s, "you · ").into()
+    })
     .await
 }
 
@@ -453,16 +536,20 @@ struct Console {
 }
 
 impl Console {
-    async fn start() -> Result<Console> {
+    /// A console on a fresh demo agent; with `with_agent` false the agent runs but is not in the list (a first
+    /// start with no config), so the console shows its welcome page.
+    async fn start(with_agent: bool) -> Result<Console> {
         let demo = a2a_console::demo::spawn(0)
             .await
             .context("cannot start the demo agent")?;
         let theme = Theme::builtin("dark").map_err(anyhow::Error::msg)?;
         let mut app = App::new(Keymap::defaults(), theme);
         app.size = (COLS, ROWS);
-        let mut target = AgentTarget::from_url(&demo.base_url(), Duration::from_secs(20));
-        target.label = "demo".into();
-        app.add_agent(target, AgentOrigin::Demo);
+        if with_agent {
+            let mut target = AgentTarget::from_url(&demo.base_url(), Duration::from_secs(20));
+            target.label = "demo".into();
+            app.add_agent(target, AgentOrigin::Demo);
+        }
         let (rt, rx) = Runtime::new(None, "dark").map_err(anyhow::Error::msg)?;
         let (ftx, frames) = mpsc::unbounded_channel();
         let backend = Recorder {

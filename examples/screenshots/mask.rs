@@ -1,5 +1,6 @@
-//! Makes a frame reproducible: what differs between runs (task and context ids, the demo agent's ports, clock
-//! times) is overwritten in the buffer with fixed text of the same width, keeping every cell's style.
+//! Makes a frame reproducible: what differs between runs (task and context ids and their short tails, the demo
+//! agent's ports, clock times, elapsed times, the spinner's frame) is overwritten in the buffer with fixed text
+//! of the same width, keeping every cell's style.
 
 use a2a_console::app::state::App;
 use ratatui::buffer::{Buffer, Cell};
@@ -9,7 +10,7 @@ const FIXED_TIME: &str = "10:24:13";
 const FIXED_PORT: &str = "41241";
 const FIXED_OTHER_PORT: &str = "41242";
 
-/// Overwrite ids, the demo agent's port and clock times with fixed text of the same width.
+/// Overwrite ids, the demo agent's port, clock and elapsed times and the spinner with fixed text of the same width.
 pub fn mask(frame: &mut Buffer, app: &App, port: u16) {
     let mut ids: Vec<String> = Vec::new();
     for t in &app.tabs {
@@ -19,49 +20,87 @@ pub fn mask(frame: &mut Buffer, app: &App, port: u16) {
             }
         }
     }
+    // Each known id's stand-in, and both without their dashes (the console shows the tail of that, see
+    // `app/short_id.rs`, lengthened on a collision and perhaps cut at a panel's edge).
+    let fakes: Vec<(Vec<char>, Vec<char>, Vec<char>)> = ids
+        .iter()
+        .enumerate()
+        .map(|(k, id)| {
+            let id: Vec<char> = id.chars().collect();
+            let fake = fake_id(&id, k);
+            let bare =
+                |v: &[char]| -> Vec<char> { v.iter().copied().filter(|c| *c != '-').collect() };
+            (id.clone(), bare(&id), bare(&fake))
+        })
+        .collect();
     let port = port.to_string();
     let area = frame.area;
     for y in area.top()..area.bottom() {
-        // One char per column; anything but a single ASCII character cannot be part of what is masked.
+        // One char per column; a cell of more than one character (a grapheme cluster) cannot be part of what is
+        // masked.
         let row: Vec<char> = (area.left()..area.right())
             .map(|x| {
                 let s = frame.cell((x, y)).map_or(" ", Cell::symbol);
                 let mut cs = s.chars();
                 match (cs.next(), cs.next()) {
-                    (Some(c), None) if c.is_ascii() => c,
+                    (Some(c), None) => c,
                     _ => '\0',
                 }
             })
             .collect();
         let mut out = row.clone();
-        for (k, id) in ids.iter().enumerate() {
-            let id: Vec<char> = id.chars().collect();
-            let fake = fake_id(&id, k);
-            let mut i = 0;
-            while i + 8 <= row.len() {
-                if row[i..i + 8] == id[..8] {
-                    // Ids are cut at a panel's edge or shortened to 8 characters: mask the part that is shown.
-                    let n = (8..=id.len())
-                        .take_while(|&n| i + n <= row.len() && row[i..i + n] == id[..n])
-                        .last()
-                        .unwrap_or(8);
-                    out[i..i + n].copy_from_slice(&fake[..n]);
-                    i += n;
-                } else {
-                    i += 1;
-                }
-            }
-        }
-        // Any other uuid (message ids, ids of earlier tasks).
+        // Whole uuids: a known id's own stand-in, any other (message ids, ids of earlier tasks) a common one.
         let mut i = 0;
         while i + 36 <= row.len() {
             if is_uuid(&row[i..i + 36]) {
-                let fake = fake_id(&row[i..i + 36], 99);
+                let k = fakes.iter().position(|(id, _, _)| id[..] == row[i..i + 36]);
+                let fake = fake_id(&row[i..i + 36], k.unwrap_or(99));
                 out[i..i + 36].copy_from_slice(&fake);
                 i += 36;
             } else {
                 i += 1;
             }
+        }
+        // Short ids: a run of six or more hex digits (between characters that are not) that is part of a known
+        // id gets the same part of its stand-in.
+        let mut i = 0;
+        while i < row.len() {
+            let n = row[i..]
+                .iter()
+                .take_while(|c| c.is_ascii_hexdigit())
+                .count();
+            if n == 0 {
+                i += 1;
+                continue;
+            }
+            let run = &row[i..i + n];
+            // Shorter: a short id cut at a panel's edge ("context 33fd┐"), known by its label or the edge.
+            let labelled = ["task ", "context "].iter().any(|l| {
+                let l: Vec<char> = l.chars().collect();
+                i >= l.len() && row[i - l.len()..i] == l[..]
+            });
+            let at_edge = n >= 4 && row.get(i + n).is_some_and(|c| "┐│┘".contains(*c));
+            let found = fakes.iter().find_map(|(_, bare, fake)| {
+                if n >= 6
+                    && let Some(at) = bare.windows(n).position(|w| w == run)
+                {
+                    return Some(&fake[at..at + n]);
+                }
+                // A whole token only: "fa" of "task failed" is no id.
+                let token = row.get(i + n).is_none_or(|c| !c.is_alphanumeric());
+                if !(token && (labelled || at_edge)) {
+                    return None;
+                }
+                // The start of a tail of 8, 12, … characters.
+                (8..=bare.len()).step_by(4).find_map(|len| {
+                    let at = bare.len() - len;
+                    bare[at..].starts_with(run).then(|| &fake[at..at + n])
+                })
+            });
+            if let Some(fake) = found {
+                out[i..i + n].copy_from_slice(fake);
+            }
+            i += n;
         }
         // Ports on 127.0.0.1: the demo agent's HTTP port (perhaps cut at a panel's edge), and any other port of
         // four digits or more (its gRPC port: both are ephemeral). Short ones are content, like the hostile
@@ -112,6 +151,40 @@ pub fn mask(frame: &mut Buffer, app: &App, port: u16) {
                 }
             }
         }
+        // Elapsed time of a running task (" · 0:42", " · 1:02:03"): the same width, always 42 s.
+        for i in 0..row.len().saturating_sub(2) {
+            if row[i] != '·' || row[i + 1] != ' ' {
+                continue;
+            }
+            let at = i + 2;
+            let n = row[at..]
+                .iter()
+                .take_while(|c| c.is_ascii_digit() || **c == ':')
+                .count();
+            let text: String = row[at..at + n].iter().collect();
+            let parts: Vec<&str> = text.split(':').collect();
+            // Hours are not padded ("1:02:03"), which tells an elapsed time from a clock time ("· 10:24:13").
+            let clock = (2..=3).contains(&parts.len())
+                && parts.iter().all(|p| !p.is_empty())
+                && parts[1..].iter().all(|p| p.len() == 2)
+                && (parts.len() == 2 || parts[0].len() == 1);
+            if clock {
+                let digits = (at..at + n).filter(|&j| row[j] != ':').collect::<Vec<_>>();
+                for (k, &j) in digits.iter().enumerate() {
+                    out[j] = match digits.len() - k {
+                        2 => '4',
+                        1 => '2',
+                        _ => '0',
+                    };
+                }
+            }
+        }
+        // The running-task spinner turns with the clock: always its first frame.
+        for c in out.iter_mut() {
+            if matches!(*c, '◓' | '◑' | '◒') {
+                *c = '◐';
+            }
+        }
         for (x, (old, new)) in row.iter().zip(&out).enumerate() {
             if old != new
                 && let Some(cell) = frame.cell_mut((area.left() + x as u16, y))
@@ -132,8 +205,8 @@ fn is_uuid(s: &[char]) -> bool {
 
 /// A stand-in with the same shape as `id` (hex digits replaced, separators kept). The first eight hex digits are
 /// the same for every id: the demo's ids are UUIDv7, whose first eight digits are the clock, so a task and its
-/// context usually share them (and the console shows only those eight for a context), but not always; a common
-/// stand-in keeps the picture the same either way. The rest differs for each `k`.
+/// context usually share them, but not always; a common stand-in keeps the picture the same either way. The rest
+/// (and so the random tail the console shows as the short id) differs for each `k`.
 fn fake_id(id: &[char], k: usize) -> Vec<char> {
     const HEX: &[u8] = b"0123456789abcdef";
     const PREFIX: &[u8] = b"0197a3c2";

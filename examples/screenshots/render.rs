@@ -148,9 +148,10 @@ impl Renderer {
                     }
                 }
             }
-            // Characters no loaded font has: control pictures are drawn as their small names, combining marks are
-            // left out (a box on top of the letter would say more about the fonts than about the console), anything
-            // else stays (as the font's missing-glyph box) and is reported.
+            // Characters no loaded font has: control pictures are drawn as their small names, the console's file
+            // emoji as a page outline (DejaVu has no emoji; a terminal would take it from an emoji font), combining
+            // marks are left out (a box on top of the letter would say more about the fonts than about the
+            // console), anything else stays (as the font's missing-glyph box) and is reported.
             for g in row.iter_mut() {
                 let kept: String = g
                     .text
@@ -166,6 +167,9 @@ impl Renderer {
                                 top,
                                 CONTROL_NAMES[(code - 0x2400) as usize],
                             );
+                            false
+                        } else if *c == '📄' {
+                            page_icon(&mut svg, g, top);
                             false
                         } else if c.is_control() {
                             // Should never reach a cell; `escape` shows it as U+FFFD.
@@ -246,6 +250,25 @@ fn control_picture(svg: &mut String, g: &Glyph, top: f32, name: &str) {
             g.look.fg.hex()
         );
     }
+}
+
+/// 📄 as a page with a folded corner, in the cell's colour, centred in its two columns.
+fn page_icon(svg: &mut String, g: &Glyph, top: f32) {
+    let (w, h) = (CELL_W as f32 * 1.1, CELL_H as f32 * 0.7);
+    let x = g.col as f32 * CELL_W as f32 + (g.width as f32 * CELL_W as f32 - w) / 2.0;
+    let y = top + (CELL_H as f32 - h) / 2.0;
+    let fold = w * 0.35;
+    let _ = write!(
+        svg,
+        r#"<path d="M{x0:.2} {y0:.2} H{x1:.2} L{x2:.2} {y1:.2} V{y2:.2} H{x0:.2} Z M{x1:.2} {y0:.2} V{y1:.2} H{x2:.2}" fill="none" stroke="{}" stroke-width="1.2" stroke-linejoin="round"/>"#,
+        g.look.fg.hex(),
+        x0 = x,
+        y0 = y,
+        x1 = x + w - fold,
+        x2 = x + w,
+        y1 = y + fold,
+        y2 = y + h,
+    );
 }
 
 /// Equal bytes, or (across PNG encoder versions) equal pixels.
