@@ -73,6 +73,11 @@ const SCENES: &[(&str, &str)] = &[
         "parts",
         "the `files` scenario: one artifact of several parts, each with its header",
     ),
+    (
+        "raw-json",
+        "the raw JSON viewer: the event behind the selected entry, then the task",
+    ),
+    ("split", "the split view of two tasks marked on the board"),
 ];
 
 fn main() -> ExitCode {
@@ -255,6 +260,8 @@ async fn shoot_once(scene: &str) -> Result<Buffer> {
             .await
         }
         "board" => board(&mut c).await,
+        "split" => split(&mut c).await,
+        "raw-json" => raw_json(&mut c).await,
         other => bail!("no scene {other}"),
     };
     let (mut app, port) = c.finish().await?;
@@ -504,6 +511,49 @@ async fn board(c: &mut Console) -> Result<Buffer> {
             && s.contains("input-required")
             && s.contains("working")
             && s.contains("completed"))
+        .into()
+    })
+    .await
+}
+
+/// `J` on the echo task's artifact entry: the raw event behind it, then the task as the console holds it.
+async fn raw_json(c: &mut Console) -> Result<Buffer> {
+    send(c, "echo hello, agent").await?;
+    c.wait("the echo task completed", |_, s| {
+        s.contains("✓ completed").into()
+    })
+    .await?;
+    c.key(KeyCode::Esc);
+    // From the last entry (the state change) back to the artifact.
+    c.key(KeyCode::Char(','));
+    c.key(KeyCode::Char(','));
+    c.wait("the artifact selected", |_, s| s.contains('▶').into())
+        .await?;
+    c.key(KeyCode::Char('J'));
+    c.wait("the raw JSON viewer", |_, s| {
+        (s.contains("Raw JSON · task") && s.contains("the event behind entry")).into()
+    })
+    .await
+}
+
+/// The board's four tasks; the input-required one and the completed one marked, then the split view.
+async fn split(c: &mut Console) -> Result<Buffer> {
+    board(c).await?;
+    // The board lists auth-required, input-required, working, completed: mark the second and the fourth.
+    c.key(KeyCode::Char('j'));
+    c.key(KeyCode::Char('m'));
+    c.key(KeyCode::Char('j'));
+    c.key(KeyCode::Char('j'));
+    c.key(KeyCode::Char('m'));
+    c.wait("two tasks marked", |_, s| {
+        (s.matches('●').count() >= 3).into()
+    })
+    .await?;
+    c.key(KeyCode::Char('v'));
+    c.wait("the split view of the marked tasks", |_, s| {
+        (s.contains("Split · the 2 task(s) marked on the board")
+            && s.contains("What is your name?")
+            && s.contains("echo: hello board"))
         .into()
     })
     .await
