@@ -866,3 +866,38 @@ async fn search_copy_and_the_status_expires_on_its_own() {
     assert!(app.tabs[0].search.is_some());
     demo.shutdown().await;
 }
+
+/// `J` on an entry whose event is too big to keep in memory (the demo's `big` sends 256 KiB chunks): the viewer
+/// reads the event from the local store, by its arrival time, and shows it (cut to a readable size).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn raw_json_of_an_event_too_big_to_keep_comes_from_the_store() {
+    let demo = a2a_console::demo::spawn(0).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("console.db");
+    let mut c = Console::start_with_db(&[("demo", &demo.base_url())], Some(&db)).await;
+    c.wait_for("card 0.1.0").await;
+    c.key(KeyCode::Char('n'));
+    c.wait_for("Message → demo").await;
+    send(&c, "big 1");
+    c.wait_for("✓ completed").await;
+    c.key(KeyCode::Esc);
+    // From nothing, `,` selects the newest entry (the state change), then the artifact before it.
+    c.key(KeyCode::Char(','));
+    c.key(KeyCode::Char(','));
+    c.wait_until("the artifact selected", |s| {
+        s.lines().any(|l| l.contains("▶") && l.contains("artifact"))
+    })
+    .await;
+    c.key(KeyCode::Char('J'));
+    let shown = c
+        .wait_until("the stored event in the viewer", |s| {
+            s.contains("Raw JSON")
+                && s.contains("\"artifactUpdate\"")
+                && !s.contains("reading the event")
+        })
+        .await;
+    assert!(shown.contains("\"artifactId\""), "{shown}");
+    c.key(KeyCode::Esc);
+    c.quit().await;
+    demo.shutdown().await;
+}

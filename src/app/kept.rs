@@ -21,6 +21,18 @@ impl TaskTab {
         self.events.push_back((first, kept));
     }
 
+    /// When the event behind transcript entry `i` arrived, for finding it in the store when it is not kept
+    /// (every event row is filed under its arrival time; user messages and console notes are not events).
+    pub fn event_time(&self, i: usize) -> Option<chrono::DateTime<chrono::Utc>> {
+        match self.transcript.get(i)? {
+            super::task::Entry::Remote { at, .. } | super::task::Entry::State { at, .. } => {
+                Some(at.with_timezone(&chrono::Utc))
+            }
+            super::task::Entry::Artifact { index } => self.artifacts.get(*index)?.first_at,
+            super::task::Entry::User { .. } | super::task::Entry::Console { .. } => None,
+        }
+    }
+
     /// The event behind transcript entry `i`, pretty-printed and sanitised, when it is kept.
     pub fn event_of(&self, i: usize) -> Option<String> {
         // The newest kept event whose first entry is at or before `i`, and whose entries reach `i`.

@@ -47,6 +47,12 @@ pub enum Msg {
         tab: TabId,
         result: Result<Task, String>,
     },
+    /// The stored events that arrived at `at` in a tab, as the raw JSON viewer shows them (pretty-printed,
+    /// sanitised, cut to a readable size), or why they could not be read.
+    RawEventsLoaded {
+        at: chrono::DateTime<chrono::Utc>,
+        result: Result<Vec<String>, String>,
+    },
     /// The embedded demo agent started at the user's request (its base URL), or could not.
     DemoStarted(Result<String, String>),
     /// The config file was (or could not be) updated.
@@ -150,6 +156,11 @@ pub enum StreamItem {
 
 #[derive(Debug)]
 pub enum Effect {
+    /// Read from the store the events of tab `key` that arrived at `at` (answered by [`Msg::RawEventsLoaded`]).
+    LoadRawEvents {
+        key: String,
+        at: chrono::DateTime<chrono::Utc>,
+    },
     /// Start the embedded demo agent on a free loopback port (answered by [`Msg::DemoStarted`]).
     StartDemo,
     /// Fetch (or revalidate) an agent's card and build its client.

@@ -177,6 +177,8 @@ pub struct ArtifactView {
     pub parts: Vec<super::parts::PartView>,
     /// The artifact's metadata says its text is markdown.
     pub markdown_meta: bool,
+    /// When the event that first showed it arrived (the store files that event under this time).
+    pub first_at: Option<DateTime<Utc>>,
 }
 
 impl ArtifactView {
@@ -729,11 +731,11 @@ impl TaskTab {
             }
         }
         for a in artifacts {
-            self.show_artifact(a);
+            self.show_artifact(a, at);
         }
     }
 
-    fn show_artifact(&mut self, change: &ArtifactChange) {
+    fn show_artifact(&mut self, change: &ArtifactChange, at: DateTime<Utc>) {
         let i = change.index;
         let Some(log) = self.log.artifacts.get(i) else {
             return;
@@ -741,7 +743,8 @@ impl TaskTab {
         let complete = log.complete();
         match change.edit {
             ArtifactEdit::New => {
-                let view = view_of(&log.artifact);
+                let mut view = view_of(&log.artifact);
+                view.first_at = Some(at);
                 if i >= self.artifacts.len() {
                     self.artifacts.push(view);
                     self.push_entry(Entry::Artifact { index: i });
@@ -950,6 +953,7 @@ fn view_of(a: &Artifact) -> ArtifactView {
         rendered: None,
         parts: Vec::new(),
         markdown_meta: super::parts::says_markdown(a.metadata.as_ref()),
+        first_at: None,
     };
     extend_view(&mut view, &a.parts, 0);
     view.kind = kind_of(&a.parts);

@@ -46,6 +46,17 @@ pub(super) const MIGRATION_2: &str = "
     UPDATE events SET tab_key = agent_url || ' ' || task_id;
 ";
 
+/// One `events` row as the transcript reads it (`id, kind, json, source, at`).
+fn tab_event(r: &rusqlite::Row) -> rusqlite::Result<TabEvent> {
+    Ok(TabEvent {
+        seq: r.get(0)?,
+        kind: r.get(1)?,
+        json: r.get(2)?,
+        source: r.get(3)?,
+        at: parse_ts(4, r.get(4)?)?,
+    })
+}
+
 /// Columns of an `events` row as the writer fills them.
 const EVENT_COLUMNS: usize = 8;
 const INSERT_ONE: &str =
@@ -512,15 +523,29 @@ impl Store {
             )
             .map_err(|e| self.err(e))?;
         let rows = stmt
-            .query_map([tab], |r| {
-                Ok(TabEvent {
-                    seq: r.get(0)?,
-                    kind: r.get(1)?,
-                    json: r.get(2)?,
-                    source: r.get(3)?,
-                    at: parse_ts(4, r.get(4)?)?,
-                })
-            })
+            .query_map([tab], tab_event)
+            .map_err(|e| self.err(e))?
+            .collect::<rusqlite::Result<Vec<_>>>();
+        rows.map_err(|e| self.err(e))
+    }
+
+    /// The events (not the user's messages or the console's notes) a tab received at `at`, in arrival order:
+    /// what the raw JSON viewer shows for an entry whose event is no longer in memory. At most a few: two
+    /// events rarely share a microsecond.
+    pub fn tab_events_at(
+        &self,
+        tab: &str,
+        at: &DateTime<Utc>,
+    ) -> Result<Vec<TabEvent>, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT id, kind, json, source, at FROM events
+                 WHERE tab_key = ?1 AND at = ?2 AND kind NOT IN (?3, ?4) ORDER BY id LIMIT 16",
+            )
+            .map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map(params![tab, ts(at), kind::USER, kind::NOTE], tab_event)
             .map_err(|e| self.err(e))?
             .collect::<rusqlite::Result<Vec<_>>>();
         rows.map_err(|e| self.err(e))

@@ -280,6 +280,16 @@ impl Runtime {
                     },
                 );
             }
+            Effect::LoadRawEvents { key, at } => self.on_store(
+                move |store| {
+                    let result = super::persist::raw_events_at(store, &key, &at);
+                    let _ = tx.send(Msg::RawEventsLoaded { at, result });
+                },
+                Msg::RawEventsLoaded {
+                    at,
+                    result: Err("the console runs without a local store".into()),
+                },
+            ),
             Effect::LoadClosedTabs => self.on_store(
                 move |store| {
                     let r = store.closed_tabs(50).map_err(|e| e.to_string());

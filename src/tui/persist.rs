@@ -89,6 +89,44 @@ pub fn load_transcript(store: &Store, key: &str, tab: TabId, tx: &UnboundedSende
     }
 }
 
+/// The largest part of one stored event the raw JSON viewer shows (a 20 MB chunk is cut, with a note).
+const RAW_EVENT_SHOWN: usize = 64 * 1024;
+
+/// The stored events of tab `key` that arrived at `at`, as the raw JSON viewer shows them: decoded like a
+/// replayed transcript, pretty-printed as the SDK writes them, sanitised, and cut past [`RAW_EVENT_SHOWN`].
+pub fn raw_events_at(
+    store: &Store,
+    key: &str,
+    at: &chrono::DateTime<chrono::Utc>,
+) -> Result<Vec<String>, String> {
+    let rows = store.tab_events_at(key, at).map_err(|e| e.to_string())?;
+    Ok(rows
+        .into_iter()
+        .filter_map(decode)
+        .filter_map(|item| match item {
+            StoredItem::Event { event, .. } => serde_json::to_string_pretty(&event).ok(),
+            _ => None,
+        })
+        .map(|pretty| {
+            let total = pretty.len();
+            let mut cut = RAW_EVENT_SHOWN.min(total);
+            while !pretty.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            let mut shown =
+                crate::trust::sanitize::sanitize_text(pretty.get(..cut).unwrap_or_default()).0;
+            if cut < total {
+                shown.push_str(&format!(
+                    "\n// … {} more of {} (E exports the whole transcript)",
+                    crate::app::parts::human_bytes(total - cut),
+                    crate::app::parts::human_bytes(total)
+                ));
+            }
+            shown
+        })
+        .collect())
+}
+
 /// One stored row as the app replays it; rows we cannot read are skipped (and logged), never fatal.
 pub fn decode(e: TabEvent) -> Option<StoredItem> {
     let at = e.at;

@@ -156,6 +156,10 @@ fn dispatch(app: &mut App, msg: Msg) -> Vec<Effect> {
         Msg::Canceled { tab, result } => remote::canceled(app, tab, result),
         Msg::SaveDone { path, result } => save::done(app, path, result),
         Msg::DemoStarted(result) => demo::demo_started(app, result),
+        Msg::RawEventsLoaded { at, result } => {
+            transcript::raw_events_loaded(app, at, result);
+            vec![]
+        }
         Msg::ConfigSaved(r) | Msg::Saved(r) => {
             match r {
                 Ok(m) => app.set_status(m, false),

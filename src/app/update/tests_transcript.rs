@@ -343,15 +343,93 @@ fn j_shows_the_task_and_the_selected_entrys_event_and_scrolls() {
 }
 
 #[test]
-fn a_big_event_is_not_kept_and_the_viewer_says_so() {
+fn a_big_event_is_not_kept_so_the_viewer_asks_the_store_for_it_and_shows_the_answer() {
     let (mut app, id) = tab_with(&"y".repeat(100_000));
-    let n = app.tab(id).unwrap().transcript.len();
-    app.tab_mut(id).unwrap().selected = Some(n - 1);
-    key(&mut app, KeyCode::Char('J'));
+    let t = app.tab(id).unwrap();
+    let n = t.transcript.len();
+    let artifact = (0..n)
+        .find(|&i| matches!(t.transcript[i], crate::app::task::Entry::Artifact { .. }))
+        .unwrap();
+    let at = t.artifacts[0]
+        .first_at
+        .expect("the artifact's arrival time");
+    let key_of_tab = t.key.to_string();
+    app.tab_mut(id).unwrap().selected = Some(artifact);
+    let fx = key(&mut app, KeyCode::Char('J'));
+    assert!(
+        matches!(fx.as_slice(), [Effect::LoadRawEvents { key, at: when }] if *key == key_of_tab && *when == at),
+        "{fx:?}"
+    );
     let Some(Overlay::RawJson { lines, .. }) = &app.overlay else {
         panic!()
     };
-    assert!(lines.iter().any(|l| l.contains("not kept in memory")));
+    assert!(
+        lines.iter().any(|l| l.contains("reading the event")),
+        "{lines:?}"
+    );
+    // The store's answer replaces the placeholder, where it was (the task's JSON stays below).
+    update(
+        &mut app,
+        Msg::RawEventsLoaded {
+            at,
+            result: Ok(vec!["{\n  \"artifactUpdate\": {}\n}".into()]),
+        },
+    );
+    let Some(Overlay::RawJson { lines, .. }) = &app.overlay else {
+        panic!()
+    };
+    assert!(
+        !lines.iter().any(|l| l.contains("reading the event")),
+        "{lines:?}"
+    );
+    let event = lines
+        .iter()
+        .position(|l| l.contains("artifactUpdate"))
+        .unwrap();
+    let task = lines
+        .iter()
+        .position(|l| l.contains("the task as the console holds it"))
+        .unwrap();
+    assert!(event < task, "{lines:?}");
+    // An answer for another time (a viewer opened since) changes nothing; without a store, it says so.
+    key(&mut app, KeyCode::Esc);
+    key(&mut app, KeyCode::Char('J'));
+    update(
+        &mut app,
+        Msg::RawEventsLoaded {
+            at: at + chrono::Duration::seconds(1),
+            result: Ok(vec!["{}".into()]),
+        },
+    );
+    update(
+        &mut app,
+        Msg::RawEventsLoaded {
+            at,
+            result: Err("the console runs without a local store".into()),
+        },
+    );
+    let Some(Overlay::RawJson { lines, .. }) = &app.overlay else {
+        panic!()
+    };
+    assert!(
+        lines.iter().any(|l| l.contains("without a local store")),
+        "{lines:?}"
+    );
+}
+
+#[test]
+fn the_users_own_message_has_no_event_and_the_viewer_says_so() {
+    let (mut app, id) = tab_with("x");
+    app.tab_mut(id).unwrap().selected = Some(0);
+    let fx = key(&mut app, KeyCode::Char('J'));
+    assert!(fx.is_empty(), "{fx:?}");
+    let Some(Overlay::RawJson { lines, .. }) = &app.overlay else {
+        panic!()
+    };
+    assert!(
+        lines.iter().any(|l| l.contains("your message")),
+        "{lines:?}"
+    );
 }
 
 #[test]

@@ -369,15 +369,25 @@ pub(super) fn raw_json(app: &mut App) -> Vec<Effect> {
         return vec![];
     };
     let mut lines = Vec::new();
+    let mut fx = Vec::new();
     if let Some(i) = t.selected {
         lines.push(format!(
             "// the event behind entry {} of the transcript",
             i + 1
         ));
-        match t.event_of(i) {
-            Some(json) => lines.extend(json.lines().map(str::to_string)),
-            None => lines.push(
-                "// not kept in memory (only the last events of a tab, and none over 64 KB, are): `E` exports the transcript from the store"
+        match (t.event_of(i), t.event_time(i)) {
+            (Some(json), _) => lines.extend(json.lines().map(str::to_string)),
+            // Not in memory (older than the last events kept, or too big to keep): the store has every event,
+            // filed under its arrival time. The line below is replaced when the answer comes.
+            (None, Some(at)) => {
+                lines.push(reading_line(at));
+                fx.push(Effect::LoadRawEvents {
+                    key: t.key.to_string(),
+                    at,
+                });
+            }
+            (None, None) => lines.push(
+                "// no event behind this entry: it is your message or the console's own note"
                     .to_string(),
             ),
         }
@@ -394,7 +404,55 @@ pub(super) fn raw_json(app: &mut App) -> Vec<Effect> {
         lines,
         scroll: 0,
     });
-    vec![]
+    fx
+}
+
+/// The viewer's placeholder for an event being read from the store (unique per arrival time).
+fn reading_line(at: chrono::DateTime<chrono::Utc>) -> String {
+    format!(
+        "// not kept in memory: reading the event received at {} from the local store…",
+        at.to_rfc3339_opts(chrono::SecondsFormat::Micros, true)
+    )
+}
+
+/// The store's answer: put the events where the viewer's placeholder is (if the viewer is still open on it).
+pub(super) fn raw_events_loaded(
+    app: &mut App,
+    at: chrono::DateTime<chrono::Utc>,
+    result: Result<Vec<String>, String>,
+) {
+    let Some(Overlay::RawJson { lines, .. }) = app.overlay.as_mut() else {
+        return;
+    };
+    let placeholder = reading_line(at);
+    let Some(pos) = lines.iter().position(|l| *l == placeholder) else {
+        return;
+    };
+    let found: Vec<String> = match result {
+        Ok(events) if events.is_empty() => {
+            vec![
+                "// the local store has no event at that time (pruned, or the store was off then)"
+                    .into(),
+            ]
+        }
+        Ok(events) => {
+            let n = events.len();
+            let mut out = Vec::new();
+            if n > 1 {
+                out.push(format!(
+                    "// {n} events arrived at that instant; all of them, in order"
+                ));
+            }
+            for e in events {
+                out.extend(e.lines().map(str::to_string));
+            }
+            out
+        }
+        Err(e) => vec![format!(
+            "// not kept in memory, and the local store could not be read: {e}"
+        )],
+    };
+    lines.splice(pos..=pos, found);
 }
 
 /// The task's current state in the SDK's `Task` type, pretty-printed and sanitised (ids, text and data the
