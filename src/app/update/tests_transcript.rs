@@ -609,3 +609,39 @@ fn y_after_a_search_copies_the_entry_the_match_is_in() {
         "{fx:?}"
     );
 }
+
+#[test]
+fn a_long_json_line_is_cut_into_viewer_lines_so_what_follows_stays_reachable() {
+    let (mut app, id) = tab_with("x");
+    let t = app.tab(id).unwrap();
+    let at = t.artifacts[0].first_at.unwrap();
+    let artifact = (0..t.transcript.len())
+        .find(|&i| matches!(t.transcript[i], crate::app::task::Entry::Artifact { .. }))
+        .unwrap();
+    let t = app.tab_mut(id).unwrap();
+    t.selected = Some(artifact);
+    t.events.clear(); // as if it had been evicted
+    key(&mut app, KeyCode::Char('J'));
+    let long = format!("\"text\": \"{}é\"", "z".repeat(5000));
+    update(
+        &mut app,
+        Msg::RawEventsLoaded {
+            at,
+            result: Ok(vec![long.clone()]),
+        },
+    );
+    let Some(Overlay::RawJson { lines, .. }) = &app.overlay else {
+        panic!()
+    };
+    assert!(
+        lines.iter().all(|l| l.len() <= 512),
+        "no line over the viewer's width budget"
+    );
+    assert_eq!(lines.concat().matches('z').count(), 5000, "nothing lost");
+    assert!(lines.concat().contains(&long));
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("the task as the console holds it"))
+    );
+}

@@ -401,10 +401,35 @@ pub(super) fn raw_json(app: &mut App) -> Vec<Effect> {
     );
     app.overlay = Some(Overlay::RawJson {
         title,
-        lines,
+        lines: split_long(lines),
         scroll: 0,
     });
     fx
+}
+
+/// The viewer scrolls by lines: a JSON string of 60 KB on one line would fill the screen and hide what follows,
+/// so lines longer than this are cut into several (at character boundaries).
+const VIEWER_LINE: usize = 512;
+
+fn split_long(lines: Vec<String>) -> Vec<String> {
+    let mut out = Vec::with_capacity(lines.len());
+    for line in lines {
+        if line.len() <= VIEWER_LINE {
+            out.push(line);
+            continue;
+        }
+        let mut rest = line.as_str();
+        while !rest.is_empty() {
+            let mut cut = VIEWER_LINE.min(rest.len());
+            while !rest.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            let (head, tail) = rest.split_at(cut);
+            out.push(head.to_string());
+            rest = tail;
+        }
+    }
+    out
 }
 
 /// The viewer's placeholder for an event being read from the store (unique per arrival time).
@@ -452,7 +477,7 @@ pub(super) fn raw_events_loaded(
             "// not kept in memory, and the local store could not be read: {e}"
         )],
     };
-    lines.splice(pos..=pos, found);
+    lines.splice(pos..=pos, split_long(found));
 }
 
 /// The task's current state in the SDK's `Task` type, pretty-printed and sanitised (ids, text and data the
