@@ -645,3 +645,19 @@ fn a_long_json_line_is_cut_into_viewer_lines_so_what_follows_stays_reachable() {
             .any(|l| l.contains("the task as the console holds it"))
     );
 }
+
+#[test]
+fn the_tasks_json_shows_a_huge_artifact_cut_with_a_note_so_j_answers_at_once() {
+    let (mut app, _) = tab_with(&"w".repeat(3_000_000));
+    key(&mut app, KeyCode::Char('J'));
+    let Some(Overlay::RawJson { lines, .. }) = &app.overlay else {
+        panic!()
+    };
+    let all = lines.concat();
+    assert!(
+        all.matches('w').count() < 20_000,
+        "the 3 MB text is not copied whole"
+    );
+    assert!(all.contains("E exports it"), "what was left out is named");
+    assert!(all.contains("MB"), "with its size");
+}

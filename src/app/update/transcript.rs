@@ -432,6 +432,60 @@ fn split_long(lines: Vec<String>) -> Vec<String> {
     out
 }
 
+/// The most of one part's payload the task's JSON shows: `J` on a task holding a 20 MB artifact must answer
+/// at once, not serialise, sanitise and lay out 20 MB (`E` and `S` have all of it).
+const SHOWN_PART: usize = 16 * 1024;
+
+/// An artifact for the viewer: its parts' payloads cut at [`SHOWN_PART`] with a note of what was left out
+/// (copied only up to the cut, never whole).
+fn shown_artifact(a: &a2a::Artifact) -> a2a::Artifact {
+    let cut = |s: &str| {
+        if s.len() <= SHOWN_PART {
+            return s.to_string();
+        }
+        let mut end = SHOWN_PART;
+        while !s.is_char_boundary(end) {
+            end -= 1;
+        }
+        format!(
+            "{}… [{} more of {}: E exports it, S saves it]",
+            s.get(..end).unwrap_or_default(),
+            human_bytes(s.len() - end),
+            human_bytes(s.len())
+        )
+    };
+    let parts = a
+        .parts
+        .iter()
+        .map(|p| {
+            let content = match &p.content {
+                a2a::PartContent::Text(s) => a2a::PartContent::Text(cut(s)),
+                a2a::PartContent::Raw(b) if b.len() > SHOWN_PART => {
+                    a2a::PartContent::Text(format!(
+                        "[{} of raw bytes, not shown: S saves them]",
+                        human_bytes(b.len())
+                    ))
+                }
+                other => other.clone(),
+            };
+            a2a::Part {
+                content,
+                filename: p.filename.clone(),
+                media_type: p.media_type.clone(),
+                metadata: p.metadata.clone(),
+            }
+        })
+        .collect();
+    a2a::Artifact {
+        artifact_id: a.artifact_id.clone(),
+        name: a.name.clone(),
+        description: a.description.clone(),
+        parts,
+        metadata: a.metadata.clone(),
+        extensions: a.extensions.clone(),
+    }
+}
+
 /// The viewer's placeholder for an event being read from the store (unique per arrival time).
 fn reading_line(at: chrono::DateTime<chrono::Utc>) -> String {
     format!(
@@ -491,8 +545,13 @@ pub fn task_json(t: &TaskTab) -> String {
             message: t.log.status_message.clone(),
             timestamp: None,
         },
-        artifacts: (!t.log.artifacts.is_empty())
-            .then(|| t.log.artifacts.iter().map(|a| a.artifact.clone()).collect()),
+        artifacts: (!t.log.artifacts.is_empty()).then(|| {
+            t.log
+                .artifacts
+                .iter()
+                .map(|a| shown_artifact(&a.artifact))
+                .collect()
+        }),
         history: None,
         metadata: None,
     };
