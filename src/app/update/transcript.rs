@@ -424,6 +424,14 @@ fn split_long(lines: Vec<String>) -> Vec<String> {
             while !rest.is_char_boundary(cut) {
                 cut -= 1;
             }
+            // After a space near the end when there is one, so a word is not cut in two.
+            if cut < rest.len()
+                && let Some(space) = rest
+                    .get(cut.saturating_sub(64)..cut)
+                    .and_then(|w| w.rfind(' '))
+            {
+                cut = cut.saturating_sub(64) + space + 1;
+            }
             let (head, tail) = rest.split_at(cut);
             out.push(head.to_string());
             rest = tail;
