@@ -37,11 +37,7 @@ pub fn safe_file_name(raw: &str, fallback: &str) -> (String, bool) {
     let trimmed = name.trim().trim_end_matches(['.', ' ']).to_string();
     name = trimmed;
     if name.len() > MAX_NAME_BYTES {
-        let mut cut = MAX_NAME_BYTES;
-        while !name.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        name.truncate(cut);
+        name.truncate(super::sanitize::floor_char_boundary(&name, MAX_NAME_BYTES));
     }
     if name.is_empty() || name.chars().all(|c| c == '.') {
         name = fallback.to_string();

@@ -622,6 +622,16 @@ fn push_decimal(out: &mut String, n: usize) {
     out.push_str(&n.to_string());
 }
 
+/// The largest index at most `i` that is a character boundary of `s` (0 at worst), for cutting a text at a byte
+/// budget without splitting a character: `str::floor_char_boundary`, which needs Rust 1.91 (we build on 1.89).
+pub fn floor_char_boundary(s: &str, i: usize) -> usize {
+    let mut i = i.min(s.len());
+    while i > 0 && !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
 #[cfg(test)]
 #[path = "sanitize_tests.rs"]
 mod tests;

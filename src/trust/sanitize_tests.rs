@@ -549,3 +549,13 @@ fn random_bytes_keep_the_invariants() {
         }
     }
 }
+
+#[test]
+fn floor_char_boundary_never_splits_a_character_and_clamps_to_the_length() {
+    let s = "aé€😀";
+    assert_eq!(floor_char_boundary(s, 0), 0);
+    assert_eq!(floor_char_boundary(s, 2), 1, "inside é");
+    assert_eq!(floor_char_boundary(s, 5), 3, "inside €");
+    assert_eq!(floor_char_boundary(s, 9), 6, "inside 😀");
+    assert_eq!(floor_char_boundary(s, 99), s.len());
+}

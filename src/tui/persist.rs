@@ -109,10 +109,7 @@ pub fn raw_events_at(
         })
         .map(|pretty| {
             let total = pretty.len();
-            let mut cut = RAW_EVENT_SHOWN.min(total);
-            while !pretty.is_char_boundary(cut) {
-                cut -= 1;
-            }
+            let cut = crate::trust::sanitize::floor_char_boundary(&pretty, RAW_EVENT_SHOWN);
             let mut shown =
                 crate::trust::sanitize::sanitize_text(pretty.get(..cut).unwrap_or_default()).0;
             if cut < total {

@@ -14,6 +14,7 @@ use crate::app::state::{App, Focus};
 use crate::app::task::{ArtifactView, Entry, Link, TaskTab};
 use crate::config::theme::Theme;
 use crate::remote::tracker::state_name;
+use crate::trust::sanitize::floor_char_boundary;
 
 /// A piece of the transcript: a few prepared lines, or an artifact's text read lazily.
 enum Segment<'a> {
@@ -314,9 +315,9 @@ fn decorate(
         Some(s) => {
             let text: String = line.spans.iter().map(|s| s.content.as_ref()).collect();
             let (from, to) = match keep {
-                Keep::Head => (0, floor_char(&text, budget.min(text.len()))),
+                Keep::Head => (0, floor_char_boundary(&text, budget.min(text.len()))),
                 Keep::Tail => (
-                    floor_char(&text, text.len().saturating_sub(budget)),
+                    floor_char_boundary(&text, text.len().saturating_sub(budget)),
                     text.len(),
                 ),
             };
@@ -367,13 +368,6 @@ fn wrap_marked(
         row.spans.insert(0, Span::styled(mark, theme.selection));
     }
     rows
-}
-
-fn floor_char(s: &str, mut i: usize) -> usize {
-    while i > 0 && !s.is_char_boundary(i) {
-        i -= 1;
-    }
-    i
 }
 
 /// Restyle the byte ranges (sorted, non-overlapping) of a line's text as matches; `true` marks the current.

@@ -40,6 +40,14 @@ fn tab_with(artifact: &str) -> (App, crate::app::task::TabId) {
     (app, id)
 }
 
+/// The raw JSON viewer's lines (the test fails when it is not open).
+fn viewer_lines(app: &App) -> &Vec<String> {
+    match &app.overlay {
+        Some(Overlay::RawJson { lines, .. }) => lines,
+        _ => panic!("the raw JSON viewer is not open"),
+    }
+}
+
 fn search(app: &mut App, q: &str) {
     key(app, KeyCode::Char('/'));
     assert!(matches!(
@@ -360,9 +368,7 @@ fn a_big_event_is_not_kept_so_the_viewer_asks_the_store_for_it_and_shows_the_ans
         matches!(fx.as_slice(), [Effect::LoadRawEvents { key, at: when }] if *key == key_of_tab && *when == at),
         "{fx:?}"
     );
-    let Some(Overlay::RawJson { lines, .. }) = &app.overlay else {
-        panic!()
-    };
+    let lines = viewer_lines(&app);
     assert!(
         lines.iter().any(|l| l.contains("reading the event")),
         "{lines:?}"
@@ -375,9 +381,7 @@ fn a_big_event_is_not_kept_so_the_viewer_asks_the_store_for_it_and_shows_the_ans
             result: Ok(vec!["{\n  \"artifactUpdate\": {}\n}".into()]),
         },
     );
-    let Some(Overlay::RawJson { lines, .. }) = &app.overlay else {
-        panic!()
-    };
+    let lines = viewer_lines(&app);
     assert!(
         !lines.iter().any(|l| l.contains("reading the event")),
         "{lines:?}"
@@ -408,9 +412,7 @@ fn a_big_event_is_not_kept_so_the_viewer_asks_the_store_for_it_and_shows_the_ans
             result: Err("the console runs without a local store".into()),
         },
     );
-    let Some(Overlay::RawJson { lines, .. }) = &app.overlay else {
-        panic!()
-    };
+    let lines = viewer_lines(&app);
     assert!(
         lines.iter().any(|l| l.contains("without a local store")),
         "{lines:?}"
@@ -423,9 +425,7 @@ fn the_users_own_message_has_no_event_and_the_viewer_says_so() {
     app.tab_mut(id).unwrap().selected = Some(0);
     let fx = key(&mut app, KeyCode::Char('J'));
     assert!(fx.is_empty(), "{fx:?}");
-    let Some(Overlay::RawJson { lines, .. }) = &app.overlay else {
-        panic!()
-    };
+    let lines = viewer_lines(&app);
     assert!(
         lines.iter().any(|l| l.contains("your message")),
         "{lines:?}"
@@ -630,9 +630,7 @@ fn a_long_json_line_is_cut_into_viewer_lines_so_what_follows_stays_reachable() {
             result: Ok(vec![long.clone()]),
         },
     );
-    let Some(Overlay::RawJson { lines, .. }) = &app.overlay else {
-        panic!()
-    };
+    let lines = viewer_lines(&app);
     assert!(
         lines.iter().all(|l| l.len() <= 512),
         "no line over the viewer's width budget"
@@ -650,9 +648,7 @@ fn a_long_json_line_is_cut_into_viewer_lines_so_what_follows_stays_reachable() {
 fn the_tasks_json_shows_a_huge_artifact_cut_with_a_note_so_j_answers_at_once() {
     let (mut app, _) = tab_with(&"w".repeat(3_000_000));
     key(&mut app, KeyCode::Char('J'));
-    let Some(Overlay::RawJson { lines, .. }) = &app.overlay else {
-        panic!()
-    };
+    let lines = viewer_lines(&app);
     let all = lines.concat();
     assert!(
         all.matches('w').count() < 20_000,

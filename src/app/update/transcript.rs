@@ -9,6 +9,7 @@ use crate::app::parts::human_bytes;
 use crate::app::search;
 use crate::app::state::{App, Overlay, PromptKind};
 use crate::app::task::{Entry, TaskTab};
+use crate::trust::sanitize::floor_char_boundary;
 
 /// The largest OSC 52 payload sent (base64 bytes). Terminals cap it (xterm ~100 000, some far lower) and a
 /// refused one is dropped silently, so past this the user is told to save or export instead.
@@ -420,10 +421,7 @@ fn split_long(lines: Vec<String>) -> Vec<String> {
         }
         let mut rest = line.as_str();
         while !rest.is_empty() {
-            let mut cut = VIEWER_LINE.min(rest.len());
-            while !rest.is_char_boundary(cut) {
-                cut -= 1;
-            }
+            let mut cut = floor_char_boundary(rest, VIEWER_LINE);
             // After a space near the end when there is one, so a word is not cut in two.
             if cut < rest.len()
                 && let Some(space) = rest
@@ -451,10 +449,7 @@ fn shown_artifact(a: &a2a::Artifact) -> a2a::Artifact {
         if s.len() <= SHOWN_PART {
             return s.to_string();
         }
-        let mut end = SHOWN_PART;
-        while !s.is_char_boundary(end) {
-            end -= 1;
-        }
+        let end = floor_char_boundary(s, SHOWN_PART);
         format!(
             "{}… [{} more of {}: E exports it, S saves it]",
             s.get(..end).unwrap_or_default(),
