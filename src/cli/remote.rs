@@ -48,7 +48,15 @@ pub(super) async fn run_remote(
     command: Command,
 ) -> Result<Exit, RemoteError> {
     let target = resolve_target(config, global, agent_of(&command))?;
-    let fetcher = CardFetcher::new(target.timeout)?;
+    // An agent with `[agents.tls]` gets clients of its own for this command (its certificate is in no other).
+    let own = target.own_http()?;
+    for w in own.iter().flat_map(|o| &o.warnings) {
+        eprintln!("a2a-console: warning: {w}");
+    }
+    let (fetcher, http) = match own {
+        Some(o) => (o.fetcher, Some(o.http)),
+        None => (std::sync::Arc::new(CardFetcher::new(target.timeout)?), None),
+    };
     // The public card needs no credential and no usable interface: show it whatever the agent's state.
     if let Command::Card {
         extended: false,
@@ -58,7 +66,10 @@ pub(super) async fn run_remote(
     {
         return show_card(&target, &fetcher, json).await;
     }
-    let http = client::http_client(target.timeout)?;
+    let http = match http {
+        Some(h) => h,
+        None => client::http_client(target.timeout)?,
+    };
     let conn = agent::connect(&target, &http, &fetcher).await?;
     let label = conn.label.clone();
     let ctx = |what: &str| format!("agent {label}: {what}");

@@ -140,6 +140,30 @@ pub struct AgentConfig {
     /// interface or a card redirect on another host. Without it, they go only to the origin of `url`.
     #[serde(default)]
     pub allowed_origins: Vec<String>,
+    /// Mutual TLS and private CAs: a client certificate and key presented to this agent only, and roots to
+    /// trust for it.
+    #[serde(default)]
+    pub tls: Option<TlsConfig>,
+}
+
+/// `[agents.tls]`: PEM files, named by path (`~` is the home directory; a relative path is relative to the
+/// config file's directory). They are read when the agent is connected, not when the config loads, so a
+/// certificate renewed on disk is picked up by the next refresh.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TlsConfig {
+    /// The client certificate (the leaf first, optionally followed by its chain).
+    #[serde(default)]
+    pub client_cert: Option<String>,
+    /// The client certificate's private key: PKCS#8, PKCS#1 (RSA) or SEC1 (EC).
+    #[serde(default)]
+    pub client_key: Option<String>,
+    /// Extra roots to trust for this agent (a private CA), next to the system's.
+    #[serde(default)]
+    pub ca_bundle: Option<String>,
+    /// Trust only `ca_bundle` for this agent, not the system's roots.
+    #[serde(default)]
+    pub ca_only: bool,
 }
 
 /// How to authenticate to an agent. Secrets never live in the file: they come from an environment variable
@@ -240,7 +264,7 @@ pub fn load(explicit: Option<&Path>) -> Result<(Config, Option<PathBuf>), Config
         path: path.clone(),
         source,
     })?;
-    let config = parse(&text).map_err(|message| ConfigError::Parse {
+    let mut config = parse(&text).map_err(|message| ConfigError::Parse {
         path: path.clone(),
         message,
     })?;
@@ -248,6 +272,9 @@ pub fn load(explicit: Option<&Path>) -> Result<(Config, Option<PathBuf>), Config
         path: path.clone(),
         message,
     })?;
+    if let Some(dir) = path.parent() {
+        config.resolve_paths(dir);
+    }
     Ok((config, Some(path)))
 }
 
@@ -296,11 +323,77 @@ pub fn validate(config: &Config) -> Result<(), String> {
                 return Err(format!("agent {label}: {k:?} is not a valid header name"));
             }
         }
+        if let Some(tls) = &a.tls {
+            check_tls(tls, &a.url).map_err(|e| format!("agent {label}: tls: {e}"))?;
+        }
     }
     Ok(())
 }
 
+/// What `[agents.tls]` must say, before any file is read: a certificate goes with its key, `ca_only` with a
+/// bundle, and none of it means anything over plain HTTP.
+fn check_tls(tls: &TlsConfig, url: &str) -> Result<(), String> {
+    let empty = |p: &Option<String>| p.as_deref().is_some_and(|p| p.trim().is_empty());
+    for (name, p) in [
+        ("client_cert", &tls.client_cert),
+        ("client_key", &tls.client_key),
+        ("ca_bundle", &tls.ca_bundle),
+    ] {
+        if empty(p) {
+            return Err(format!("{name} is empty"));
+        }
+    }
+    match (&tls.client_cert, &tls.client_key) {
+        (Some(_), None) => return Err("client_cert needs client_key (the certificate's private key)".into()),
+        (None, Some(_)) => return Err("client_key needs client_cert (the certificate it belongs to)".into()),
+        (None, None) if tls.ca_bundle.is_none() => {
+            return Err("set client_cert and client_key (mutual TLS), ca_bundle (a private CA), or both".into());
+        }
+        _ => {}
+    }
+    if tls.ca_only && tls.ca_bundle.is_none() {
+        return Err("ca_only = true needs ca_bundle (the only roots to trust)".into());
+    }
+    let https = url::Url::parse(url).is_ok_and(|u| u.scheme() == "https");
+    if !https {
+        return Err(if tls.client_cert.is_some() {
+            format!("mTLS needs an https URL, not {url:?}")
+        } else {
+            format!("ca_bundle needs an https URL, not {url:?}")
+        });
+    }
+    Ok(())
+}
+
+/// `~` and `~/…` are the home directory; a relative path is relative to `base` (the config file's directory),
+/// so the file means the same whatever directory the console is started from.
+pub fn resolve_path(raw: &str, base: &Path) -> PathBuf {
+    let home = || directories::BaseDirs::new().map(|d| d.home_dir().to_path_buf());
+    let p = if raw == "~" {
+        home().unwrap_or_else(|| PathBuf::from(raw))
+    } else if let Some(rest) = raw.strip_prefix("~/") {
+        home().map_or_else(|| PathBuf::from(raw), |h| h.join(rest))
+    } else {
+        PathBuf::from(raw)
+    };
+    if p.is_absolute() { p } else { base.join(p) }
+}
+
 impl Config {
+    /// Make every file path in the config absolute (see [`resolve_path`]).
+    pub fn resolve_paths(&mut self, base: &Path) {
+        for a in &mut self.agents {
+            if let Some(tls) = &mut a.tls {
+                for p in [&mut tls.client_cert, &mut tls.client_key, &mut tls.ca_bundle]
+                    .into_iter()
+                    .flatten()
+                {
+                    *p = resolve_path(p, base).to_string_lossy().into_owned();
+                }
+            }
+        }
+    }
+
     /// A configured agent by name (exact, then case-insensitive).
     pub fn agent(&self, name: &str) -> Option<&AgentConfig> {
         self.agents

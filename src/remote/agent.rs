@@ -10,6 +10,7 @@ use super::card_rules::card_only_summary;
 use super::client::{self, Binding, Client, Preferences, ProtocolChoice, Selected};
 use super::error::RemoteError;
 use super::origin::CredentialScope;
+use super::tls::{AgentHttp, ClientFiles, TlsSettings};
 use super::wire::WireLimits;
 use crate::config::{AgentConfig, AuthConfig, AuthKind};
 
@@ -31,6 +32,8 @@ pub struct AgentTarget {
     pub max_event_bytes: Option<usize>,
     /// Other origins the credential and headers may go to (see `origin::CredentialScope`).
     pub allowed_origins: Vec<String>,
+    /// `[agents.tls]`: a client certificate for this agent only, and the roots it is trusted by.
+    pub tls: Option<TlsSettings>,
 }
 
 impl AgentTarget {
@@ -64,6 +67,7 @@ impl AgentTarget {
                 .max_event_mib
                 .map(|m| usize::try_from(m.saturating_mul(1 << 20)).unwrap_or(usize::MAX)),
             allowed_origins: a.allowed_origins.clone(),
+            tls: a.tls.as_ref().map(TlsSettings::from_config),
         })
     }
 
@@ -79,6 +83,7 @@ impl AgentTarget {
             deadline: None,
             max_event_bytes: None,
             allowed_origins: Vec::new(),
+            tls: None,
         }
     }
 
@@ -115,9 +120,27 @@ impl AgentTarget {
         CredentialScope::new(&self.url, &self.allowed_origins).map_err(RemoteError::usage)
     }
 
-    /// Does a call to this agent carry anything secret-ish (a credential, a configured header)?
+    /// Does a call to this agent carry anything secret-ish (a credential, a configured header, a client
+    /// certificate)? Then its calls stay on its own origins.
     pub fn sends_secrets(&self) -> bool {
-        self.auth.is_some() || !self.headers.is_empty()
+        self.auth.is_some() || !self.headers.is_empty() || self.client_cert().is_some()
+    }
+
+    /// The client certificate configured for this agent, if any.
+    pub fn client_cert(&self) -> Option<&ClientFiles> {
+        self.tls.as_ref().and_then(|t| t.client.as_ref())
+    }
+
+    /// This agent's own HTTP clients when it has TLS settings (its certificate is in no other client), or
+    /// `None` when the shared ones serve it. Reads the PEM files: call it once per connection, not per call.
+    pub fn own_http(&self) -> Result<Option<AgentHttp>, RemoteError> {
+        let Some(tls) = &self.tls else {
+            return Ok(None);
+        };
+        let label = crate::remote::error::one_line(&self.label);
+        super::tls::agent_http(tls, self.timeout)
+            .map(Some)
+            .map_err(|e| e.context(format!("agent {label}: [agents.tls]")))
     }
 }
 
@@ -127,6 +150,9 @@ pub struct Connected {
     pub card: FetchedCard,
     pub selected: Selected,
     pub client: Client,
+    /// The HTTP client the SDK client was built on (the agent's own when it has TLS settings): a client built
+    /// later for this agent (an approval's follow-up) uses it too.
+    pub http: reqwest::Client,
 }
 
 /// An agent whose card loaded but which cannot be called: what the card is, and why not.
@@ -235,6 +261,32 @@ fn choose(
     let selected =
         client::select_interface_within(card, target.prefs, sends_secrets.then_some(&scope))
             .map_err(|e| (card_only_summary(card, target.prefs), context(e)))?;
+    let selected = match selected {
+        // The SDK's gRPC transport takes a rustls config of its own (`with_rustls_config`), not reqwest's
+        // client, so the agent's certificate and roots would have to be rebuilt for it; until they are, an
+        // mTLS agent is spoken to over HTTP, and a GRPC-only one says why it cannot be.
+        s if s.binding == Binding::Grpc && target.client_cert().is_some() => {
+            let http_only = [Binding::HttpJson, Binding::JsonRpc].into_iter().find_map(|b| {
+                let prefs = Preferences {
+                    binding: Some(b),
+                    ..target.prefs
+                };
+                client::select_interface_within(card, prefs, Some(&scope)).ok()
+            });
+            match (target.prefs.binding, http_only) {
+                (None, Some(other)) => other,
+                _ => {
+                    return Err((
+                        "gRPC with a client certificate".into(),
+                        context(RemoteError::usage(
+                            "gRPC with a client certificate ([agents.tls]) is not supported yet; use the JSON-RPC or HTTP+JSON binding",
+                        )),
+                    ));
+                }
+            }
+        }
+        s => s,
+    };
     if sends_secrets && !scope.permits_url(&selected.interface.url) {
         return Err((
             "interface on another origin".into(),
@@ -323,6 +375,7 @@ pub async fn connect_with(
             card: inspected.card,
             selected,
             client,
+            http: http.clone(),
         })),
         Err(e) => {
             let e = e.context(format!("agent {label}"));

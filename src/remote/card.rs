@@ -55,6 +55,14 @@ pub struct CardFetcher {
     cache: Mutex<HashMap<String, CacheEntry>>,
 }
 
+/// The settings of a card fetcher's client: no redirect followed by the client itself (see [`CardFetcher::new`]).
+pub fn fetcher_builder(connect_timeout: Duration) -> reqwest::ClientBuilder {
+    reqwest::Client::builder()
+        .connect_timeout(connect_timeout)
+        .redirect(reqwest::redirect::Policy::none())
+        .user_agent(concat!("a2a-console/", env!("CARGO_PKG_VERSION")))
+}
+
 /// Where the card lives, from what the user gave us.
 pub fn card_urls(input: &str) -> Result<Vec<Url>, RemoteError> {
     let url = Url::parse(input)
@@ -84,16 +92,18 @@ impl CardFetcher {
     /// A fetcher with its own HTTP client: one that follows no redirect by itself, so each hop can be judged
     /// (and the headers dropped on an origin change) before any connection is made to it.
     pub fn new(connect_timeout: Duration) -> Result<Self, RemoteError> {
-        let http = reqwest::Client::builder()
-            .connect_timeout(connect_timeout)
-            .redirect(reqwest::redirect::Policy::none())
-            .user_agent(concat!("a2a-console/", env!("CARGO_PKG_VERSION")))
+        let http = fetcher_builder(connect_timeout)
             .build()
             .map_err(|e| RemoteError::transport(format!("cannot build the HTTP client: {e}")))?;
-        Ok(Self {
+        Ok(Self::with_client(http))
+    }
+
+    /// A fetcher over a client made from [`fetcher_builder`] (one agent's, with its TLS settings).
+    pub fn with_client(http: reqwest::Client) -> Self {
+        Self {
             http,
             cache: Mutex::new(HashMap::new()),
-        })
+        }
     }
 
     /// Fetch a card from a base URL or a direct card URL. `headers` are the agent's static headers, and its
@@ -452,6 +462,9 @@ fn status_hint(status: StatusCode) -> &'static str {
 
 /// reqwest's errors chain their causes; the innermost one is what a user needs ("connection refused").
 pub fn reqwest_reason(e: &reqwest::Error) -> String {
+    if let Some(hint) = super::tls::reqwest_tls_hint(e) {
+        return hint.to_string();
+    }
     let mut msg = if e.is_timeout() {
         "timed out".to_string()
     } else if e.is_connect() {

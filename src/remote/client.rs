@@ -293,12 +293,17 @@ fn rest_endpoint(
 /// It follows no redirect: a JSON-RPC or REST call that is redirected would carry the agent's credential (and a
 /// POST body) to wherever the `Location` says. The 3xx reply comes back as it is, and `wire::http` names it.
 pub fn http_client(connect_timeout: Duration) -> Result<reqwest::Client, RemoteError> {
+    http_builder(connect_timeout)
+        .build()
+        .map_err(|e| RemoteError::transport(format!("cannot build the HTTP client: {e}")))
+}
+
+/// The settings of [`http_client`], for an agent that adds its own TLS settings (`tls::agent_http`).
+pub fn http_builder(connect_timeout: Duration) -> reqwest::ClientBuilder {
     reqwest::Client::builder()
         .connect_timeout(connect_timeout)
         .redirect(reqwest::redirect::Policy::none())
         .user_agent(concat!("a2a-console/", env!("CARGO_PKG_VERSION")))
-        .build()
-        .map_err(|e| RemoteError::transport(format!("cannot build the HTTP client: {e}")))
 }
 
 #[cfg(test)]

@@ -18,5 +18,6 @@ pub mod normalize;
 pub mod oauth;
 pub mod origin;
 pub mod push;
+pub mod tls;
 pub mod tracker;
 pub mod wire;

@@ -63,12 +63,24 @@ impl Runtime {
                 refresh,
             } => {
                 self.targets.insert(agent, (*target).clone());
-                let (http, fetcher, clients) = (
+                let (shared_http, shared_fetcher, clients, own_http) = (
                     self.http.clone(),
                     self.fetcher.clone(),
                     self.clients.clone(),
+                    self.own_http.clone(),
                 );
                 tokio::spawn(async move {
+                    let (http, fetcher) =
+                        match agent_clients(agent, &target, &own_http, shared_http, shared_fetcher) {
+                            Ok(c) => c,
+                            Err(e) => {
+                                let _ = tx.send(Msg::AgentLoaded {
+                                    agent,
+                                    result: Err(e.message),
+                                });
+                                return;
+                            }
+                        };
                     let result = match agent::connect_with(&target, &http, &fetcher, refresh).await
                     {
                         Ok(Connection::Ready(conn)) => {
@@ -242,7 +254,8 @@ impl Runtime {
                 else {
                     return;
                 };
-                let http = self.http.clone();
+                // The agent's own client when it has one: the follow-up carries its certificate too.
+                let http = conn.http.clone();
                 let handle = tokio::spawn(async move {
                     let result =
                         approve_request(&conn, &target, http, credential, task_id, context_id)
@@ -261,6 +274,9 @@ impl Runtime {
             Effect::Record(_) | Effect::Audit { .. } => {}
             Effect::ForgetAgent { agent } => {
                 if let Ok(mut m) = self.clients.lock() {
+                    m.remove(&agent);
+                }
+                if let Ok(mut m) = self.own_http.lock() {
                     m.remove(&agent);
                 }
                 self.targets.remove(&agent);
@@ -723,6 +739,37 @@ async fn gone(tx: &Sender<Msg>, tab: TabId, generation: u64, e: &a2a::A2AError) 
             why: classify(e).message,
         })
         .await;
+}
+
+/// The HTTP clients for loading `agent`: the shared ones, or its own when it has TLS settings — built the first
+/// time (reading its PEM files) and reused while the settings stay the same.
+fn agent_clients(
+    agent: AgentId,
+    target: &crate::remote::agent::AgentTarget,
+    own: &super::runtime::OwnHttp,
+    shared_http: reqwest::Client,
+    shared_fetcher: Arc<crate::remote::card::CardFetcher>,
+) -> Result<(reqwest::Client, Arc<crate::remote::card::CardFetcher>), crate::remote::error::RemoteError> {
+    let Some(settings) = &target.tls else {
+        return Ok((shared_http, shared_fetcher));
+    };
+    if let Some((_, h)) = own
+        .lock()
+        .ok()
+        .and_then(|m| m.get(&agent).filter(|(s, _)| s == settings).cloned())
+    {
+        return Ok((h.http, h.fetcher));
+    }
+    let Some(built) = target.own_http()? else {
+        return Ok((shared_http, shared_fetcher));
+    };
+    for w in &built.warnings {
+        tracing::warn!(agent = %crate::remote::error::one_line(&target.label), "{w}");
+    }
+    if let Ok(mut m) = own.lock() {
+        m.insert(agent, (settings.clone(), built.clone()));
+    }
+    Ok((built.http, built.fetcher))
 }
 
 /// Send the follow-up that answers an auth-required task, with the approved credential on this request only.

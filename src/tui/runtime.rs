@@ -22,6 +22,7 @@ use crate::app::task::TabId;
 use crate::app::update::update;
 use crate::remote::agent::Connected;
 use crate::remote::card::CardFetcher;
+use crate::remote::tls::{AgentHttp, TlsSettings};
 use crate::store::record::Record;
 use crate::store::writer::{StoreWriter, WriterStatus};
 
@@ -55,6 +56,9 @@ struct UnshownFrame {
     status: Option<crate::app::state::Status>,
 }
 
+/// The agents with clients of their own, and the TLS settings each was built from.
+pub(super) type OwnHttp = Mutex<HashMap<AgentId, (TlsSettings, AgentHttp)>>;
+
 /// Owns the I/O side: HTTP client, connected agents, running streams, the store writer.
 pub struct Runtime {
     pub(super) tx: UnboundedSender<Msg>,
@@ -63,6 +67,9 @@ pub struct Runtime {
     stream_rx: Option<Receiver<Msg>>,
     pub(super) http: reqwest::Client,
     pub(super) fetcher: Arc<CardFetcher>,
+    /// Agents with `[agents.tls]` have clients of their own, built on their first load and kept while their
+    /// settings stay the same (a refresh reuses them; an edited config builds new ones).
+    pub(super) own_http: Arc<OwnHttp>,
     pub(super) clients: Arc<Mutex<HashMap<AgentId, Arc<Connected>>>>,
     pub(super) streams: HashMap<TabId, JoinHandle<()>>,
     pub(super) config_path: Option<std::path::PathBuf>,
@@ -132,6 +139,7 @@ impl Runtime {
                     CardFetcher::new(Duration::from_secs(10)).map_err(|e| e.message)?,
                 ),
                 http,
+                own_http: Arc::default(),
                 clients: Arc::new(Mutex::new(HashMap::new())),
                 streams: HashMap::new(),
                 config_path,

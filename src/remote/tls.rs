@@ -1,0 +1,385 @@
+//! Per-agent TLS: the client certificate an agent asks for (mutual TLS, the card's `mtlsSecurityScheme`) and
+//! the extra roots of a private CA, read from the PEM files `[agents.tls]` names, and the HTTP clients that
+//! carry them. An agent with such settings gets clients of its own (one for its calls, one for its card), so
+//! its certificate is presented to nobody else: the shared clients never hold one.
+//!
+//! The files are read when the agent is connected. Every error names the file and what is wrong with it; key
+//! material never appears in one (nor anywhere else: the key goes from the file to rustls and nowhere else).
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use rustls_pki_types::pem::{PemObject, SectionKind};
+use rustls_pki_types::{CertificateDer, PrivateKeyDer};
+
+use super::card::CardFetcher;
+use super::error::RemoteError;
+use crate::config::TlsConfig;
+
+/// Largest PEM file we read: certificates and keys are a few KB; a CA bundle (the system's is ~200 KB) a
+/// few hundred.
+const MAX_PEM_BYTES: u64 = 4 * 1024 * 1024;
+
+/// An agent's TLS settings, paths already resolved (see `config::resolve_path`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct TlsSettings {
+    /// The client certificate and its key, when the agent wants mutual TLS.
+    pub client: Option<ClientFiles>,
+    /// Extra roots for this agent.
+    pub ca_bundle: Option<PathBuf>,
+    /// Trust only `ca_bundle`, not the system's roots.
+    pub ca_only: bool,
+}
+
+/// Where the client certificate and its key are.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ClientFiles {
+    pub cert: PathBuf,
+    pub key: PathBuf,
+}
+
+impl TlsSettings {
+    /// From the config (validated: a certificate always comes with its key).
+    pub fn from_config(c: &TlsConfig) -> Self {
+        Self {
+            client: match (&c.client_cert, &c.client_key) {
+                (Some(cert), Some(key)) => Some(ClientFiles {
+                    cert: PathBuf::from(cert),
+                    key: PathBuf::from(key),
+                }),
+                _ => None,
+            },
+            ca_bundle: c.ca_bundle.as_deref().map(PathBuf::from),
+            ca_only: c.ca_only,
+        }
+    }
+
+    /// The certificate's file name, for the agent list and the card page ("client.pem").
+    pub fn cert_name(&self) -> Option<String> {
+        self.client.as_ref().map(|c| file_name(&c.cert))
+    }
+}
+
+/// The HTTP clients of one agent with TLS settings: built once per agent (per CLI command, per console
+/// connection), never per request.
+#[derive(Clone)]
+pub struct AgentHttp {
+    /// For the agent's calls (every binding over HTTP, push configs, the extended card).
+    pub http: reqwest::Client,
+    /// For its card (redirects judged hop by hop: see `card::CardFetcher`).
+    pub fetcher: Arc<CardFetcher>,
+    /// What the user should know but that does not stop the agent (a key file others can read).
+    pub warnings: Vec<String>,
+}
+
+/// The PEM contents, checked: at least one certificate, exactly one key.
+struct Loaded {
+    identity: Option<reqwest::Identity>,
+    roots: Vec<reqwest::Certificate>,
+    warnings: Vec<String>,
+}
+
+/// Read the files and build the agent's two clients.
+pub fn agent_http(settings: &TlsSettings, connect_timeout: Duration) -> Result<AgentHttp, RemoteError> {
+    let loaded = load(settings)?;
+    let http = super::client::http_builder(connect_timeout);
+    let http = apply(http, &loaded, settings)
+        .build()
+        .map_err(|e| build_error(&e, settings))?;
+    let card = super::card::fetcher_builder(connect_timeout);
+    let card = apply(card, &loaded, settings)
+        .build()
+        .map_err(|e| build_error(&e, settings))?;
+    Ok(AgentHttp {
+        http,
+        fetcher: Arc::new(CardFetcher::with_client(card)),
+        warnings: loaded.warnings,
+    })
+}
+
+fn apply(
+    builder: reqwest::ClientBuilder,
+    loaded: &Loaded,
+    settings: &TlsSettings,
+) -> reqwest::ClientBuilder {
+    let mut b = builder;
+    if let Some(id) = &loaded.identity {
+        b = b.identity(id.clone());
+    }
+    if settings.ca_only {
+        b = b.tls_certs_only(loaded.roots.iter().cloned());
+    } else if !loaded.roots.is_empty() {
+        b = b.tls_certs_merge(loaded.roots.iter().cloned());
+    }
+    b
+}
+
+fn load(settings: &TlsSettings) -> Result<Loaded, RemoteError> {
+    let mut warnings = Vec::new();
+    let identity = match &settings.client {
+        None => None,
+        Some(files) => {
+            let cert_pem = read_pem(&files.cert, "client certificate")?;
+            let certs = certificates(&cert_pem, &files.cert, "client certificate")?;
+            let key_pem = read_pem(&files.key, "client key")?;
+            let key = PrivateKeyDer::from_pem_slice(&key_pem).map_err(|e| {
+                RemoteError::usage(format!(
+                    "no private key in {} ({}): it needs a PKCS#8 (\"PRIVATE KEY\"), PKCS#1 (\"RSA PRIVATE KEY\") or SEC1 (\"EC PRIVATE KEY\") PEM block",
+                    files.key.display(),
+                    pem_problem(&e)
+                ))
+            })?;
+            if let Some(w) = key_permissions(&files.key) {
+                warnings.push(w);
+            }
+            // reqwest reads the certificate and key from one PEM buffer: ours holds only what we checked.
+            let mut joined = Vec::new();
+            for c in &certs {
+                joined.extend(pem_block("CERTIFICATE", c.as_ref()));
+            }
+            let (label, der) = match &key {
+                PrivateKeyDer::Pkcs1(k) => ("RSA PRIVATE KEY", k.secret_pkcs1_der()),
+                PrivateKeyDer::Sec1(k) => ("EC PRIVATE KEY", k.secret_sec1_der()),
+                PrivateKeyDer::Pkcs8(k) => ("PRIVATE KEY", k.secret_pkcs8_der()),
+                _ => {
+                    return Err(RemoteError::usage(format!(
+                        "the key in {} is of a kind we cannot use",
+                        files.key.display()
+                    )));
+                }
+            };
+            joined.extend(pem_block(label, der));
+            Some(reqwest::Identity::from_pem(&joined).map_err(|_| {
+                RemoteError::usage(format!(
+                    "cannot use the client certificate {} with the key {}",
+                    files.cert.display(),
+                    files.key.display()
+                ))
+            })?)
+        }
+    };
+    let roots = match &settings.ca_bundle {
+        None => Vec::new(),
+        Some(path) => {
+            let pem = read_pem(path, "CA bundle")?;
+            certificates(&pem, path, "CA bundle")?
+                .iter()
+                .map(|c| {
+                    reqwest::Certificate::from_der(c.as_ref()).map_err(|_| {
+                        RemoteError::usage(format!(
+                            "a certificate in the CA bundle {} cannot be used",
+                            path.display()
+                        ))
+                    })
+                })
+                .collect::<Result<Vec<_>, _>>()?
+        }
+    };
+    Ok(Loaded {
+        identity,
+        roots,
+        warnings,
+    })
+}
+
+/// Read a PEM file (bounded), or say which file and why not.
+fn read_pem(path: &Path, what: &str) -> Result<Vec<u8>, RemoteError> {
+    use std::io::Read;
+    let fail = |e: std::io::Error| {
+        RemoteError::usage(format!("cannot read the {what} {}: {e}", path.display()))
+    };
+    let file = std::fs::File::open(path).map_err(fail)?;
+    let mut buf = Vec::new();
+    file.take(MAX_PEM_BYTES + 1)
+        .read_to_end(&mut buf)
+        .map_err(fail)?;
+    if buf.len() as u64 > MAX_PEM_BYTES {
+        return Err(RemoteError::usage(format!(
+            "the {what} {} is larger than {} MiB: is it the right file?",
+            path.display(),
+            MAX_PEM_BYTES >> 20
+        )));
+    }
+    Ok(buf)
+}
+
+/// Every CERTIFICATE block of a PEM file; none is an error naming the file.
+fn certificates(
+    pem: &[u8],
+    path: &Path,
+    what: &str,
+) -> Result<Vec<CertificateDer<'static>>, RemoteError> {
+    let mut certs = Vec::new();
+    for item in <(SectionKind, Vec<u8>)>::pem_slice_iter(pem) {
+        match item {
+            Ok((SectionKind::Certificate, der)) => certs.push(CertificateDer::from(der)),
+            Ok(_) => {}
+            Err(e) => {
+                return Err(RemoteError::usage(format!(
+                    "the {what} {} is not readable PEM ({})",
+                    path.display(),
+                    pem_problem(&e)
+                )));
+            }
+        }
+    }
+    if certs.is_empty() {
+        return Err(RemoteError::usage(format!(
+            "no certificate in the {what} {} (it needs a PEM \"CERTIFICATE\" block)",
+            path.display()
+        )));
+    }
+    Ok(certs)
+}
+
+/// What is wrong with a PEM file, in words that never quote its contents.
+fn pem_problem(e: &rustls_pki_types::pem::Error) -> &'static str {
+    use rustls_pki_types::pem::Error as E;
+    match e {
+        E::NoItemsFound => "no PEM block of that kind",
+        E::MissingSectionEnd { .. } => "a PEM block has no END line",
+        E::IllegalSectionStart { .. } => "a malformed BEGIN line",
+        E::Base64Decode(_) => "a PEM block is not valid base64",
+        E::Io(_) => "it could not be read",
+        _ => "it is not valid PEM",
+    }
+}
+
+/// A PEM block of `der`, 64 base64 characters a line.
+fn pem_block(label: &str, der: &[u8]) -> Vec<u8> {
+    use base64::Engine as _;
+    let b64 = base64::engine::general_purpose::STANDARD.encode(der);
+    let mut out = format!("-----BEGIN {label}-----\n").into_bytes();
+    for chunk in b64.as_bytes().chunks(64) {
+        out.extend_from_slice(chunk);
+        out.push(b'\n');
+    }
+    out.extend(format!("-----END {label}-----\n").into_bytes());
+    out
+}
+
+/// Like ssh: a private key that others can read is worth a warning (not a failure: the user may have reasons,
+/// and a shared CI runner may not let them choose).
+#[cfg(unix)]
+fn key_permissions(path: &Path) -> Option<String> {
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(path).ok()?.permissions().mode();
+    (mode & 0o077 != 0).then(|| {
+        format!(
+            "the client key {} can be read by others (mode {:o}); chmod 600 it",
+            path.display(),
+            mode & 0o777
+        )
+    })
+}
+
+#[cfg(not(unix))]
+fn key_permissions(_path: &Path) -> Option<String> {
+    None
+}
+
+/// reqwest checks the key against the certificate when it builds the client (rustls' `keys_match`): say
+/// that in words naming both files.
+fn build_error(e: &reqwest::Error, settings: &TlsSettings) -> RemoteError {
+    let chain = error_chain(e);
+    if let Some(files) = &settings.client
+        && (chain.contains("KeyMismatch") || chain.contains("InconsistentKeys"))
+    {
+        return RemoteError::usage(format!(
+            "the key {} does not match the certificate {}",
+            files.key.display(),
+            files.cert.display()
+        ));
+    }
+    RemoteError::usage(format!(
+        "cannot build a TLS client from [agents.tls]: {}",
+        super::card::reqwest_reason(e)
+    ))
+}
+
+/// Every message of an error and its sources, joined.
+fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut out = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        out.push_str(": ");
+        out.push_str(&s.to_string());
+        source = s.source();
+    }
+    out
+}
+
+/// A TLS failure said the way a user can act on it, from the text of a reqwest error and its causes (rustls
+/// reports alerts and verification failures by their names): `None` when it is not one we know.
+pub fn tls_hint(chain: &str) -> Option<&'static str> {
+    // The server refused the handshake for want of a certificate. TLS 1.3 says `certificate_required`;
+    // TLS 1.2 servers (and some 1.3 ones) send a bare `handshake_failure`.
+    if chain.contains("CertificateRequired") || chain.contains("HandshakeFailure") {
+        return Some("the agent asked for a client certificate (configure [agents.tls])");
+    }
+    // Our certificate reached the server and was not accepted.
+    if chain.contains("received fatal alert: UnknownCA")
+        || chain.contains("received fatal alert: BadCertificate")
+        || chain.contains("received fatal alert: CertificateUnknown")
+        || chain.contains("received fatal alert: AccessDenied")
+    {
+        return Some(
+            "the agent refused the client certificate (is it one its CA issued? see [agents.tls] client_cert)",
+        );
+    }
+    if chain.contains("received fatal alert: CertificateExpired") {
+        return Some("the agent says the client certificate has expired");
+    }
+    // The server's certificate is not one we trust.
+    if chain.contains("UnknownIssuer") || chain.contains("invalid peer certificate") {
+        return Some(
+            "the agent's server certificate is not trusted (a private CA? set [agents.tls] ca_bundle)",
+        );
+    }
+    None
+}
+
+/// [`tls_hint`] for a reqwest error.
+pub fn reqwest_tls_hint(e: &reqwest::Error) -> Option<&'static str> {
+    tls_hint(&error_chain(e))
+}
+
+fn file_name(p: &Path) -> String {
+    p.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| p.display().to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hints_name_what_to_do() {
+        assert!(
+            tls_hint("error sending request: received fatal alert: CertificateRequired")
+                .unwrap()
+                .contains("asked for a client certificate")
+        );
+        assert!(
+            tls_hint("invalid peer certificate: UnknownIssuer")
+                .unwrap()
+                .contains("not trusted")
+        );
+        assert!(
+            tls_hint("received fatal alert: UnknownCA")
+                .unwrap()
+                .contains("refused the client certificate")
+        );
+        assert_eq!(tls_hint("connection refused"), None);
+    }
+
+    #[test]
+    fn pem_blocks_round_trip() {
+        let der = vec![7u8; 200];
+        let pem = pem_block("CERTIFICATE", &der);
+        let back = CertificateDer::from_pem_slice(&pem).unwrap();
+        assert_eq!(back.as_ref(), der.as_slice());
+    }
+}
