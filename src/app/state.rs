@@ -178,9 +178,17 @@ impl AgentEntry {
         if !self.target.sends_secrets() {
             return None;
         }
-        let what = match &self.target.auth {
-            Some(a) => format!("{:?}", a.kind),
-            None => "headers".to_string(),
+        let cert = self
+            .target
+            .tls
+            .as_ref()
+            .and_then(|t| t.cert_name())
+            .map(|n| format!("client cert {}", sanitize_line(&n).0));
+        let what = match (&self.target.auth, cert) {
+            (Some(a), Some(c)) => format!("{:?} + {c}", a.kind),
+            (Some(a), None) => format!("{:?}", a.kind),
+            (None, Some(c)) => c,
+            (None, None) => "headers".to_string(),
         };
         let home = crate::remote::origin::Origin::of(&self.target.url)
             .map_or_else(|| sanitize_line(&self.target.url).0, |o| o.to_string());
@@ -190,6 +198,21 @@ impl AgentEntry {
             n => format!(" + {n} allowed origins"),
         };
         Some(format!("{what} → {home}{more}"))
+    }
+
+    /// When the card declares mutual TLS (`mtlsSecurityScheme`) and no client certificate is configured: what
+    /// the user must set.
+    pub fn mtls_missing(&self) -> Option<&'static str> {
+        let declares = self
+            .info()?
+            .card
+            .card
+            .security_schemes
+            .as_ref()?
+            .values()
+            .any(|s| matches!(s, a2a::SecurityScheme::MutualTls(_)));
+        (declares && self.target.client_cert().is_none())
+            .then_some("needs a client certificate (tls.client_cert)")
     }
 
     /// What to call it: the config's name, else the card's, else the URL.

@@ -344,10 +344,17 @@ fn check_tls(tls: &TlsConfig, url: &str) -> Result<(), String> {
         }
     }
     match (&tls.client_cert, &tls.client_key) {
-        (Some(_), None) => return Err("client_cert needs client_key (the certificate's private key)".into()),
-        (None, Some(_)) => return Err("client_key needs client_cert (the certificate it belongs to)".into()),
+        (Some(_), None) => {
+            return Err("client_cert needs client_key (the certificate's private key)".into());
+        }
+        (None, Some(_)) => {
+            return Err("client_key needs client_cert (the certificate it belongs to)".into());
+        }
         (None, None) if tls.ca_bundle.is_none() => {
-            return Err("set client_cert and client_key (mutual TLS), ca_bundle (a private CA), or both".into());
+            return Err(
+                "set client_cert and client_key (mutual TLS), ca_bundle (a private CA), or both"
+                    .into(),
+            );
         }
         _ => {}
     }
@@ -384,9 +391,13 @@ impl Config {
     pub fn resolve_paths(&mut self, base: &Path) {
         for a in &mut self.agents {
             if let Some(tls) = &mut a.tls {
-                for p in [&mut tls.client_cert, &mut tls.client_key, &mut tls.ca_bundle]
-                    .into_iter()
-                    .flatten()
+                for p in [
+                    &mut tls.client_cert,
+                    &mut tls.client_key,
+                    &mut tls.ca_bundle,
+                ]
+                .into_iter()
+                .flatten()
                 {
                     *p = resolve_path(p, base).to_string_lossy().into_owned();
                 }
@@ -436,6 +447,64 @@ mod tests {
         assert!(err.contains("line 4"), "{err}");
         let c = parse("[[agents]]\nurl = \"http://127.0.0.1:1\"\nbinding = \"SOAP\"\n").unwrap();
         assert!(validate(&c).unwrap_err().contains("SOAP"));
+    }
+
+    fn tls_error(url: &str, tls: &str) -> String {
+        let c = parse(&format!(
+            "[[agents]]\nurl = \"{url}\"\n[agents.tls]\n{tls}\n"
+        ))
+        .unwrap();
+        validate(&c).unwrap_err()
+    }
+
+    #[test]
+    fn tls_settings_are_checked_before_any_file_is_read() {
+        let pair = "client_cert = \"c.pem\"\nclient_key = \"k.pem\"";
+        assert!(tls_error("http://127.0.0.1:1", pair).contains("mTLS needs an https URL"));
+        assert!(
+            tls_error("https://127.0.0.1:1", "client_cert = \"c.pem\"")
+                .contains("client_cert needs client_key")
+        );
+        assert!(
+            tls_error("https://127.0.0.1:1", "client_key = \"k.pem\"")
+                .contains("client_key needs client_cert")
+        );
+        assert!(tls_error("https://127.0.0.1:1", "ca_only = true").contains("set client_cert"));
+        assert!(
+            tls_error("https://127.0.0.1:1", &format!("{pair}\nca_only = true"))
+                .contains("ca_only = true needs ca_bundle")
+        );
+        assert!(
+            tls_error("https://127.0.0.1:1", "ca_bundle = \" \"").contains("ca_bundle is empty")
+        );
+        let err = parse("[[agents]]\nurl = \"https://x\"\n[agents.tls]\nclient_crt = \"c\"\n")
+            .unwrap_err();
+        assert!(
+            err.contains("client_crt") && err.contains("line 4"),
+            "{err}"
+        );
+        let ok = parse(&format!(
+            "[[agents]]\nurl = \"https://127.0.0.1:1\"\n[agents.tls]\n{pair}\n"
+        ))
+        .unwrap();
+        validate(&ok).unwrap();
+    }
+
+    #[test]
+    fn tls_paths_are_relative_to_the_config_file_and_tilde_is_home() {
+        let mut c = parse(
+            "[[agents]]\nurl = \"https://127.0.0.1:1\"\n[agents.tls]\nclient_cert = \"certs/c.pem\"\nclient_key = \"~/k.pem\"\nca_bundle = \"/etc/ca.pem\"\n",
+        )
+        .unwrap();
+        c.resolve_paths(Path::new("/cfg/dir"));
+        let tls = c.agents[0].tls.clone().unwrap();
+        assert_eq!(tls.client_cert.as_deref(), Some("/cfg/dir/certs/c.pem"));
+        assert_eq!(tls.ca_bundle.as_deref(), Some("/etc/ca.pem"));
+        let home = directories::BaseDirs::new()
+            .unwrap()
+            .home_dir()
+            .join("k.pem");
+        assert_eq!(tls.client_key.as_deref(), Some(home.to_str().unwrap()));
     }
 
     #[test]

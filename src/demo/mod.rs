@@ -51,15 +51,17 @@ const PUSH_TIMEOUT: Duration = Duration::from_secs(5);
 /// A running demo agent. Dropping it also stops the servers (gracefully, without waiting).
 pub struct DemoAgent {
     addr: SocketAddr,
+    base_url: String,
     shutdown: watch::Sender<bool>,
     http: JoinHandle<()>,
     grpc: JoinHandle<()>,
 }
 
 impl DemoAgent {
-    /// `http://127.0.0.1:PORT`, the base of the card URL and the HTTP interfaces.
+    /// `http://127.0.0.1:PORT`, the base of the card URL and the HTTP interfaces (`https://…` behind the
+    /// TLS front of [`spawn_on`]).
     pub fn base_url(&self) -> String {
-        format!("http://{}", self.addr)
+        self.base_url.clone()
     }
 
     /// The HTTP listening address.
@@ -91,13 +93,45 @@ pub async fn spawn(port: u16) -> anyhow::Result<DemoAgent> {
         .with_context(|| format!("cannot listen on 127.0.0.1:{port}"))?;
     let addr = listener.local_addr()?;
     let grpc_listener = bind_grpc(port).await?;
-    let grpc_addr = grpc_listener.local_addr()?;
+    start(
+        listener,
+        addr,
+        format!("http://{addr}"),
+        Some(grpc_listener),
+    )
+    .await
+}
 
-    let base_url = format!("http://{addr}");
+/// The demo agent's HTTP side (card, JSON-RPC, HTTP+JSON) on a listener of the caller's, reached at
+/// `base_url` (what its card's interfaces say): the mTLS tests put a TLS front that demands a client
+/// certificate before it. It has no gRPC interface.
+pub async fn spawn_on<L>(
+    listener: L,
+    addr: SocketAddr,
+    base_url: String,
+) -> anyhow::Result<DemoAgent>
+where
+    L: axum::serve::Listener,
+    L::Addr: std::fmt::Debug,
+{
+    start(listener, addr, base_url, None).await
+}
+
+async fn start<L>(
+    listener: L,
+    addr: SocketAddr,
+    base_url: String,
+    grpc_listener: Option<TcpListener>,
+) -> anyhow::Result<DemoAgent>
+where
+    L: axum::serve::Listener,
+    L::Addr: std::fmt::Debug,
+{
+    let grpc_addr = grpc_listener.as_ref().map(|l| l.local_addr()).transpose()?;
     let endpoints = Endpoints {
         jsonrpc_url: format!("{base_url}/jsonrpc"),
         rest_url: format!("{base_url}/rest"),
-        grpc_addr: Some(grpc_addr.to_string()),
+        grpc_addr: grpc_addr.map(|a| a.to_string()),
         base_url: base_url.clone(),
     };
     let public = card::public_card(&endpoints);
@@ -173,6 +207,9 @@ pub async fn spawn(port: u16) -> anyhow::Result<DemoAgent> {
     let grpc = tokio::spawn({
         let mut stop = shutdown_rx;
         async move {
+            let Some(grpc_listener) = grpc_listener else {
+                return;
+            };
             let served = tonic::transport::Server::builder()
                 .add_service(grpc_service)
                 .serve_with_incoming_shutdown(
@@ -188,9 +225,10 @@ pub async fn spawn(port: u16) -> anyhow::Result<DemoAgent> {
         }
     });
 
-    tracing::info!(%addr, %grpc_addr, "demo agent listening");
+    tracing::info!(%addr, ?grpc_addr, "demo agent listening");
     Ok(DemoAgent {
         addr,
+        base_url: endpoints.base_url,
         shutdown: shutdown_tx,
         http,
         grpc,

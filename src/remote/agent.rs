@@ -266,13 +266,15 @@ fn choose(
         // client, so the agent's certificate and roots would have to be rebuilt for it; until they are, an
         // mTLS agent is spoken to over HTTP, and a GRPC-only one says why it cannot be.
         s if s.binding == Binding::Grpc && target.client_cert().is_some() => {
-            let http_only = [Binding::HttpJson, Binding::JsonRpc].into_iter().find_map(|b| {
-                let prefs = Preferences {
-                    binding: Some(b),
-                    ..target.prefs
-                };
-                client::select_interface_within(card, prefs, Some(&scope)).ok()
-            });
+            let http_only = [Binding::HttpJson, Binding::JsonRpc]
+                .into_iter()
+                .find_map(|b| {
+                    let prefs = Preferences {
+                        binding: Some(b),
+                        ..target.prefs
+                    };
+                    client::select_interface_within(card, prefs, Some(&scope)).ok()
+                });
             match (target.prefs.binding, http_only) {
                 (None, Some(other)) => other,
                 _ => {

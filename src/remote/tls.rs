@@ -81,7 +81,10 @@ struct Loaded {
 }
 
 /// Read the files and build the agent's two clients.
-pub fn agent_http(settings: &TlsSettings, connect_timeout: Duration) -> Result<AgentHttp, RemoteError> {
+pub fn agent_http(
+    settings: &TlsSettings,
+    connect_timeout: Duration,
+) -> Result<AgentHttp, RemoteError> {
     let loaded = load(settings)?;
     let http = super::client::http_builder(connect_timeout);
     let http = apply(http, &loaded, settings)
@@ -311,38 +314,59 @@ fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
 }
 
 /// A TLS failure said the way a user can act on it, from the text of a reqwest error and its causes (rustls
-/// reports alerts and verification failures by their names): `None` when it is not one we know.
+/// names alerts and verification failures): `None` when it is not one we know.
 pub fn tls_hint(chain: &str) -> Option<&'static str> {
+    // An alert the server sent: "received fatal alert: X" in rustls' words, `AlertReceived(X)` where only
+    // the Debug form of the chain carries it (hyper's "connection was not ready" hides its cause).
+    let alert = |name: &str| {
+        chain.contains(&format!("fatal alert: {name}"))
+            || chain.contains(&format!("AlertReceived({name})"))
+    };
     // The server refused the handshake for want of a certificate. TLS 1.3 says `certificate_required`;
     // TLS 1.2 servers (and some 1.3 ones) send a bare `handshake_failure`.
-    if chain.contains("CertificateRequired") || chain.contains("HandshakeFailure") {
+    if alert("CertificateRequired") || alert("HandshakeFailure") {
         return Some("the agent asked for a client certificate (configure [agents.tls])");
     }
     // Our certificate reached the server and was not accepted.
-    if chain.contains("received fatal alert: UnknownCA")
-        || chain.contains("received fatal alert: BadCertificate")
-        || chain.contains("received fatal alert: CertificateUnknown")
-        || chain.contains("received fatal alert: AccessDenied")
+    if [
+        "UnknownCA",
+        "BadCertificate",
+        "CertificateUnknown",
+        "AccessDenied",
+        "UnsupportedCertificate",
+    ]
+    .iter()
+    .any(|a| alert(a))
     {
         return Some(
             "the agent refused the client certificate (is it one its CA issued? see [agents.tls] client_cert)",
         );
     }
-    if chain.contains("received fatal alert: CertificateExpired") {
+    if alert("CertificateExpired") {
         return Some("the agent says the client certificate has expired");
     }
-    // The server's certificate is not one we trust.
-    if chain.contains("UnknownIssuer") || chain.contains("invalid peer certificate") {
+    if alert("CertificateRevoked") {
+        return Some("the agent says the client certificate was revoked");
+    }
+    // The server's certificate is not one we trust (rustls' `CertificateError` names).
+    if chain.contains("UnknownIssuer") {
         return Some(
             "the agent's server certificate is not trusted (a private CA? set [agents.tls] ca_bundle)",
         );
     }
+    if chain.contains("NotValidForName") {
+        return Some("the agent's server certificate is not for this host name");
+    }
+    if chain.contains("invalid peer certificate: Expired") {
+        return Some("the agent's server certificate has expired");
+    }
     None
 }
 
-/// [`tls_hint`] for a reqwest error.
+/// [`tls_hint`] for a reqwest error: its Display chain and its Debug form (which keeps the rustls error
+/// that hyper's messages leave out). Neither is shown; only the hint is.
 pub fn reqwest_tls_hint(e: &reqwest::Error) -> Option<&'static str> {
-    tls_hint(&error_chain(e))
+    tls_hint(&format!("{} {e:?}", error_chain(e)))
 }
 
 fn file_name(p: &Path) -> String {
@@ -366,6 +390,11 @@ mod tests {
             tls_hint("invalid peer certificate: UnknownIssuer")
                 .unwrap()
                 .contains("not trusted")
+        );
+        assert!(
+            tls_hint("hyper::Error(Io, Custom { kind: InvalidData, error: AlertReceived(CertificateRequired) })")
+                .unwrap()
+                .contains("asked for a client certificate")
         );
         assert!(
             tls_hint("received fatal alert: UnknownCA")

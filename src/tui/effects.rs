@@ -71,7 +71,8 @@ impl Runtime {
                 );
                 tokio::spawn(async move {
                     let (http, fetcher) =
-                        match agent_clients(agent, &target, &own_http, shared_http, shared_fetcher) {
+                        match agent_clients(agent, &target, &own_http, shared_http, shared_fetcher)
+                        {
                             Ok(c) => c,
                             Err(e) => {
                                 let _ = tx.send(Msg::AgentLoaded {
@@ -749,7 +750,10 @@ fn agent_clients(
     own: &super::runtime::OwnHttp,
     shared_http: reqwest::Client,
     shared_fetcher: Arc<crate::remote::card::CardFetcher>,
-) -> Result<(reqwest::Client, Arc<crate::remote::card::CardFetcher>), crate::remote::error::RemoteError> {
+) -> Result<
+    (reqwest::Client, Arc<crate::remote::card::CardFetcher>),
+    crate::remote::error::RemoteError,
+> {
     let Some(settings) = &target.tls else {
         return Ok((shared_http, shared_fetcher));
     };

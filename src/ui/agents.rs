@@ -88,6 +88,13 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
             let dest = ellipsize(&format!("key {dest}"), inner_w.saturating_sub(2));
             lines.push(Line::from(vec![Span::raw("  "), Span::styled(dest, t.dim)]));
         }
+        if let Some(need) = a.mtls_missing() {
+            let need = ellipsize(need, inner_w.saturating_sub(2));
+            lines.push(Line::from(vec![
+                Span::raw("  "),
+                Span::styled(need, t.warning),
+            ]));
+        }
         let third = ellipsize(&third, inner_w.saturating_sub(2));
         lines.push(Line::from(vec![
             Span::raw("  "),

@@ -234,7 +234,17 @@ pub fn card_lines(app: &App) -> Vec<Line<'static>> {
                     a2a::SecurityScheme::OpenIdConnect(o) => {
                         format!("OpenID Connect {}", line(&o.open_id_connect_url))
                     }
-                    a2a::SecurityScheme::MutualTls(_) => "mutual TLS".into(),
+                    a2a::SecurityScheme::MutualTls(_) => {
+                        match entry.target.tls.as_ref().and_then(|t| t.cert_name()) {
+                            Some(cert) => format!(
+                                "mutual TLS · client certificate {} configured",
+                                sanitize_line(&cert).0
+                            ),
+                            None => {
+                                "mutual TLS · needs a client certificate (tls.client_cert)".into()
+                            }
+                        }
+                    }
                 };
                 // The scheme's name is the agent's too: it goes behind the bar, not in the label column.
                 lines.push(rkv(app, "  scheme", format!("{}: {desc}", line(n))));
