@@ -664,3 +664,57 @@ fn raw_json_viewer_shows_the_event_and_the_task_behind_the_gutter() {
     );
     snap("raw_json_viewer", &app);
 }
+
+/// A card that declares mutual TLS (`mtlsSecurityScheme`) and requires it.
+const MTLS_CARD: &str = r#"{"name": "Vault", "description": "Keeps secrets behind mutual TLS.", "version": "2.0.0",
+  "supportedInterfaces": [{"url": "https://127.0.0.1:9443/rpc", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
+  "capabilities": {}, "securitySchemes": {"client-cert": {"mtlsSecurityScheme": {"description": "a client certificate from our CA"}}},
+  "securityRequirements": [{"schemes": {"client-cert": {"list": []}}}],
+  "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"], "skills": []}"#;
+
+#[test]
+fn mtls_card_says_which_certificate_is_configured_or_that_one_is_needed() {
+    use a2a_console::remote::agent::AgentTarget;
+    use a2a_console::remote::tls::{ClientFiles, TlsSettings};
+    let mut app = a2a_console::testing::empty_app((110, 44));
+    let mut bare =
+        AgentTarget::from_url("https://127.0.0.1:9443", std::time::Duration::from_secs(5));
+    bare.label = "vault".into();
+    a2a_console::testing::add_online(&mut app, bare.clone(), "vault", MTLS_CARD);
+    let mut with_cert = bare;
+    with_cert.label = "vault-mtls".into();
+    with_cert.tls = Some(TlsSettings {
+        client: Some(ClientFiles {
+            cert: "/home/me/.config/a2a-console/certs/console.pem".into(),
+            key: "/home/me/.config/a2a-console/certs/console.key".into(),
+        }),
+        ca_bundle: Some("/home/me/.config/a2a-console/certs/ca.pem".into()),
+        ca_only: false,
+    });
+    a2a_console::testing::add_online(&mut app, with_cert, "vault-mtls", MTLS_CARD);
+
+    app.selected_agent = 0;
+    let text = render(&app);
+    assert!(
+        text.contains("│  needs a client cert "),
+        "in the list:\n{text}"
+    );
+    assert!(
+        text.contains("client cert   none: needs a client certificate (tls.client_cert)"),
+        "on the card page:\n{text}"
+    );
+    snap("mtls_needs_certificate", &app);
+
+    app.selected_agent = 1;
+    let text = render(&app);
+    assert!(
+        text.contains("client cert   console.pem configured")
+            && !text.contains("client cert   none"),
+        "{text}"
+    );
+    assert!(
+        text.contains("client cert console.pem → https://127.0.0.1:9443"),
+        "{text}"
+    );
+    snap("mtls_certificate_configured", &app);
+}

@@ -201,7 +201,7 @@ impl AgentEntry {
     }
 
     /// When the card declares mutual TLS (`mtlsSecurityScheme`) and no client certificate is configured: what
-    /// the user must set.
+    /// the user must set, short enough for the agent list (the card page says it in full).
     pub fn mtls_missing(&self) -> Option<&'static str> {
         let declares = self
             .info()?
@@ -211,8 +211,7 @@ impl AgentEntry {
             .as_ref()?
             .values()
             .any(|s| matches!(s, a2a::SecurityScheme::MutualTls(_)));
-        (declares && self.target.client_cert().is_none())
-            .then_some("needs a client certificate (tls.client_cert)")
+        (declares && self.target.client_cert().is_none()).then_some("needs a client cert")
     }
 
     /// What to call it: the config's name, else the card's, else the URL.

@@ -234,20 +234,29 @@ pub fn card_lines(app: &App) -> Vec<Line<'static>> {
                     a2a::SecurityScheme::OpenIdConnect(o) => {
                         format!("OpenID Connect {}", line(&o.open_id_connect_url))
                     }
-                    a2a::SecurityScheme::MutualTls(_) => {
-                        match entry.target.tls.as_ref().and_then(|t| t.cert_name()) {
-                            Some(cert) => format!(
-                                "mutual TLS · client certificate {} configured",
-                                sanitize_line(&cert).0
-                            ),
-                            None => {
-                                "mutual TLS · needs a client certificate (tls.client_cert)".into()
-                            }
-                        }
-                    }
+                    a2a::SecurityScheme::MutualTls(_) => "mutual TLS".into(),
                 };
                 // The scheme's name is the agent's too: it goes behind the bar, not in the label column.
                 lines.push(rkv(app, "  scheme", format!("{}: {desc}", line(n))));
+                // Ours, not the agent's: whether the certificate it asks for is configured.
+                if matches!(&s[n], a2a::SecurityScheme::MutualTls(_)) {
+                    lines.push(
+                        match entry.target.tls.as_ref().and_then(|t| t.cert_name()) {
+                            Some(cert) => kv(
+                                app,
+                                "  client cert",
+                                format!("{} configured", sanitize_line(&cert).0),
+                            ),
+                            None => Line::from(vec![
+                                Span::styled(format!("{:<16}", "  client cert"), t.dim),
+                                Span::styled(
+                                    "none: needs a client certificate (tls.client_cert)",
+                                    t.warning,
+                                ),
+                            ]),
+                        },
+                    );
+                }
             }
         }
         _ => lines.push(Line::styled("  no schemes declared", t.dim)),
