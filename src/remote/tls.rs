@@ -21,6 +21,9 @@ use crate::config::TlsConfig;
 /// few hundred.
 const MAX_PEM_BYTES: u64 = 4 * 1024 * 1024;
 
+/// How an encrypted PKCS#8 key's PEM block starts.
+const ENCRYPTED_KEY: &[u8] = b"-----BEGIN ENCRYPTED PRIVATE KEY-----";
+
 /// An agent's TLS settings, paths already resolved (see `config::resolve_path`).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct TlsSettings {
@@ -126,6 +129,17 @@ fn load(settings: &TlsSettings) -> Result<Loaded, RemoteError> {
             let cert_pem = read_pem(&files.cert, "client certificate")?;
             let certs = certificates(&cert_pem, &files.cert, "client certificate")?;
             let key_pem = read_pem(&files.key, "client key")?;
+            // rustls reads no encrypted key, and "no private key" would send the user looking for the wrong
+            // thing.
+            if key_pem
+                .windows(ENCRYPTED_KEY.len())
+                .any(|w| w == ENCRYPTED_KEY)
+            {
+                return Err(RemoteError::usage(format!(
+                    "the client key {} is encrypted; the console reads only unencrypted keys (keep it 0600)",
+                    files.key.display()
+                )));
+            }
             let key = PrivateKeyDer::from_pem_slice(&key_pem).map_err(|e| {
                 RemoteError::usage(format!(
                     "no private key in {} ({}): it needs a PKCS#8 (\"PRIVATE KEY\"), PKCS#1 (\"RSA PRIVATE KEY\") or SEC1 (\"EC PRIVATE KEY\") PEM block",
@@ -402,6 +416,57 @@ mod tests {
                 .contains("refused the client certificate")
         );
         assert_eq!(tls_hint("connection refused"), None);
+    }
+
+    fn settings(dir: &Path, cert: &str, key: &str) -> TlsSettings {
+        std::fs::write(dir.join("c.pem"), cert).unwrap();
+        std::fs::write(dir.join("k.pem"), key).unwrap();
+        TlsSettings {
+            client: Some(ClientFiles {
+                cert: dir.join("c.pem"),
+                key: dir.join("k.pem"),
+            }),
+            ca_bundle: None,
+            ca_only: false,
+        }
+    }
+
+    fn load_error(s: &TlsSettings) -> String {
+        match agent_http(s, Duration::from_secs(1)) {
+            Err(e) => e.message,
+            Ok(_) => panic!("loaded"),
+        }
+    }
+
+    #[test]
+    fn unusable_files_are_named_with_what_is_wrong() {
+        let dir = tempfile::tempdir().unwrap();
+        let cert =
+            String::from_utf8(pem_block("CERTIFICATE", &[0x30, 0x03, 0x02, 0x01, 0x01])).unwrap();
+        let encrypted =
+            "-----BEGIN ENCRYPTED PRIVATE KEY-----\nMAA=\n-----END ENCRYPTED PRIVATE KEY-----\n";
+        let e = load_error(&settings(dir.path(), &cert, encrypted));
+        assert!(e.contains("k.pem is encrypted"), "{e}");
+        let e = load_error(&settings(dir.path(), &cert, "not a key"));
+        assert!(
+            e.contains("no private key in") && e.contains("k.pem"),
+            "{e}"
+        );
+        let e = load_error(&settings(dir.path(), "", "x"));
+        assert!(
+            e.contains("no certificate in the client certificate") && e.contains("c.pem"),
+            "{e}"
+        );
+        let missing = TlsSettings {
+            client: None,
+            ca_bundle: Some(dir.path().join("nope.pem")),
+            ca_only: true,
+        };
+        let e = load_error(&missing);
+        assert!(
+            e.contains("cannot read the CA bundle") && e.contains("nope.pem"),
+            "{e}"
+        );
     }
 
     #[test]
