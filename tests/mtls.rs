@@ -456,3 +456,38 @@ async fn the_console_loads_an_mtls_agents_card() {
     done.result.unwrap();
     demo.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_certificate_renewed_on_disk_is_used_after_a_refresh() {
+    let pki = pki();
+    let demo = secure_demo(&pki).await;
+    // The configured files hold the other CA's certificate at first: the agent refuses it.
+    let dir = pki.dir.path();
+    std::fs::copy(dir.join("other.pem"), dir.join("current.pem")).unwrap();
+    std::fs::copy(dir.join("other.key"), dir.join("current.key")).unwrap();
+    let target = target_from(&config(
+        &pki,
+        &demo.base_url(),
+        "client_cert = \"current.pem\"\nclient_key = \"current.key\"\nca_bundle = \"ca.pem\"",
+    ));
+    let mut app = App::new(Keymap::defaults(), Theme::builtin("dark").unwrap());
+    app.size = (140, 40);
+    app.add_agent(target, AgentOrigin::Config);
+    let (rt, rx) = Runtime::new(None, "dark").unwrap();
+    let mut h = Headless::start(app, rt, rx);
+    h.wait("refused the client certificate", Duration::from_secs(45))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    // The user renews the certificate (the CA's this time) and refreshes.
+    std::fs::copy(dir.join("client.pem"), dir.join("current.pem")).unwrap();
+    std::fs::copy(dir.join("client.key"), dir.join("current.key")).unwrap();
+    h.key(crossterm::event::KeyCode::Char('r'));
+    let screen = h
+        .wait("card 0.1.0", Duration::from_secs(45))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(!screen.contains("refused"), "{screen}");
+    let done = h.finish(Duration::from_secs(10)).await.unwrap();
+    done.result.unwrap();
+    demo.shutdown().await;
+}

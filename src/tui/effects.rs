@@ -70,18 +70,22 @@ impl Runtime {
                     self.own_http.clone(),
                 );
                 tokio::spawn(async move {
-                    let (http, fetcher) =
-                        match agent_clients(agent, &target, &own_http, shared_http, shared_fetcher)
-                        {
-                            Ok(c) => c,
-                            Err(e) => {
-                                let _ = tx.send(Msg::AgentLoaded {
-                                    agent,
-                                    result: Err(e.message),
-                                });
-                                return;
-                            }
-                        };
+                    let (http, fetcher) = match agent_clients(
+                        agent,
+                        &target,
+                        &own_http,
+                        (shared_http, shared_fetcher),
+                        refresh,
+                    ) {
+                        Ok(c) => c,
+                        Err(e) => {
+                            let _ = tx.send(Msg::AgentLoaded {
+                                agent,
+                                result: Err(e.message),
+                            });
+                            return;
+                        }
+                    };
                     let result = match agent::connect_with(&target, &http, &fetcher, refresh).await
                     {
                         Ok(Connection::Ready(conn)) => {
@@ -743,13 +747,14 @@ async fn gone(tx: &Sender<Msg>, tab: TabId, generation: u64, e: &a2a::A2AError) 
 }
 
 /// The HTTP clients for loading `agent`: the shared ones, or its own when it has TLS settings — built the first
-/// time (reading its PEM files) and reused while the settings stay the same.
+/// time (reading its PEM files) and reused while the settings stay the same; a refresh (`r`) reads the files
+/// again, so a certificate renewed on disk is used without a restart.
 fn agent_clients(
     agent: AgentId,
     target: &crate::remote::agent::AgentTarget,
     own: &super::runtime::OwnHttp,
-    shared_http: reqwest::Client,
-    shared_fetcher: Arc<crate::remote::card::CardFetcher>,
+    (shared_http, shared_fetcher): (reqwest::Client, Arc<crate::remote::card::CardFetcher>),
+    refresh: bool,
 ) -> Result<
     (reqwest::Client, Arc<crate::remote::card::CardFetcher>),
     crate::remote::error::RemoteError,
@@ -757,11 +762,11 @@ fn agent_clients(
     let Some(settings) = &target.tls else {
         return Ok((shared_http, shared_fetcher));
     };
-    if let Some((_, h)) = own
-        .lock()
-        .ok()
-        .and_then(|m| m.get(&agent).filter(|(s, _)| s == settings).cloned())
-    {
+    if let Some((_, h)) = own.lock().ok().and_then(|m| {
+        m.get(&agent)
+            .filter(|(s, _)| s == settings && !refresh)
+            .cloned()
+    }) {
         return Ok((h.http, h.fetcher));
     }
     let Some(built) = target.own_http()? else {
