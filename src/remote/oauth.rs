@@ -1,7 +1,8 @@
 //! OAuth 2.0 flows a terminal user can complete, driven by what an agent card declares: the device
 //! authorization grant (RFC 8628: the user approves in a browser, the console polls) and the client
-//! credentials grant (RFC 6749 §4.4: no user at all). The authorization code flow needs a browser
-//! redirect back to a local listener and is not offered here.
+//! credentials grant (RFC 6749 §4.4: no user at all). The authorization code flow with PKCE lives in
+//! [`oauth_code`](super::oauth_code) and OpenID Connect in [`oidc`](super::oidc); both use the hardened
+//! form POST, URL checks and token parsing here, so every token endpoint is treated the same.
 //!
 //! Why not the `oauth2` crate: its 5.x release integrates with reqwest 0.12 (this project is on 0.13,
 //! so it would pull in a second HTTP stack or need a hand-written adapter), its device-flow poller
@@ -47,7 +48,7 @@ const MIN_INTERVAL_SECS: u64 = 1;
 const MAX_DEVICE_CODE_LIFETIME_SECS: u64 = 24 * 60 * 60;
 /// Token and device responses are a few hundred bytes; a server that sends more is not an OAuth
 /// server we want to buffer for.
-const MAX_BODY_BYTES: usize = 64 * 1024;
+pub(super) const MAX_BODY_BYTES: usize = 64 * 1024;
 
 /// An issued access token (RFC 6749 §5.1). `Debug` never shows the tokens.
 #[derive(Clone, Debug)]
@@ -61,6 +62,8 @@ pub struct TokenResponse {
     pub refresh_token: Option<Secret>,
     /// The scopes actually granted (space-separated, sanitised), when the server says.
     pub scope: Option<String>,
+    /// OpenID Connect: the ID token (a JWS), still to be verified by [`oidc`](super::oidc).
+    pub id_token: Option<Secret>,
 }
 
 impl TokenResponse {
@@ -161,6 +164,18 @@ pub enum OAuthError {
     DeviceCodeExpired,
     #[error("sign-in cancelled")]
     Cancelled,
+    /// A redirect whose `state` is not this sign-in's: a stale browser tab, or a forged redirect.
+    #[error(
+        "wrong state: the redirect does not belong to this sign-in (a stale browser tab or a forged \
+         redirect); its code was not used — sign in again"
+    )]
+    WrongState,
+    /// A redirect (or pasted address) that cannot be this sign-in's answer.
+    #[error("the sign-in redirect is not usable: {reason}")]
+    Redirect { reason: String },
+    /// The ID token failed a check (signature, issuer, audience, times, nonce).
+    #[error("the ID token was refused: {reason}")]
+    IdToken { reason: String },
     /// An HTTP error without an OAuth error object (a proxy page, a crash, a redirect).
     #[error("{what} answered HTTP {status}{}", body_suffix(body))]
     Http {
@@ -196,12 +211,13 @@ fn server_error_text(code: &str, description: Option<&str>, uri: Option<&str>) -
             "client authentication failed (unknown client id, wrong secret or unsupported method)"
         }
         "invalid_grant" => {
-            "the grant (device code or refresh token) is invalid, expired or revoked"
+            "the grant (authorization code, device code or refresh token) is invalid, expired, \
+             already used or revoked"
         }
         "unauthorized_client" => "this client may not use this grant type",
         "unsupported_grant_type" => "the server does not support this grant type",
         "invalid_scope" => "a requested scope is invalid, unknown or not allowed",
-        "access_denied" => "the request was denied",
+        "access_denied" => "the request was denied (consent refused)",
         "expired_token" => "the device code expired before the request was approved; start again",
         "authorization_pending" => "the request has not been approved yet",
         "slow_down" => "polling too fast",
@@ -435,7 +451,7 @@ pub fn flows_in_card(card: &AgentCard) -> Vec<(String, FlowKind, Vec<String>)> {
 }
 
 /// RFC 6749 §3.3: `scope-token = 1*( %x21 / %x23-5B / %x5D-7E )`.
-fn is_scope_token(s: &str) -> bool {
+pub(super) fn is_scope_token(s: &str) -> bool {
     !s.is_empty()
         && s.bytes()
             .all(|b| matches!(b, 0x21 | 0x23..=0x5B | 0x5D..=0x7E))
@@ -449,7 +465,7 @@ fn card_url(raw: &str) -> Option<String> {
 
 /// The checks for token and device authorization endpoints: http(s), encrypted unless loopback, no
 /// user info (reqwest would send it as Basic auth), no fragment (RFC 6749 §3.2).
-fn endpoint_url(raw: &str, what: &'static str) -> Result<Url, OAuthError> {
+pub(super) fn endpoint_url(raw: &str, what: &'static str) -> Result<Url, OAuthError> {
     let url = checked_url(raw, what)?;
     if url.fragment().is_some() {
         return Err(OAuthError::InvalidUrl {
@@ -463,7 +479,7 @@ fn endpoint_url(raw: &str, what: &'static str) -> Result<Url, OAuthError> {
 
 /// http(s) only; plain http only to loopback (a verification page over plain http would expose the
 /// user's login just as a token endpoint would expose the token); no user info.
-fn checked_url(raw: &str, what: &'static str) -> Result<Url, OAuthError> {
+pub(super) fn checked_url(raw: &str, what: &'static str) -> Result<Url, OAuthError> {
     let invalid = |reason: &str| OAuthError::InvalidUrl {
         what,
         url: one_line(raw),
@@ -487,7 +503,7 @@ fn checked_url(raw: &str, what: &'static str) -> Result<Url, OAuthError> {
     Ok(url)
 }
 
-fn is_loopback(url: &Url) -> bool {
+pub(super) fn is_loopback(url: &Url) -> bool {
     match url.host() {
         Some(Host::Ipv4(a)) => a.is_loopback(),
         Some(Host::Ipv6(a)) => a.is_loopback(),
@@ -498,7 +514,7 @@ fn is_loopback(url: &Url) -> bool {
 
 /// RFC 6749 §2.3.1: id and secret are form-encoded *before* the Basic encoding, so a secret with
 /// `:` or non-ASCII survives.
-fn basic_auth(client_id: &str, client_secret: &Secret) -> Secret {
+pub(super) fn basic_auth(client_id: &str, client_secret: &Secret) -> Secret {
     let id: String = url::form_urlencoded::byte_serialize(client_id.as_bytes()).collect();
     let secret: String =
         url::form_urlencoded::byte_serialize(client_secret.expose().as_bytes()).collect();
@@ -517,7 +533,7 @@ async fn cancelled(cancel: &mut watch::Receiver<bool>) {
 /// [`OAuthError::Server`] whatever the status (some servers send them with 200); anything else that
 /// is not a 2xx JSON object is an error with a sanitised, capped excerpt in which `redact` strings
 /// (secrets we sent, in case the server echoes the request) are masked.
-async fn post_form(
+pub(super) async fn post_form(
     http: &reqwest::Client,
     url: &Url,
     what: &'static str,
@@ -638,7 +654,7 @@ fn masked(text: &str, redact: &[&str]) -> String {
 }
 
 /// RFC 6749 §5.1. Field errors name the field only, never its value (it may be a token).
-fn token_from(obj: &Map<String, Value>) -> Result<TokenResponse, OAuthError> {
+pub(super) fn token_from(obj: &Map<String, Value>) -> Result<TokenResponse, OAuthError> {
     let invalid = |reason: String| OAuthError::InvalidResponse {
         what: "token endpoint",
         reason,
@@ -651,15 +667,16 @@ fn token_from(obj: &Map<String, Value>) -> Result<TokenResponse, OAuthError> {
         expires_in: optional_u64(obj, "expires_in"),
         refresh_token: optional_str(obj, "refresh_token").map(Secret::new),
         scope: optional_str(obj, "scope").map(|s| one_line(&s)),
+        id_token: optional_str(obj, "id_token").map(Secret::new),
     })
 }
 
-fn required_str(obj: &Map<String, Value>, key: &str) -> Result<String, String> {
+pub(super) fn required_str(obj: &Map<String, Value>, key: &str) -> Result<String, String> {
     optional_str(obj, key).ok_or_else(|| format!("no {key}"))
 }
 
 /// A non-empty string field.
-fn optional_str(obj: &Map<String, Value>, key: &str) -> Option<String> {
+pub(super) fn optional_str(obj: &Map<String, Value>, key: &str) -> Option<String> {
     obj.get(key)
         .and_then(Value::as_str)
         .filter(|s| !s.is_empty())
@@ -667,7 +684,7 @@ fn optional_str(obj: &Map<String, Value>, key: &str) -> Option<String> {
 }
 
 /// A non-negative integer, also when sent as a string (some older servers quote `expires_in`).
-fn optional_u64(obj: &Map<String, Value>, key: &str) -> Option<u64> {
+pub(super) fn optional_u64(obj: &Map<String, Value>, key: &str) -> Option<u64> {
     match obj.get(key)? {
         Value::Number(n) => n.as_u64(),
         Value::String(s) => s.trim().parse().ok(),

@@ -5,6 +5,8 @@
 #   py10/  python venv, a2a-sdk 1.3.0  (protocol v1.0)  <- py10-requirements.txt
 #   py03/  python venv, a2a-sdk 0.3.26 (protocol v0.3)  <- py03-requirements.txt
 #   js/    npm project, @a2a-js/sdk 1.3.0 + express     <- js/package.json + js/package-lock.json
+#   oidc/  npm project, oidc-provider 9.13.3 (a certified OpenID provider for the sign-in tests)
+#                                                       <- oidc/package.json + oidc/package-lock.json
 #
 # Every version, transitive ones included, is pinned by those files.
 # Idempotent: each peer keeps a marker holding a hash of its pin file (and
@@ -84,6 +86,28 @@ install_js() {
   echo "peer js: ok (@a2a-js/sdk 1.3.0, express $(node -p "require('$dir/node_modules/express/package.json').version"), node $nodever)"
 }
 
+install_oidc() {
+  local dir="$PEERS_DIR/oidc" marker="$PEERS_DIR/oidc/.installed"
+  command -v node >/dev/null 2>&1 || die "peer oidc: node not found"
+  command -v npm >/dev/null 2>&1 || die "peer oidc: npm not found"
+  local nodever; nodever="$(node -p 'process.versions.node')"
+  local want; want="$(hash_of "$HERE/oidc/package.json" "$HERE/oidc/package-lock.json") node${nodever%%.*}"
+  if up_to_date "$marker" "$want" && [[ -d "$dir/node_modules/oidc-provider" ]]; then
+    echo "peer oidc: up to date (oidc-provider 9.13.3) in $dir"
+    return 0
+  fi
+  echo "peer oidc: installing oidc-provider 9.13.3 into $dir ..."
+  rm -rf "$dir"
+  mkdir -p "$dir"
+  cp "$HERE/oidc/package.json" "$HERE/oidc/package-lock.json" "$dir/"
+  (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null) \
+    || die "peer oidc: npm ci failed"
+  (cd "$dir" && node --input-type=module -e 'await import("oidc-provider")') \
+    || die "peer oidc: module check failed"
+  printf '%s\n' "$want" > "$marker"
+  echo "peer oidc: ok (oidc-provider $(node -p "require('$dir/node_modules/oidc-provider/package.json').version"), node $nodever)"
+}
+
 command -v "$PYTHON" >/dev/null 2>&1 || die "'$PYTHON' not found (set PYTHON=...)"
 "$PYTHON" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else 1)' \
   || die "$PYTHON is older than 3.10 (a2a-sdk needs >= 3.10)"
@@ -92,4 +116,5 @@ mkdir -p "$PEERS_DIR"
 install_py py10 "$HERE/py10-requirements.txt"
 install_py py03 "$HERE/py03-requirements.txt"
 install_js
+install_oidc
 echo "peers ready in $PEERS_DIR"
