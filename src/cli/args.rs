@@ -151,6 +151,25 @@ pub enum Command {
         #[command(subcommand)]
         action: PushAction,
     },
+    /// Sign in to an agent as a person, with the OAuth 2.0 authorization code flow (PKCE) or OpenID Connect
+    /// its card declares: prints the address to open (and opens a browser when there is one), waits for the
+    /// redirect on 127.0.0.1 or for the redirected address pasted on stdin, then prints who signed in, the
+    /// scopes and the expiry (never the token). Kept for later commands with [agents.auth] token_cache = true.
+    Login {
+        #[arg(add = ArgValueCompleter::new(super::completions::agent_candidates))]
+        agent: String,
+        /// Do not open a browser; only print the address.
+        #[arg(long)]
+        no_browser: bool,
+        /// Read the redirected address from stdin even when it is not a terminal.
+        #[arg(long)]
+        paste: bool,
+    },
+    /// Forget the agent's kept sign-ins (memory and token cache file).
+    Logout {
+        #[arg(add = ArgValueCompleter::new(super::completions::agent_candidates))]
+        agent: String,
+    },
     /// List the tasks kept in the local store (what the console saw), newest first.
     History {
         #[arg(long)]

@@ -4,6 +4,7 @@
 pub mod args;
 pub mod completions;
 pub mod exit;
+mod login;
 pub mod output;
 pub mod print;
 mod remote;
@@ -86,6 +87,10 @@ pub fn resolve_target(
             username: None,
             scheme: None,
             client_id: None,
+            flow: None,
+            scopes: None,
+            redirect_port: None,
+            token_cache: None,
         });
     }
     Ok(target)
@@ -168,7 +173,9 @@ fn agent_of(command: &Command) -> &str {
         | Command::Get { agent, .. }
         | Command::List { agent, .. }
         | Command::Cancel { agent, .. }
-        | Command::Subscribe { agent, .. } => agent,
+        | Command::Subscribe { agent, .. }
+        | Command::Login { agent, .. }
+        | Command::Logout { agent } => agent,
         Command::Push { action } => match action {
             PushAction::Create { agent, .. }
             | PushAction::Get { agent, .. }

@@ -66,6 +66,13 @@ pub(super) async fn run_remote(
     {
         return show_card(&target, &fetcher, json).await;
     }
+    match command {
+        Command::Login {
+            no_browser, paste, ..
+        } => return super::login::login(&target, &fetcher, no_browser, paste).await,
+        Command::Logout { .. } => return super::login::logout(&target),
+        _ => {}
+    }
     let http = match http {
         Some(h) => h,
         None => client::http_client(target.timeout)?,
@@ -315,6 +322,8 @@ pub(super) async fn run_remote(
         }
         Command::Push { action } => push(&conn, action).await,
         Command::DemoAgent { .. }
+        | Command::Login { .. }
+        | Command::Logout { .. }
         | Command::Completions { .. }
         | Command::Prune { .. }
         | Command::History { .. }

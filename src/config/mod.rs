@@ -185,9 +185,26 @@ pub struct AuthConfig {
     /// api_key: the header / query / cookie name; default: what the card declares, else `X-API-Key`.
     #[serde(default)]
     pub name: Option<String>,
-    /// oauth2: the client id registered with the agent's authorization server (default "a2a-console").
+    /// oauth2 / openid_connect: the client id registered with the agent's authorization server (default
+    /// "a2a-console"). With token_env / token_cmd it is a confidential client and that is its secret.
     #[serde(default)]
     pub client_id: Option<String>,
+    /// oauth2: which grant to run — authorization_code | device_code | client_credentials (default: client
+    /// credentials when a secret is configured, else the best flow the card declares for a person:
+    /// authorization code, then device code).
+    #[serde(default)]
+    pub flow: Option<String>,
+    /// oauth2 / openid_connect: the scopes to ask for, instead of the card's security requirement.
+    #[serde(default)]
+    pub scopes: Option<Vec<String>>,
+    /// oauth2 / openid_connect: a fixed port for the sign-in's redirect listener on 127.0.0.1 (for providers
+    /// that need the redirect URI registered with its port); default: a random free port.
+    #[serde(default)]
+    pub redirect_port: Option<u16>,
+    /// oauth2 / openid_connect: keep the signed-in tokens (with the refresh token) in a 0600 file in the
+    /// data dir, so a restart needs no new sign-in. Default false: tokens live in memory only.
+    #[serde(default)]
+    pub token_cache: Option<bool>,
     /// basic: the user name (the secret is the password).
     #[serde(default)]
     pub username: Option<String>,
@@ -208,6 +225,24 @@ impl AuthConfig {
             client_id: None,
             username: None,
             scheme: None,
+            flow: None,
+            scopes: None,
+            redirect_port: None,
+            token_cache: None,
+        }
+    }
+
+    /// Signs a person in (authorization code, device code or OpenID Connect) rather than using a secret
+    /// as it is (bearer, api key, basic) or as a client secret alone (client credentials).
+    pub fn signs_in_a_person(&self) -> bool {
+        match self.kind {
+            AuthKind::OpenidConnect => true,
+            AuthKind::Oauth2 => match self.flow.as_deref() {
+                Some("client_credentials") => false,
+                Some(_) => true,
+                None => self.token_env.is_none() && self.token_cmd.is_none(),
+            },
+            _ => false,
         }
     }
 }
@@ -218,9 +253,13 @@ pub enum AuthKind {
     Bearer,
     ApiKey,
     Basic,
-    /// OAuth 2.0: client credentials with the secret from token_env / token_cmd (non-interactive), or the
-    /// device flow from the console's approval dialog; the endpoints come from the agent card.
+    /// OAuth 2.0: client credentials with the secret from token_env / token_cmd (non-interactive), or a
+    /// person signing in (authorization code with PKCE, device code) with `a2a-console login` or from the
+    /// approval dialog; the endpoints come from the agent card.
     Oauth2,
+    /// OpenID Connect: discovery from the card's `openIdConnectUrl`, then the authorization code flow with
+    /// PKCE; the ID token says who signed in.
+    OpenidConnect,
 }
 
 /// A config error with the file it came from.

@@ -199,6 +199,7 @@ impl Inspected {
 fn needs_card_for_credential(a: &AuthConfig) -> bool {
     (a.kind == AuthKind::ApiKey && (a.location.is_none() || a.name.is_none()))
         || a.kind == AuthKind::Oauth2
+        || a.kind == AuthKind::OpenidConnect
 }
 
 /// Fetch the agent's public card with its static headers and no credential. Only when the agent answers 401
@@ -344,7 +345,9 @@ pub async fn connect_with(
     let credential = match &target.auth {
         None => None,
         Some(a) => {
-            let resolved = if needs_card_for_credential(a) {
+            let resolved = if a.signs_in_a_person() {
+                super::sign_in::bearer_for(a, card, &scope, &label).await
+            } else if needs_card_for_credential(a) {
                 auth::resolve_scoped(a, card.security_schemes.as_ref(), Some((&scope, &label)))
                     .await
             } else {

@@ -84,7 +84,10 @@ pub enum Credential {
 
 /// Static checks on an `[agents.auth]` table (before any secret is read).
 pub fn check(auth: &AuthConfig) -> Result<(), String> {
+    let oauth = matches!(auth.kind, AuthKind::Oauth2 | AuthKind::OpenidConnect);
     match (&auth.token_env, &auth.token_cmd) {
+        // A person signing in needs no secret (a public client, RFC 8252 §8.4).
+        (None, None) if auth.signs_in_a_person() => {}
         (None, None) => {
             return Err(
                 "set token_env or token_cmd (secrets never live in the config file)".into(),
@@ -99,8 +102,44 @@ pub fn check(auth: &AuthConfig) -> Result<(), String> {
             return Err("`location` only applies to type = \"api_key\"".into());
         }
     }
-    if auth.client_id.is_some() && auth.kind != AuthKind::Oauth2 {
-        return Err("`client_id` only applies to type = \"oauth2\"".into());
+    if !oauth
+        && (auth.client_id.is_some()
+            || auth.scopes.is_some()
+            || auth.redirect_port.is_some()
+            || auth.token_cache.is_some())
+    {
+        return Err(
+            "`client_id`, `scopes`, `redirect_port` and `token_cache` only apply to type = \"oauth2\" or \
+             \"openid_connect\""
+                .into(),
+        );
+    }
+    if let Some(f) = &auth.flow {
+        if auth.kind != AuthKind::Oauth2 {
+            return Err("`flow` only applies to type = \"oauth2\"".into());
+        }
+        if !matches!(
+            f.as_str(),
+            "authorization_code" | "device_code" | "client_credentials"
+        ) {
+            return Err(format!(
+                "flow {f:?} is not one of authorization_code, device_code, client_credentials"
+            ));
+        }
+        if f == "client_credentials" && auth.token_env.is_none() && auth.token_cmd.is_none() {
+            return Err(
+                "flow = \"client_credentials\" needs the client secret in token_env or token_cmd"
+                    .into(),
+            );
+        }
+    }
+    if let Some(bad) = auth
+        .scopes
+        .iter()
+        .flatten()
+        .find(|s| !super::oauth::is_scope_token(s))
+    {
+        return Err(format!("scope {bad:?} is not a valid OAuth scope"));
     }
     if auth.kind == AuthKind::Basic && auth.username.is_none() {
         return Err("type = \"basic\" needs `username`".into());
@@ -165,8 +204,20 @@ pub async fn resolve_scoped(
     scope: Option<(&super::origin::CredentialScope, &str)>,
 ) -> Result<Credential, RemoteError> {
     check(auth).map_err(RemoteError::usage)?;
+    if auth.signs_in_a_person() {
+        // The token comes from a sign-in (`sign_in::bearer_for`, which needs the whole card).
+        return Err(RemoteError::usage(
+            "this agent signs a person in: sign in with `a2a-console login AGENT` or from the console's \
+             approval dialog",
+        ));
+    }
     let secret = read_secret(auth.token_env.as_deref(), auth.token_cmd.as_deref()).await?;
     Ok(match auth.kind {
+        AuthKind::OpenidConnect => {
+            return Err(RemoteError::usage(
+                "type = \"openid_connect\" signs a person in; it has no secret to use as it is",
+            ));
+        }
         AuthKind::Oauth2 => client_credentials_token(auth, &secret, schemes, scope).await?,
         AuthKind::Bearer => Credential::Bearer(secret),
         AuthKind::Basic => Credential::Basic {
@@ -379,6 +430,10 @@ mod tests {
             username: None,
             scheme: None,
             client_id: None,
+            flow: None,
+            scopes: None,
+            redirect_port: None,
+            token_cache: None,
         }
     }
 

@@ -21,6 +21,8 @@ pub mod oauth_code;
 pub mod oidc;
 pub mod origin;
 pub mod push;
+pub mod sign_in;
 pub mod tls;
+pub mod token_store;
 pub mod tracker;
 pub mod wire;

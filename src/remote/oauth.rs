@@ -451,7 +451,7 @@ pub fn flows_in_card(card: &AgentCard) -> Vec<(String, FlowKind, Vec<String>)> {
 }
 
 /// RFC 6749 §3.3: `scope-token = 1*( %x21 / %x23-5B / %x5D-7E )`.
-pub(super) fn is_scope_token(s: &str) -> bool {
+pub fn is_scope_token(s: &str) -> bool {
     !s.is_empty()
         && s.bytes()
             .all(|b| matches!(b, 0x21 | 0x23..=0x5B | 0x5D..=0x7E))

@@ -238,6 +238,11 @@ impl SignIn {
         &self.authorize_url
     }
 
+    /// Where the code (and a confidential client's secret) will go.
+    pub fn token_url(&self) -> &Url {
+        &self.flow.token_url
+    }
+
     pub fn scopes(&self) -> &[String] {
         &self.flow.scopes
     }

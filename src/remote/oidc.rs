@@ -96,6 +96,11 @@ impl std::fmt::Display for Identity {
     }
 }
 
+/// The issuer an OpenID discovery URL speaks for (`None` when it is not a well-known URL).
+pub fn issuer_of_discovery_url(raw: &str) -> Option<String> {
+    expected_issuer(&Url::parse(raw).ok()?, MetadataKind::OpenId)
+}
+
 /// The issuer a well-known URL speaks for.
 fn expected_issuer(url: &Url, kind: MetadataKind) -> Option<String> {
     let path = url.path();

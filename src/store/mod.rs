@@ -273,6 +273,14 @@ fn classify(label: &str, e: rusqlite::Error) -> StoreError {
     }
 }
 
+/// Where the store is: `$A2A_CONSOLE_DB`, else [`Store::default_path`].
+pub fn db_path() -> Option<PathBuf> {
+    std::env::var_os("A2A_CONSOLE_DB")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(Store::default_path)
+}
+
 impl Store {
     /// `~/.local/share/a2a-console/console.db` on Linux (the platform's data dir elsewhere); `None` when the
     /// platform has no home directory.

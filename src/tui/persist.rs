@@ -19,10 +19,7 @@ use crate::store::{AuditEntry, Direction, Store, TabEvent, kind};
 
 /// Where the database lives: `$A2A_CONSOLE_DB`, else the data dir.
 pub fn db_path() -> Option<std::path::PathBuf> {
-    std::env::var_os("A2A_CONSOLE_DB")
-        .filter(|v| !v.is_empty())
-        .map(std::path::PathBuf::from)
-        .or_else(Store::default_path)
+    crate::store::db_path()
 }
 
 /// Bring back the open tabs of the configured agents, headers only; returns how many. Tabs of agents no longer

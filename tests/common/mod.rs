@@ -9,6 +9,8 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 /// Path of the binary under test.
+pub mod oidc;
+
 pub fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_a2a-console")
 }

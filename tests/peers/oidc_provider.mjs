@@ -119,36 +119,91 @@ providerHttp.on('request', provider.callback());
 // The public half of the signing key: the resource checks tokens the way any resource server would.
 const { d: _private, ...publicKey } = signingKey;
 const jwks = jose.createLocalJWKSet({ keys: [publicKey] });
-let withAuthorization = 0;
-const resource = createServer(async (req, res) => {
-  const auth = req.headers.authorization;
+// The agent in front of the resource: its card declares the provider (OpenID Connect), and its JSON-RPC
+// endpoint accepts only a valid access token. It runs no agent: a verified call is answered with a JSON-RPC
+// error naming whose token it verified, which is all a sign-in test needs to see.
+let resourcePort = 0; // set once the resource listens (below); read at request time
+const elsewhere = createServer((req, res) => {
   if (req.url === '/seen') {
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ with_authorization: withAuthorization }));
+    res.end(JSON.stringify({ with_authorization: elsewhereWithAuth, requests: elsewhereRequests }));
     return;
   }
-  if (auth) withAuthorization += 1;
-  if (req.url !== '/whoami' || !auth?.startsWith('Bearer ')) {
-    res.writeHead(401, { 'www-authenticate': 'Bearer' });
-    res.end();
-    return;
-  }
+  elsewhereRequests += 1;
+  if (req.headers.authorization) elsewhereWithAuth += 1;
+  res.writeHead(401, { 'www-authenticate': 'Bearer' });
+  res.end();
+});
+let elsewhereRequests = 0;
+let elsewhereWithAuth = 0;
+const elsewherePort = await listen(elsewhere);
+
+const card = (interfaceUrl) => ({
+  name: 'oidc-protected agent',
+  description: 'An agent that needs a person signed in with OpenID Connect.',
+  version: '1.0.0',
+  supportedInterfaces: [{ url: interfaceUrl, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
+  capabilities: { streaming: false },
+  defaultInputModes: ['text/plain'],
+  defaultOutputModes: ['text/plain'],
+  skills: [{ id: 'whoami', name: 'Who am I', description: 'Says whose token it verified.', tags: ['auth'] }],
+  securitySchemes: {
+    people: { openIdConnectSecurityScheme: { openIdConnectUrl: `${issuer}/.well-known/openid-configuration` } },
+  },
+  securityRequirements: [{ people: ['agent:use', 'email', 'profile'] }],
+});
+
+const verify = async (auth) => {
+  if (!auth?.startsWith('Bearer ')) return null;
   try {
     const { payload } = await jose.jwtVerify(auth.slice(7), jwks, { issuer, audience: AUDIENCE });
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ sub: payload.sub, scope: payload.scope }));
-  } catch (e) {
-    res.writeHead(401, { 'www-authenticate': 'Bearer error="invalid_token"' });
-    res.end(JSON.stringify({ error: String(e.code || e.message) }));
+    return payload;
+  } catch {
+    return null;
   }
-});
-const resourcePort = await listen(resource);
+};
 
-console.log(`oidc provider on ${issuer} resource http://127.0.0.1:${resourcePort}`);
+const json = (res, status, body, headers = {}) => {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(JSON.stringify(body));
+};
+
+const resource = createServer(async (req, res) => {
+  const self = `http://127.0.0.1:${resourcePort}`;
+  if (req.method === 'GET' && req.url === '/.well-known/agent-card.json') {
+    return json(res, 200, card(`${self}/a2a/jsonrpc`));
+  }
+  // The same agent, but its card puts the endpoint on another origin: a token must never go there.
+  if (req.method === 'GET' && req.url === '/elsewhere/.well-known/agent-card.json') {
+    return json(res, 200, card(`http://127.0.0.1:${elsewherePort}/a2a/jsonrpc`));
+  }
+  const payload = await verify(req.headers.authorization);
+  if (req.method === 'GET' && req.url === '/whoami') {
+    if (!payload) return json(res, 401, { error: 'invalid_token' }, { 'www-authenticate': 'Bearer error="invalid_token"' });
+    return json(res, 200, { sub: payload.sub, scope: payload.scope });
+  }
+  if (req.method === 'POST' && req.url === '/a2a/jsonrpc') {
+    if (!payload) return json(res, 401, { error: 'invalid_token' }, { 'www-authenticate': 'Bearer error="invalid_token"' });
+    let body = '';
+    for await (const chunk of req) body += chunk;
+    let id = null;
+    try { id = JSON.parse(body).id ?? null; } catch { /* answered below with id null */ }
+    return json(res, 200, {
+      jsonrpc: '2.0',
+      id,
+      error: { code: -32601, message: `verified the token of ${payload.sub} (scope ${payload.scope}); this resource runs no agent` },
+    });
+  }
+  json(res, 404, { error: 'not found' });
+});
+resourcePort = await listen(resource);
+
+console.log(`oidc provider on ${issuer} resource http://127.0.0.1:${resourcePort} elsewhere http://127.0.0.1:${elsewherePort}`);
 
 const shutdown = () => {
   providerHttp.close();
   resource.close();
+  elsewhere.close();
   process.exit(0);
 };
 process.stdin.on('end', shutdown);

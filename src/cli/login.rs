@@ -1,0 +1,198 @@
+//! `login AGENT` and `logout AGENT`: signing a person in with the authorization code flow (PKCE) or
+//! OpenID Connect the agent's card declares, from a terminal. The address to open is printed (and
+//! opened in a browser when there is one); the redirect comes back to a listener on 127.0.0.1, or the
+//! user pastes the address the browser was sent to (`--paste`, or typed into a terminal). Instructions
+//! go to stderr and the outcome to stdout, so a script can read who signed in; no token is ever
+//! printed.
+
+use std::io::IsTerminal;
+use std::time::Duration;
+
+use tokio::io::AsyncBufReadExt;
+use tokio::sync::watch;
+
+use super::exit::Exit;
+use super::print::outln;
+use crate::remote::agent::{self, AgentTarget};
+use crate::remote::auth::Secret;
+use crate::remote::card::CardFetcher;
+use crate::remote::error::{RemoteError, one_line};
+use crate::remote::oauth::{self, OAuthError};
+use crate::remote::sign_in;
+use crate::remote::token_store;
+
+/// How long `login` waits for the browser (the provider's own code lifetime is shorter anyway).
+const WAIT_FOR_BROWSER: Duration = Duration::from_secs(10 * 60);
+
+/// A sign-in error with the exit code of its kind: network trouble is a transport error (3), a
+/// refusal by the provider or a bad redirect is the remote side's answer (4).
+fn oauth_failure(label: &str, e: &OAuthError) -> RemoteError {
+    let message = format!("agent {label}: sign-in: {e}");
+    match e {
+        OAuthError::Network { .. }
+        | OAuthError::Http { .. }
+        | OAuthError::InvalidResponse { .. } => RemoteError::transport(message),
+        OAuthError::InvalidUrl { .. } | OAuthError::InsecureEndpoint { .. } => {
+            RemoteError::usage(message)
+        }
+        _ => RemoteError::agent(0, message),
+    }
+}
+
+/// Is there a browser to open? Not when asked not to, and on Linux and the BSDs not without a display
+/// (a terminal over SSH: `webbrowser` would start a text browser inside our terminal).
+fn browser_available(no_browser: bool) -> bool {
+    if no_browser {
+        return false;
+    }
+    if cfg!(any(target_os = "macos", target_os = "windows")) {
+        return true;
+    }
+    ["DISPLAY", "WAYLAND_DISPLAY"]
+        .iter()
+        .any(|v| std::env::var_os(v).is_some_and(|x| !x.is_empty()))
+}
+
+/// `login AGENT`.
+pub(super) async fn login(
+    target: &AgentTarget,
+    fetcher: &CardFetcher,
+    no_browser: bool,
+    paste: bool,
+) -> Result<Exit, RemoteError> {
+    let label = one_line(&target.label);
+    let card = agent::fetch_card(target, fetcher, false).await?;
+    let scope = target
+        .scope()
+        .map_err(|e| e.context(format!("agent {label}")))?;
+    let plan = sign_in::plan(target.auth.as_ref(), &card.card, &scope)
+        .map_err(|e| RemoteError::usage(format!("agent {label}: {e}")))?;
+    let http = oauth::http_client().map_err(|e| oauth_failure(&label, &e))?;
+    let (sign_in, listener) = sign_in::start(&plan, &http)
+        .await
+        .map_err(|e| oauth_failure(&label, &e))?;
+    let client_secret = match &target.auth {
+        Some(a) => sign_in::client_secret(a, &scope, sign_in.token_url().as_str(), &label).await?,
+        None => None,
+    };
+    let url = sign_in.authorize_url().to_string();
+    eprintln!(
+        "Sign in to {label} ({}, scheme {}{}):\n\n  {url}\n",
+        plan.flow,
+        plan.scheme,
+        if plan.scopes.is_empty() {
+            String::new()
+        } else {
+            format!(", scopes {}", plan.scopes.join(" "))
+        }
+    );
+    if browser_available(no_browser) && webbrowser::open(&url).is_ok() {
+        eprintln!("Opened in your browser.");
+    }
+    let read_paste = paste || std::io::stdin().is_terminal();
+    eprintln!(
+        "Waiting for the browser on 127.0.0.1:{}{}",
+        listener.port(),
+        if read_paste {
+            " — or paste the address the browser was sent to and press Enter."
+        } else {
+            "."
+        }
+    );
+    let (cancel_tx, cancel_rx) = watch::channel(false);
+    let waited = tokio::time::timeout(WAIT_FOR_BROWSER, async {
+        let from_browser = listener.wait(|u| sign_in.check_redirect(u), cancel_rx);
+        if read_paste {
+            tokio::select! {
+                r = from_browser => r,
+                r = read_pasted(&sign_in) => r,
+            }
+        } else {
+            from_browser.await
+        }
+    })
+    .await;
+    // The listener is gone either way (dropped with its future); this only makes it explicit.
+    let _ = cancel_tx.send(true);
+    let code: Secret = match waited {
+        Ok(r) => r.map_err(|e| oauth_failure(&label, &e))?,
+        Err(_) => {
+            return Err(RemoteError::transport(format!(
+                "agent {label}: sign-in: no redirect within {} minutes; run login again",
+                WAIT_FOR_BROWSER.as_secs() / 60
+            )));
+        }
+    };
+    let set = sign_in::finish(&plan, &sign_in, &code, &http, client_secret.as_ref())
+        .await
+        .map_err(|e| oauth_failure(&label, &e))?;
+    outln!(
+        "signed in to {label}{}",
+        set.who
+            .as_deref()
+            .map(|w| format!(" as {w}"))
+            .unwrap_or_default()
+    );
+    outln!("  issuer:  {}", one_line(&set.issuer));
+    outln!(
+        "  scopes:  {}",
+        if set.scopes.is_empty() {
+            "(none named)".to_string()
+        } else {
+            set.scopes.join(" ")
+        }
+    );
+    let expiry = match set.expires_in(token_store::now()) {
+        Some(s) => format!("expires in {s} s"),
+        None => "no expiry given".to_string(),
+    };
+    let refresh = if set.refresh.is_some() {
+        "refreshed automatically"
+    } else {
+        "no refresh token: sign in again when it expires"
+    };
+    outln!("  token:   {expiry}, {refresh}");
+    if plan.cache {
+        let path = token_store::cache_path()
+            .map(|p| p.display().to_string())
+            .unwrap_or_default();
+        outln!("  kept in: {path} (0600; `a2a-console logout {label}` forgets it)");
+    } else {
+        outln!(
+            "  kept in: memory only — set token_cache = true in [agents.auth] to keep it for later commands"
+        );
+    }
+    Ok(Exit::Done)
+}
+
+/// Reads pasted lines until one is a usable redirect; a pasted address with the wrong state or from
+/// another sign-in ends the sign-in like a bad redirect to the listener would.
+async fn read_pasted(sign_in: &crate::remote::oauth_code::SignIn) -> Result<Secret, OAuthError> {
+    let mut lines = tokio::io::BufReader::new(tokio::io::stdin()).lines();
+    loop {
+        match lines.next_line().await {
+            Ok(Some(line)) if line.trim().is_empty() => continue,
+            Ok(Some(line)) => return sign_in.check_pasted(&line),
+            // Stdin closed: only the browser can finish now.
+            Ok(None) | Err(_) => std::future::pending::<()>().await,
+        }
+    }
+}
+
+/// `logout AGENT`.
+pub(super) fn logout(target: &AgentTarget) -> Result<Exit, RemoteError> {
+    let label = one_line(&target.label);
+    let scope = target
+        .scope()
+        .map_err(|e| e.context(format!("agent {label}")))?;
+    let n = sign_in::sign_out(&scope).map_err(RemoteError::usage)?;
+    outln!(
+        "{} for {label}",
+        match n {
+            0 => "no sign-in was kept".to_string(),
+            1 => "forgot 1 sign-in".to_string(),
+            n => format!("forgot {n} sign-ins"),
+        }
+    );
+    Ok(Exit::Done)
+}

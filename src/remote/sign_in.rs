@@ -1,0 +1,287 @@
+//! Signing a person in to one agent, the part the CLI (`a2a-console login`) and the console share:
+//! which of the card's flows to run for the agent's `[agents.auth]` ([`plan`]), running the code flow
+//! to a [`TokenSet`] that is remembered and audited ([`finish`]), and handing a fresh bearer token to
+//! the agent's later calls ([`bearer_for`]), refreshed when it is about to expire.
+
+use a2a::AgentCard;
+use serde_json::json;
+
+use super::auth::{Credential, Secret};
+use super::error::{RemoteError, one_line};
+use super::loopback::RedirectListener;
+use super::oauth::{self, OAuthError};
+use super::oauth_code::{self, CodeFlow, CodeFlowSource, SignIn, code_flows_in_card};
+use super::origin::CredentialScope;
+use super::token_store::{self, TokenKey, TokenSet};
+use crate::config::{AuthConfig, AuthKind};
+
+/// The client id when the config names none.
+pub const DEFAULT_CLIENT_ID: &str = "a2a-console";
+
+/// What a sign-in for one agent will do, decided from the config and the card.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    /// The card's scheme name (sanitised).
+    pub scheme: String,
+    pub source: CodeFlowSource,
+    pub scopes: Vec<String>,
+    pub client_id: String,
+    pub redirect_port: Option<u16>,
+    pub cache: bool,
+    /// The agent's origin (`http://127.0.0.1:8080`): whom the token is for.
+    pub agent: String,
+    /// `authorization_code` or `openid_connect`, for the audit log.
+    pub flow: &'static str,
+}
+
+impl Plan {
+    /// The issuer a token is keyed by: OIDC's issuer, else the token endpoint.
+    pub fn issuer(&self) -> String {
+        match &self.source {
+            CodeFlowSource::OpenIdConnect { discovery_url } => {
+                super::oidc::issuer_of_discovery_url(discovery_url)
+                    .unwrap_or_else(|| discovery_url.clone())
+            }
+            CodeFlowSource::OAuth2 { token_url, .. } => token_url.clone(),
+        }
+    }
+
+    pub fn key(&self) -> TokenKey {
+        TokenKey::new(&self.agent, &self.issuer(), &self.client_id, &self.scopes)
+    }
+}
+
+/// Picks the card's code flow for `auth` (or, with no `[agents.auth]`, the first the card declares):
+/// `type = "openid_connect"` takes an OpenID Connect scheme, `type = "oauth2"` an authorization-code
+/// flow, `scheme = "…"` names one. The error says what the card offers instead.
+pub fn plan(
+    auth: Option<&AuthConfig>,
+    card: &AgentCard,
+    scope: &CredentialScope,
+) -> Result<Plan, String> {
+    let wanted_kind = auth.map(|a| a.kind);
+    if let Some(a) = auth
+        && !matches!(a.kind, AuthKind::Oauth2 | AuthKind::OpenidConnect)
+    {
+        return Err(format!(
+            "this agent's [agents.auth] is type = {:?}; signing in needs type = \"oauth2\" or \"openid_connect\"",
+            kind_name(a.kind)
+        ));
+    }
+    if let Some(f) = auth.and_then(|a| a.flow.as_deref())
+        && f != "authorization_code"
+    {
+        return Err(format!(
+            "flow = {f:?}: `login` runs the authorization code flow (the device flow is signed in from the \
+             console's approval dialog; client credentials need no sign-in)"
+        ));
+    }
+    let flows = code_flows_in_card(card);
+    let chosen = flows.iter().find(|(name, source, _)| {
+        let kind_ok = matches!(
+            (wanted_kind, source),
+            (
+                Some(AuthKind::OpenidConnect),
+                CodeFlowSource::OpenIdConnect { .. }
+            ) | (Some(AuthKind::Oauth2), CodeFlowSource::OAuth2 { .. })
+                | (None, _)
+        );
+        let name_ok = auth
+            .and_then(|a| a.scheme.as_deref())
+            .is_none_or(|s| s == name);
+        kind_ok && name_ok
+    });
+    let Some((scheme, source, card_scopes)) = chosen else {
+        let offered: Vec<&str> = flows.iter().map(|(n, _, _)| n.as_str()).collect();
+        return Err(if offered.is_empty() {
+            "the card declares no OAuth 2.0 authorization-code flow and no OpenID Connect scheme"
+                .into()
+        } else {
+            format!(
+                "the card's sign-in schemes ({}) do not match this agent's [agents.auth]",
+                offered.join(", ")
+            )
+        });
+    };
+    let scopes = auth
+        .and_then(|a| a.scopes.clone())
+        .unwrap_or_else(|| card_scopes.clone());
+    Ok(Plan {
+        scheme: scheme.clone(),
+        source: source.clone(),
+        scopes,
+        client_id: auth
+            .and_then(|a| a.client_id.clone())
+            .unwrap_or_else(|| DEFAULT_CLIENT_ID.into()),
+        redirect_port: auth.and_then(|a| a.redirect_port),
+        cache: auth.and_then(|a| a.token_cache).unwrap_or(false),
+        agent: scope.home.to_string(),
+        flow: match source {
+            CodeFlowSource::OpenIdConnect { .. } => "openid_connect",
+            CodeFlowSource::OAuth2 { .. } => "authorization_code",
+        },
+    })
+}
+
+fn kind_name(k: AuthKind) -> &'static str {
+    match k {
+        AuthKind::Bearer => "bearer",
+        AuthKind::ApiKey => "api_key",
+        AuthKind::Basic => "basic",
+        AuthKind::Oauth2 => "oauth2",
+        AuthKind::OpenidConnect => "openid_connect",
+    }
+}
+
+/// Resolves the flow (discovery, metadata) and binds the redirect listener: show
+/// `sign_in.authorize_url()` to the user next.
+pub async fn start(
+    plan: &Plan,
+    http: &reqwest::Client,
+) -> Result<(SignIn, RedirectListener), OAuthError> {
+    let flow = CodeFlow::resolve(http, &plan.source, plan.scopes.clone()).await?;
+    let listener = RedirectListener::bind(plan.redirect_port).await?;
+    let sign_in = SignIn::new(flow, &plan.client_id, listener.redirect_uri())?;
+    Ok((sign_in, listener))
+}
+
+/// Exchanges the code, remembers the token set for the agent (and in the cache file when the agent
+/// opted in) and writes the sign-in to the audit log. A failed exchange is audited too.
+pub async fn finish(
+    plan: &Plan,
+    sign_in: &SignIn,
+    code: &Secret,
+    http: &reqwest::Client,
+    client_secret: Option<&Secret>,
+) -> Result<TokenSet, OAuthError> {
+    let issuer = plan.issuer();
+    let signed = match sign_in.exchange(http, code, client_secret).await {
+        Ok(s) => s,
+        Err(e) => {
+            let _ = token_store::audit(
+                &plan.agent,
+                "sign-in failed",
+                json!({"issuer": issuer, "scopes": plan.scopes, "flow": plan.flow, "scheme": plan.scheme,
+                       "error": e.to_string()}),
+            );
+            return Err(e);
+        }
+    };
+    signed.token.bearer()?;
+    let who = signed.identity.as_ref().map(ToString::to_string);
+    let set = TokenSet::from_response(
+        &signed.token,
+        token_store::now(),
+        &signed.scopes,
+        &issuer,
+        &signed.token_url,
+        &plan.client_id,
+        who.clone(),
+        plan.flow,
+    );
+    token_store::remember(&plan.key(), &set, plan.cache).map_err(|reason| {
+        OAuthError::InvalidResponse {
+            what: "token cache",
+            reason,
+        }
+    })?;
+    let _ = token_store::audit(
+        &plan.agent,
+        "sign-in",
+        json!({"issuer": issuer, "scopes": set.scopes, "flow": plan.flow, "scheme": plan.scheme,
+               "who": who, "cached": plan.cache, "refreshable": set.refresh.is_some()}),
+    );
+    Ok(set)
+}
+
+/// The bearer credential for an agent whose `[agents.auth]` signs a person in: the remembered token
+/// (memory, or the cache file when opted in), refreshed first when it is about to expire. Without a
+/// token, or when the refresh is refused, the error tells the user to sign in.
+pub async fn bearer_for(
+    auth: &AuthConfig,
+    card: &AgentCard,
+    scope: &CredentialScope,
+    label: &str,
+) -> Result<Credential, RemoteError> {
+    let plan = plan(Some(auth), card, scope).map_err(RemoteError::usage)?;
+    let key = plan.key();
+    let sign_in_again = |why: &str| {
+        RemoteError::usage(format!(
+            "{why}: sign in with `a2a-console login {}` (or from the console's approval dialog)",
+            one_line(label)
+        ))
+    };
+    let Some(mut set) = token_store::lookup(&key, plan.cache) else {
+        return Err(sign_in_again("not signed in"));
+    };
+    let now = token_store::now();
+    if set.refresh_due(now) {
+        let Some(refresh_token) = set.refresh.clone() else {
+            let _ = token_store::forget(&key, plan.cache);
+            return Err(sign_in_again("the sign-in expired and cannot be refreshed"));
+        };
+        let http = oauth::http_client().map_err(|e| RemoteError::transport(e.to_string()))?;
+        let token_url = url::Url::parse(&set.token_url)
+            .map_err(|e| RemoteError::usage(format!("stored token endpoint: {e}")))?;
+        let secret = client_secret(auth, scope, &set.token_url, label).await?;
+        match oauth_code::refresh(
+            &http,
+            &token_url,
+            &set.client_id,
+            secret.as_ref(),
+            &refresh_token,
+            &[],
+        )
+        .await
+        {
+            Ok(token) => {
+                set.refreshed(&token, now);
+                token_store::remember(&key, &set, plan.cache).map_err(RemoteError::usage)?;
+            }
+            Err(e) => {
+                let _ = token_store::forget(&key, plan.cache);
+                let _ = token_store::audit(
+                    &plan.agent,
+                    "sign-in refresh failed",
+                    json!({"issuer": set.issuer, "scopes": set.scopes, "flow": set.flow,
+                           "error": e.to_string()}),
+                );
+                return Err(sign_in_again(&format!(
+                    "refreshing the sign-in failed ({e})"
+                )));
+            }
+        }
+    }
+    Ok(Credential::Bearer(set.access))
+}
+
+/// A confidential client's secret (token_env / token_cmd), only when the token endpoint is within the
+/// agent's credential scope (as for client credentials): a card cannot pick where it goes.
+pub async fn client_secret(
+    auth: &AuthConfig,
+    scope: &CredentialScope,
+    token_url: &str,
+    label: &str,
+) -> Result<Option<Secret>, RemoteError> {
+    if auth.token_env.is_none() && auth.token_cmd.is_none() {
+        return Ok(None);
+    }
+    if !scope.permits_url(token_url) {
+        return Err(RemoteError::usage(scope.refusal(
+            "the OAuth 2.0 client secret for the token endpoint",
+            token_url,
+            label,
+        )));
+    }
+    super::auth::read_secret(auth.token_env.as_deref(), auth.token_cmd.as_deref())
+        .await
+        .map(Some)
+}
+
+/// Forgets the agent's tokens and audits the sign-out; returns how many were forgotten.
+pub fn sign_out(scope: &CredentialScope) -> Result<usize, String> {
+    let agent = scope.home.to_string();
+    let n = token_store::forget_agent(&agent)?;
+    let _ = token_store::audit(&agent, "sign-out", json!({"forgotten": n}));
+    Ok(n)
+}
