@@ -122,6 +122,29 @@ pub fn card_only_app() -> App {
     app
 }
 
+/// A card whose agent signs people in with OpenID Connect (a provider on another loopback port) and also
+/// declares an authorization-code flow; the security requirement asks for `agent:use`.
+pub const SIGN_IN_CARD: &str = r#"{"name": "Guarded", "description": "Needs a person signed in.",
+  "version": "1.0.0",
+  "supportedInterfaces": [{"url": "http://127.0.0.1:9/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
+  "capabilities": {"streaming": true}, "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
+  "skills": [],
+  "securitySchemes": {"people": {"openIdConnectSecurityScheme":
+      {"openIdConnectUrl": "http://127.0.0.1:7/.well-known/openid-configuration"}}},
+  "securityRequirements": [{"people": ["agent:use"]}]}"#;
+
+/// [`app`] with its one agent ("guarded") showing [`SIGN_IN_CARD`], configured for OpenID Connect.
+pub fn sign_in_app() -> App {
+    let mut app = empty_app((120, 40));
+    let mut target = AgentTarget::from_url("http://127.0.0.1:9", Duration::from_secs(5));
+    target.label = "guarded".into();
+    target.auth = Some(crate::config::AuthConfig::new(
+        crate::config::AuthKind::OpenidConnect,
+    ));
+    add_online(&mut app, target, "guarded", SIGN_IN_CARD);
+    app
+}
+
 /// The app the `update` tests start from: 120×40, one agent ("demo", [`DEMO_CARD`]) online.
 pub fn app() -> App {
     let mut app = empty_app((120, 40));

@@ -92,10 +92,17 @@ pub enum Msg {
         tab: TabId,
         result: Result<(String, String), String>,
     },
-    /// The OAuth flow ended: a token to approve with, or why not.
+    /// The OAuth flow ended: a token to approve with, or why not. `source` names the flow for the
+    /// transcript and the audit log ("OAuth device-flow token").
     OAuthDone {
         tab: TabId,
         result: Result<crate::remote::auth::Secret, String>,
+        source: &'static str,
+    },
+    /// The code-flow sign-in is ready: the address to open and the listener's port, or why not.
+    CodeFlowStarted {
+        tab: TabId,
+        result: Result<(String, u16), String>,
     },
     /// The audit log's latest entries, for the viewer.
     AuditLoaded(Result<Vec<String>, String>),
@@ -276,7 +283,24 @@ pub enum Effect {
         client_id: String,
         scopes: Vec<String>,
     },
-    /// Stop waiting for a device-flow sign-in.
+    /// Sign in with the authorization code flow (PKCE) or OpenID Connect the card declares: open the
+    /// redirect listener, report the address (`Msg::CodeFlowStarted`), wait for the browser or a pasted
+    /// address, exchange the code, keep the token for the agent, then `Msg::OAuthDone`.
+    CodeFlow {
+        tab: TabId,
+        plan: Box<crate::remote::sign_in::Plan>,
+        /// The agent's `[agents.auth]` (a confidential client's secret source), its scope and label.
+        auth: Option<Box<crate::config::AuthConfig>>,
+        scope: Box<crate::remote::origin::CredentialScope>,
+        label: String,
+    },
+    /// The redirected address the user pasted, for the tab's code-flow sign-in (it holds the code: never
+    /// logged).
+    CodeFlowPaste {
+        tab: TabId,
+        pasted: crate::remote::auth::Secret,
+    },
+    /// Stop waiting for a device-flow or code-flow sign-in (closes the redirect listener).
     CancelOAuth { tab: TabId },
     /// Read the audit log for the viewer.
     LoadAudit,

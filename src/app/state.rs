@@ -287,6 +287,19 @@ impl BoardState {
     }
 }
 
+/// What the code-flow dialog shows.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CodeFlowView {
+    pub tab: TabId,
+    /// `authorization_code` or `openid_connect`.
+    pub flow: &'static str,
+    /// The address to open (built by us from the card's or the provider's endpoint); `None` until the
+    /// sign-in is ready.
+    pub url: Option<String>,
+    /// The redirect listener's port on 127.0.0.1.
+    pub port: Option<u16>,
+}
+
 /// What a one-line prompt is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PromptKind {
@@ -294,6 +307,8 @@ pub enum PromptKind {
     AttachFile,
     /// A token pasted to approve a tab's auth-required request.
     ApprovalToken(TabId),
+    /// The address the browser was sent to at the end of a code-flow sign-in, pasted back.
+    RedirectUrl(TabId),
     ExportTask(TabId),
     /// Filters for importing an agent's tasks.
     ImportFilter(AgentId),
@@ -309,6 +324,9 @@ impl PromptKind {
             PromptKind::AttachFile => "Attach file — path",
             PromptKind::ApprovalToken(_) => {
                 "Approve with a token — paste it (it is not shown or logged)"
+            }
+            PromptKind::RedirectUrl(_) => {
+                "Sign in — paste the whole address the browser was sent to (not logged)"
             }
             PromptKind::ExportTask(_) => {
                 "Export the transcript — path (.md for Markdown, .json for JSON)"
@@ -350,6 +368,10 @@ pub enum Overlay {
     Approval {
         tab: TabId,
         scroll: u16,
+    },
+    /// A code-flow sign-in in progress (what it shows is in `App::code_flow`).
+    CodeFlow {
+        tab: TabId,
     },
     /// A device-flow sign-in in progress: the code to enter, and where.
     DeviceCode {
@@ -428,6 +450,9 @@ pub struct App {
     pub demo_starting: bool,
     /// An approval dialog an agent's event opened has not been drawn yet: until it is, keys decide nothing.
     pub approval_unseen: bool,
+    /// The code-flow sign-in in progress, shown by `Overlay::CodeFlow` (kept here so pasting the address
+    /// in a prompt can return to it).
+    pub code_flow: Option<CodeFlowView>,
     /// What the last frame measured of the panes only the renderer can measure (set by the runtime after each
     /// frame), so scrolling there stops at the last page.
     pub measured: crate::app::scroll::Measured,
@@ -465,6 +490,7 @@ impl App {
             saving: None,
             demo_starting: false,
             approval_unseen: false,
+            code_flow: None,
             measured: crate::app::scroll::Measured::default(),
             short_ids_for: (0, 0),
             next_tab: 1,

@@ -39,20 +39,6 @@ fn oauth_failure(label: &str, e: &OAuthError) -> RemoteError {
     }
 }
 
-/// Is there a browser to open? Not when asked not to, and on Linux and the BSDs not without a display
-/// (a terminal over SSH: `webbrowser` would start a text browser inside our terminal).
-fn browser_available(no_browser: bool) -> bool {
-    if no_browser {
-        return false;
-    }
-    if cfg!(any(target_os = "macos", target_os = "windows")) {
-        return true;
-    }
-    ["DISPLAY", "WAYLAND_DISPLAY"]
-        .iter()
-        .any(|v| std::env::var_os(v).is_some_and(|x| !x.is_empty()))
-}
-
 /// `login AGENT`.
 pub(super) async fn login(
     target: &AgentTarget,
@@ -86,7 +72,7 @@ pub(super) async fn login(
             format!(", scopes {}", plan.scopes.join(" "))
         }
     );
-    if browser_available(no_browser) && webbrowser::open(&url).is_ok() {
+    if sign_in::browser_available(no_browser) && webbrowser::open(&url).is_ok() {
         eprintln!("Opened in your browser.");
     }
     let read_paste = paste || std::io::stdin().is_terminal();

@@ -335,9 +335,10 @@ actions! {
     HalfPageDown => "half_page_down", Scroll, "Scroll down half a page", [ctrl('d')];
     // Confirmations
     Confirm => "confirm", Dialog, "Yes: cancel the task, remove the agent or delete the task", [ch('y'), ch('Y'), key(KeyCode::Enter)];
+    PasteRedirect => "paste_redirect", Dialog, "While signing in: paste the address the browser was sent to (when it runs on another machine)", [ch('p')];
     // The authorization dialog (Esc, like later, leaves the task waiting)
     ApproveConfigured => "approve_configured", Approval, "Approve with the agent's configured credential", [ch('a')];
-    ApproveDeviceFlow => "approve_device_flow", Approval, "Sign in with the OAuth 2.0 device flow the card declares, then approve", [ch('o')];
+    ApproveDeviceFlow => "approve_device_flow", Approval, "Sign in with the flow the card declares (authorization code with PKCE, OpenID Connect, else device code), then approve", [ch('o')];
     ApprovePaste => "approve_paste", Approval, "Approve with a token you paste (masked, never logged)", [ch('p')];
     Deny => "deny", Approval, "Deny: cancel the task", [ch('d')];
     Later => "later", Approval, "Later: leave the task waiting (A reopens the dialog)", [ch('l')];

@@ -133,6 +133,20 @@ fn kind_name(k: AuthKind) -> &'static str {
     }
 }
 
+/// Is there a browser to open? Not when asked not to, and on Linux and the BSDs not without a display
+/// (a terminal over SSH: `webbrowser` would start a text browser inside our terminal).
+pub fn browser_available(no_browser: bool) -> bool {
+    if no_browser {
+        return false;
+    }
+    if cfg!(any(target_os = "macos", target_os = "windows")) {
+        return true;
+    }
+    ["DISPLAY", "WAYLAND_DISPLAY"]
+        .iter()
+        .any(|v| std::env::var_os(v).is_some_and(|x| !x.is_empty()))
+}
+
 /// Resolves the flow (discovery, metadata) and binds the redirect listener: show
 /// `sign_in.authorize_url()` to the user next.
 pub async fn start(
@@ -284,4 +298,55 @@ pub fn sign_out(scope: &CredentialScope) -> Result<usize, String> {
     let n = token_store::forget_agent(&agent)?;
     let _ = token_store::audit(&agent, "sign-out", json!({"forgotten": n}));
     Ok(n)
+}
+
+/// How the console's dialog talks to a running code flow.
+pub struct DialogIo {
+    /// `true` closes the listener and ends the sign-in.
+    pub cancel: tokio::sync::watch::Receiver<bool>,
+    /// Addresses the user pasted.
+    pub pastes: tokio::sync::mpsc::UnboundedReceiver<Secret>,
+    /// Open the address in a browser (when there is one; never in tests).
+    pub open_browser: bool,
+}
+
+/// The whole code flow for the console's approval dialog: start (then `started(url, port)` so the
+/// dialog can show them), wait for the browser's redirect or an address from `pastes`, exchange,
+/// remember and audit. Returns the access token to approve with, or a one-line reason. `cancel`
+/// closes the listener and ends it.
+pub async fn run_code_flow(
+    plan: &Plan,
+    auth: Option<&AuthConfig>,
+    scope: &CredentialScope,
+    label: &str,
+    io: DialogIo,
+    started: impl FnOnce(String, u16),
+) -> Result<Secret, String> {
+    let http = oauth::http_client().map_err(|e| e.to_string())?;
+    let (sign_in, listener) = start(plan, &http).await.map_err(|e| e.to_string())?;
+    let secret = match auth {
+        Some(a) => client_secret(a, scope, sign_in.token_url().as_str(), label)
+            .await
+            .map_err(|e| e.message)?,
+        None => None,
+    };
+    started(sign_in.authorize_url().to_string(), listener.port());
+    let DialogIo {
+        cancel,
+        mut pastes,
+        open_browser,
+    } = io;
+    if open_browser {
+        // A browser that fails to start is not an error: the dialog shows the address.
+        let _ = webbrowser::open(sign_in.authorize_url().as_str());
+    }
+    let code = tokio::select! {
+        r = listener.wait(|u| sign_in.check_redirect(u), cancel) => r,
+        Some(p) = pastes.recv() => sign_in.check_pasted(p.expose()),
+    }
+    .map_err(|e| e.to_string())?;
+    let set = finish(plan, &sign_in, &code, &http, secret.as_ref())
+        .await
+        .map_err(|e| e.to_string())?;
+    Ok(set.access)
 }

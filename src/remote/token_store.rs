@@ -202,8 +202,21 @@ pub fn forget(key: &TokenKey, cache: bool) -> Result<(), String> {
     Ok(())
 }
 
+/// Tests in one process point the cache file and the audit log into a directory of theirs (setting the
+/// environment would need `unsafe` once threads run).
+static TEST_DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+
+/// Keeps this process's token cache and sign-in audit entries in `dir` (`tokens.json`, `console.db`).
+#[cfg(any(test, feature = "testing"))]
+pub fn use_dir_for_tests(dir: &std::path::Path) {
+    let _ = TEST_DIR.set(dir.to_path_buf());
+}
+
 /// `$A2A_CONSOLE_TOKEN_CACHE`, else `tokens.json` in the data dir.
 pub fn cache_path() -> Option<PathBuf> {
+    if let Some(d) = TEST_DIR.get() {
+        return Some(d.join(CACHE_FILE));
+    }
     std::env::var_os(CACHE_ENV)
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)
@@ -310,7 +323,10 @@ fn write_cache(file: &CacheFile) -> Result<(), String> {
 /// detail holds agent, issuer, scopes, flow and who — never a token. An audit log that cannot be
 /// opened is reported to the caller, not fatal to the sign-in.
 pub fn audit(agent: &str, what: &str, detail: serde_json::Value) -> Result<(), String> {
-    let path = crate::store::db_path().ok_or("no data directory for the audit log")?;
+    let path = match TEST_DIR.get() {
+        Some(d) => d.join("console.db"),
+        None => crate::store::db_path().ok_or("no data directory for the audit log")?,
+    };
     let store = crate::store::Store::open(&path).map_err(|e| e.to_string())?;
     store
         .audit(&crate::store::AuditEntry {

@@ -466,13 +466,60 @@ impl Runtime {
                         Ok(_) => Err("the token is not a bearer token".to_string()),
                         Err(e) => Err(e.to_string()),
                     });
-                    let _ = tx.send(Msg::OAuthDone { tab, result });
+                    let _ = tx.send(Msg::OAuthDone {
+                        tab,
+                        result,
+                        source: "OAuth device-flow token",
+                    });
                 });
+            }
+            Effect::CodeFlow {
+                tab,
+                plan,
+                auth,
+                scope,
+                label,
+            } => {
+                let (cancel_tx, cancel_rx) = tokio::sync::watch::channel(false);
+                self.oauth_cancels.insert(tab, cancel_tx);
+                let (paste_tx, paste_rx) = tokio::sync::mpsc::unbounded_channel();
+                self.code_pastes.insert(tab, paste_tx);
+                tokio::spawn(async move {
+                    let result = crate::remote::sign_in::run_code_flow(
+                        &plan,
+                        auth.as_deref(),
+                        &scope,
+                        &label,
+                        crate::remote::sign_in::DialogIo {
+                            cancel: cancel_rx,
+                            pastes: paste_rx,
+                            open_browser: crate::remote::sign_in::browser_available(false),
+                        },
+                        |url, port| {
+                            let _ = tx.send(Msg::CodeFlowStarted {
+                                tab,
+                                result: Ok((url, port)),
+                            });
+                        },
+                    )
+                    .await;
+                    let _ = tx.send(Msg::OAuthDone {
+                        tab,
+                        result,
+                        source: "OAuth 2.0 sign-in token",
+                    });
+                });
+            }
+            Effect::CodeFlowPaste { tab, pasted } => {
+                if let Some(s) = self.code_pastes.get(&tab) {
+                    let _ = s.send(pasted);
+                }
             }
             Effect::CancelOAuth { tab } => {
                 if let Some(c) = self.oauth_cancels.remove(&tab) {
                     let _ = c.send(true);
                 }
+                self.code_pastes.remove(&tab);
             }
             Effect::ExportTask {
                 agent_url,

@@ -90,6 +90,9 @@ pub struct Runtime {
     pub(super) targets: HashMap<AgentId, crate::remote::agent::AgentTarget>,
     /// Device-flow sign-ins in progress, by tab (setting one cancels its polling).
     pub(super) oauth_cancels: HashMap<TabId, tokio::sync::watch::Sender<bool>>,
+    /// Where a pasted redirect address goes, per tab with a code-flow sign-in running.
+    pub(super) code_pastes:
+        HashMap<TabId, tokio::sync::mpsc::UnboundedSender<crate::remote::auth::Secret>>,
     /// The local webhook receiver for push notifications, when enabled.
     pub push: Option<crate::remote::push::PushReceiver<AgentId>>,
     /// Ring the real terminal's bell (off for headless runs).
@@ -157,6 +160,7 @@ impl Runtime {
                 clipboard_enabled: false,
                 push: None,
                 oauth_cancels: HashMap::new(),
+                code_pastes: HashMap::new(),
                 highlighter,
             },
             rx,

@@ -9,6 +9,7 @@ mod overlay;
 mod raw_json;
 mod remote;
 mod save;
+mod sign_in;
 mod tab;
 mod wrap;
 

@@ -178,6 +178,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
             );
         }
         Overlay::Approval { tab, scroll } => approval(f, app, *tab, *scroll, area),
+        Overlay::CodeFlow { tab } => super::sign_in::draw(f, app, *tab, area),
         Overlay::DeviceCode {
             tab,
             user_code,
@@ -499,12 +500,22 @@ fn approval(f: &mut Frame, app: &App, tab: crate::app::task::TabId, scroll: u16,
             t.dim,
         )),
     }
+    let code_flow =
+        card.is_some_and(|c| !crate::remote::oauth_code::code_flows_in_card(c).is_empty());
     let device_flow = card.is_some_and(|c| {
         crate::remote::oauth::flows_in_card(c)
             .iter()
             .any(|(_, k, _)| matches!(k, crate::remote::oauth::FlowKind::DeviceCode { .. }))
     });
-    if device_flow {
+    if code_flow {
+        send.push(Line::from(vec![
+            Span::styled(format!("  {} ", choice(app, Action::ApproveDeviceFlow)), t.accent),
+            Span::styled(
+                format!("sign in in a browser (the authorization code or OpenID Connect flow the card declares), then approve with that token → {origin_text}"),
+                t.text,
+            ),
+        ]));
+    } else if device_flow {
         send.push(Line::from(vec![
             Span::styled(format!("  {} ", choice(app, Action::ApproveDeviceFlow)), t.accent),
             Span::styled(

@@ -370,6 +370,7 @@ pub fn run_action(app: &mut App, a: Action) -> Vec<Effect> {
         | Action::ApproveConfigured
         | Action::ApproveDeviceFlow
         | Action::ApprovePaste
+        | Action::PasteRedirect
         | Action::Deny
         | Action::Later
         | Action::ChoosePart

@@ -116,17 +116,29 @@ fn dispatch(app: &mut App, msg: Msg) -> Vec<Effect> {
             }
             vec![]
         }
-        Msg::OAuthDone { tab, result } => {
-            if matches!(app.overlay, Some(Overlay::DeviceCode { tab: t, .. }) if t == tab) {
+        Msg::OAuthDone {
+            tab,
+            result,
+            source,
+        } => {
+            let showing = match &app.overlay {
+                Some(Overlay::DeviceCode { tab: t, .. } | Overlay::CodeFlow { tab: t }) => {
+                    *t == tab
+                }
+                Some(Overlay::Prompt {
+                    kind: crate::app::state::PromptKind::RedirectUrl(t),
+                    ..
+                }) => *t == tab,
+                _ => false,
+            };
+            if showing {
                 app.overlay = None;
             }
+            if app.code_flow.as_ref().is_some_and(|v| v.tab == tab) {
+                app.code_flow = None;
+            }
             match result {
-                Ok(token) => approve(
-                    app,
-                    tab,
-                    ApprovalCredential::Pasted(token),
-                    "OAuth device-flow token",
-                ),
+                Ok(token) => approve(app, tab, ApprovalCredential::Pasted(token), source),
                 Err(e) => {
                     if let Some(t) = app.tab_mut(tab) {
                         t.note(format!("sign-in failed: {e}"), true);
@@ -134,6 +146,21 @@ fn dispatch(app: &mut App, msg: Msg) -> Vec<Effect> {
                     vec![]
                 }
             }
+        }
+        Msg::CodeFlowStarted { tab, result } => {
+            match (result, app.code_flow.as_mut()) {
+                (Ok((url, port)), Some(view)) if view.tab == tab => {
+                    view.url = Some(url);
+                    view.port = Some(port);
+                }
+                (Ok(_), _) => {}
+                (Err(e), _) => {
+                    if let Some(t) = app.tab_mut(tab) {
+                        t.note(format!("sign-in failed: {e}"), true);
+                    }
+                }
+            }
+            vec![]
         }
         Msg::AuditLoaded(result) => {
             match result {
@@ -255,6 +282,8 @@ mod tests_parts;
 mod tests_save;
 #[cfg(test)]
 mod tests_scroll;
+#[cfg(test)]
+mod tests_sign_in;
 #[cfg(test)]
 mod tests_tabs;
 #[cfg(test)]

@@ -212,6 +212,7 @@ fn overlay_key_inner(app: &mut App, overlay: Overlay, k: KeyEvent) -> Vec<Effect
             }
         }
         Overlay::Approval { tab, scroll } => approval_key(app, tab, scroll, k),
+        Overlay::CodeFlow { tab } => super::approval::code_flow_key(app, tab, k),
         Overlay::DeviceCode {
             tab,
             user_code,
@@ -246,7 +247,13 @@ fn overlay_key_inner(app: &mut App, overlay: Overlay, k: KeyEvent) -> Vec<Effect
         }
         Overlay::Prompt { kind, mut input } => {
             match keymap.modal_action(Context::Prompt, false, &k) {
-                Some(Action::Back) => vec![],
+                // Backing out of pasting the address returns to the sign-in, which keeps waiting.
+                Some(Action::Back) => {
+                    if let PromptKind::RedirectUrl(tab) = kind {
+                        app.overlay = Some(Overlay::CodeFlow { tab });
+                    }
+                    vec![]
+                }
                 Some(Action::Accept) => {
                     let value = input.lines().join("").trim().to_string();
                     prompt_done(app, kind, value)
@@ -295,6 +302,13 @@ pub(super) fn prompt_done(app: &mut App, kind: PromptKind, value: String) -> Vec
                 },
                 Effect::AddAgentToConfig { url: value },
             ]
+        }
+        PromptKind::RedirectUrl(tab) => {
+            app.overlay = Some(Overlay::CodeFlow { tab });
+            vec![Effect::CodeFlowPaste {
+                tab,
+                pasted: crate::remote::auth::Secret::new(value),
+            }]
         }
         PromptKind::ApprovalToken(tab) => approve(
             app,

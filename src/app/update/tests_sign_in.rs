@@ -1,0 +1,189 @@
+//! The approval dialog's sign-in with the authorization code flow / OpenID Connect: which flow `o`
+//! starts, what the dialog shows as the sign-in progresses, pasting the redirected address, Esc, and
+//! approving with the token once the flow is done.
+
+use super::*;
+use crate::app::msg::StreamItem;
+use crate::app::state::PromptKind;
+use crate::app::task::TabId;
+use crate::remote::auth::Secret;
+use crate::testing::sign_in_app;
+use a2a::*;
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+fn key(app: &mut App, code: KeyCode) -> Vec<Effect> {
+    update(
+        app,
+        Msg::Input(Event::Key(KeyEvent::new(code, KeyModifiers::NONE))),
+    )
+}
+
+fn keys(app: &mut App, s: &str) {
+    for c in s.chars() {
+        key(app, KeyCode::Char(c));
+    }
+}
+
+/// A tab whose task `t9` asks for authorization, with the dialog on screen.
+fn waiting_for_auth(app: &mut App) -> TabId {
+    key(app, KeyCode::Char('n'));
+    keys(app, "hello");
+    key(app, KeyCode::Enter);
+    let id = app.active_tab().unwrap().id;
+    update(
+        app,
+        Msg::Stream {
+            tab: id,
+            generation: 1,
+            source: crate::app::tasklog::Source::Stream(0),
+            item: StreamItem::Event(Box::new(StreamResponse::StatusUpdate(
+                TaskStatusUpdateEvent {
+                    task_id: "t9".into(),
+                    context_id: "ctx".into(),
+                    status: TaskStatus {
+                        state: TaskState::AuthRequired,
+                        message: None,
+                        timestamp: None,
+                    },
+                    metadata: None,
+                },
+            ))),
+        },
+    );
+    app.approval_unseen = false;
+    id
+}
+
+#[test]
+fn o_starts_the_openid_connect_code_flow_the_card_declares_for_the_configured_agent() {
+    let mut app = sign_in_app();
+    let tab = waiting_for_auth(&mut app);
+    let fx = key(&mut app, KeyCode::Char('o'));
+    assert!(matches!(app.overlay, Some(Overlay::CodeFlow { tab: t }) if t == tab));
+    assert!(
+        matches!(fx.first(), Some(Effect::Audit { line, .. }) if line.contains("decision=sign-in") && line.contains("openid_connect") && line.contains("agent:use")),
+        "{fx:?}"
+    );
+    let Some(Effect::CodeFlow {
+        plan, auth, label, ..
+    }) = fx.get(1)
+    else {
+        panic!("{fx:?}");
+    };
+    assert_eq!(plan.flow, "openid_connect");
+    assert_eq!(plan.scheme, "people");
+    assert_eq!(plan.scopes, vec!["agent:use".to_string()]);
+    assert_eq!(plan.agent, "http://127.0.0.1:9");
+    assert!(
+        auth.is_some(),
+        "the agent's own config: the token is kept for it"
+    );
+    assert_eq!(label, "guarded");
+    // Until the listener is up, the dialog has no address.
+    assert_eq!(app.code_flow.as_ref().unwrap().url, None);
+    update(
+        &mut app,
+        Msg::CodeFlowStarted {
+            tab,
+            result: Ok(("http://127.0.0.1:7/auth?state=s".into(), 40123)),
+        },
+    );
+    let view = app.code_flow.clone().unwrap();
+    assert_eq!(view.url.as_deref(), Some("http://127.0.0.1:7/auth?state=s"));
+    assert_eq!(view.port, Some(40123));
+}
+
+#[test]
+fn the_redirected_address_can_be_pasted_and_esc_in_the_prompt_returns_to_the_sign_in() {
+    let mut app = sign_in_app();
+    let tab = waiting_for_auth(&mut app);
+    key(&mut app, KeyCode::Char('o'));
+    key(&mut app, KeyCode::Char('p'));
+    assert!(matches!(
+        app.overlay,
+        Some(Overlay::Prompt {
+            kind: PromptKind::RedirectUrl(t),
+            ..
+        }) if t == tab
+    ));
+    key(&mut app, KeyCode::Esc);
+    assert!(
+        matches!(app.overlay, Some(Overlay::CodeFlow { .. })),
+        "back to the sign-in"
+    );
+    key(&mut app, KeyCode::Char('p'));
+    keys(
+        &mut app,
+        "http://127.0.0.1:40123/callback?code=c0de&state=s",
+    );
+    let fx = key(&mut app, KeyCode::Enter);
+    assert!(
+        matches!(fx.as_slice(), [Effect::CodeFlowPaste { tab: t, pasted }] if *t == tab && pasted.expose().contains("code=c0de")),
+        "{fx:?}"
+    );
+    assert!(
+        !format!("{fx:?}").contains("c0de"),
+        "the code is never in a debug line"
+    );
+    assert!(
+        matches!(app.overlay, Some(Overlay::CodeFlow { .. })),
+        "still waiting for the exchange"
+    );
+}
+
+#[test]
+fn esc_stops_the_sign_in_and_the_task_keeps_waiting() {
+    let mut app = sign_in_app();
+    let tab = waiting_for_auth(&mut app);
+    key(&mut app, KeyCode::Char('o'));
+    let fx = key(&mut app, KeyCode::Esc);
+    assert!(
+        matches!(fx.first(), Some(Effect::CancelOAuth { tab: t }) if *t == tab),
+        "{fx:?}"
+    );
+    assert!(matches!(fx.get(1), Some(Effect::Audit { line, .. }) if line.contains("abandoned")));
+    assert!(app.overlay.is_none());
+    assert!(app.code_flow.is_none());
+    let notes = format!("{:?}", app.tab(tab).unwrap().transcript);
+    assert!(notes.contains("sign-in abandoned"), "{notes}");
+}
+
+#[test]
+fn a_finished_sign_in_approves_with_its_token_and_a_failed_one_says_why() {
+    let mut app = sign_in_app();
+    let tab = waiting_for_auth(&mut app);
+    key(&mut app, KeyCode::Char('o'));
+    let fx = update(
+        &mut app,
+        Msg::OAuthDone {
+            tab,
+            result: Ok(Secret::new("at-xyz")),
+            source: "OAuth 2.0 sign-in token",
+        },
+    );
+    assert!(app.overlay.is_none() && app.code_flow.is_none());
+    assert!(
+        matches!(fx.first(), Some(Effect::Audit { line, .. }) if line.contains("OAuth 2.0 sign-in token") && !line.contains("at-xyz")),
+        "{fx:?}"
+    );
+    assert!(
+        matches!(fx.get(1), Some(Effect::Approve { task_id, credential: ApprovalCredential::Pasted(s), .. }) if task_id == "t9" && s.expose() == "at-xyz"),
+        "{fx:?}"
+    );
+
+    let mut app = sign_in_app();
+    let tab = waiting_for_auth(&mut app);
+    key(&mut app, KeyCode::Char('o'));
+    let fx = update(
+        &mut app,
+        Msg::OAuthDone {
+            tab,
+            result: Err("access_denied: the request was denied (consent refused)".into()),
+            source: "OAuth 2.0 sign-in token",
+        },
+    );
+    assert!(fx.is_empty());
+    assert!(app.overlay.is_none());
+    let notes = format!("{:?}", app.tab(tab).unwrap().transcript);
+    assert!(notes.contains("sign-in failed: access_denied"), "{notes}");
+}

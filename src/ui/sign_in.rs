@@ -1,0 +1,85 @@
+//! The code-flow sign-in dialog (authorization code with PKCE, or OpenID Connect): the address to
+//! open, where the console waits for the browser, and the keys to paste the redirected address or to
+//! stop. The address is built by the console from the card's (or the provider's discovered)
+//! authorization endpoint, so its host is remote data: it is shown as such, with a warning when it is
+//! not the agent's own origin.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Clear, Paragraph};
+
+use super::overlay::{boxed, centered, keys_or};
+use crate::app::state::App;
+use crate::app::task::TabId;
+use crate::config::keymap::Action;
+use crate::remote::origin::Origin;
+use crate::trust::sanitize::sanitize_line;
+
+pub(super) fn draw(f: &mut Frame, app: &App, tab: TabId, area: Rect) {
+    let t = &app.theme;
+    let agent = app
+        .tab(tab)
+        .map(|x| x.agent_name.clone())
+        .unwrap_or_default();
+    let view = app.code_flow.as_ref().filter(|v| v.tab == tab);
+    let flow = match view.map(|v| v.flow) {
+        Some("openid_connect") => "OpenID Connect, authorization code with PKCE",
+        _ => "OAuth 2.0 authorization code with PKCE",
+    };
+    let mut lines = vec![
+        Line::styled(
+            format!("Signing in to approve the request of {agent} ({flow})."),
+            t.text,
+        ),
+        Line::default(),
+    ];
+    match view.and_then(|v| v.url.as_deref().zip(v.port)) {
+        None => lines.push(Line::styled("Asking the provider where to sign in…", t.dim)),
+        Some((url, port)) => {
+            let url = sanitize_line(url).0;
+            lines.push(Line::styled(
+                "▍remote · the sign-in page of the provider the agent's card names — check the address",
+                t.remote_label,
+            ));
+            lines.push(Line::from(vec![
+                Span::styled("▍ open   ", t.remote_label),
+                Span::styled(url.clone(), t.remote_text),
+            ]));
+            let card_origin = app
+                .tab(tab)
+                .and_then(|x| app.agent(x.agent))
+                .and_then(|a| a.info())
+                .and_then(|i| Origin::of_url(&i.card.url));
+            if let (Some(u), Some(c)) = (Origin::of(&url), card_origin)
+                && u != c
+            {
+                lines.push(Line::styled(
+                    format!("  the page is on {u}, not on the agent's origin ({c})"),
+                    t.dim,
+                ));
+            }
+            lines.push(Line::default());
+            lines.push(Line::styled(
+                format!("Waiting for the browser on 127.0.0.1:{port}…"),
+                t.text,
+            ));
+        }
+    }
+    lines.extend([
+        Line::default(),
+        Line::styled(
+            format!(
+                "{} paste the address the browser was sent to (a browser on another machine) · Esc stops (the task keeps waiting)",
+                keys_or(app, Action::PasteRedirect, "p")
+            ),
+            t.dim,
+        ),
+    ]);
+    // Wrapped first, so the box is as tall as what it holds (a long address takes several rows).
+    let width = centered(area, 96, 1).width;
+    let lines = super::wrap::wrap_all(lines, width.saturating_sub(2) as usize);
+    let r = centered(area, 96, u16::try_from(lines.len()).unwrap_or(8) + 2);
+    f.render_widget(Clear, r);
+    f.render_widget(Paragraph::new(lines).block(boxed(app, "Sign in")), r);
+}
