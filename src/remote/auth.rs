@@ -88,6 +88,12 @@ pub fn check(auth: &AuthConfig) -> Result<(), String> {
     match (&auth.token_env, &auth.token_cmd) {
         // A person signing in needs no secret (a public client, RFC 8252 §8.4).
         (None, None) if auth.signs_in_a_person() => {}
+        (None, None) if oauth => {
+            return Err(
+                "flow = \"client_credentials\" needs the client secret in token_env or token_cmd"
+                    .into(),
+            );
+        }
         (None, None) => {
             return Err(
                 "set token_env or token_cmd (secrets never live in the config file)".into(),
@@ -125,12 +131,6 @@ pub fn check(auth: &AuthConfig) -> Result<(), String> {
             return Err(format!(
                 "flow {f:?} is not one of authorization_code, device_code, client_credentials"
             ));
-        }
-        if f == "client_credentials" && auth.token_env.is_none() && auth.token_cmd.is_none() {
-            return Err(
-                "flow = \"client_credentials\" needs the client secret in token_env or token_cmd"
-                    .into(),
-            );
         }
     }
     if let Some(bad) = auth
@@ -483,6 +483,50 @@ mod tests {
         assert!(check(&b).unwrap_err().contains("username"));
         b.username = Some("u".into());
         assert!(check(&b).is_ok());
+    }
+
+    #[test]
+    fn sign_in_settings_are_checked() {
+        let parse = |extra: &str| {
+            let text =
+                format!("[[agents]]\nurl = \"http://127.0.0.1:1\"\n[agents.auth]\n{extra}\n");
+            let c = crate::config::parse(&text).unwrap();
+            check(c.agents[0].auth.as_ref().unwrap())
+        };
+        // A person signing in needs no secret; every sign-in setting is accepted.
+        assert!(
+            parse(
+                "type = \"openid_connect\"\nclient_id = \"c\"\nscopes = [\"agent:use\"]\nredirect_port = 8765\ntoken_cache = true"
+            )
+            .is_ok()
+        );
+        assert!(parse("type = \"oauth2\"\nflow = \"authorization_code\"").is_ok());
+        assert!(
+            parse("type = \"oauth2\"").is_ok(),
+            "no secret: a person signs in"
+        );
+        let e = parse("type = \"oauth2\"\nflow = \"password\"").unwrap_err();
+        assert!(
+            e.contains("authorization_code, device_code, client_credentials"),
+            "{e}"
+        );
+        let e = parse("type = \"oauth2\"\nflow = \"client_credentials\"").unwrap_err();
+        assert!(e.contains("client secret"), "{e}");
+        let e = parse("type = \"bearer\"\ntoken_env = \"T\"\ntoken_cache = true").unwrap_err();
+        assert!(e.contains("only apply to type"), "{e}");
+        let e = parse("type = \"openid_connect\"\nflow = \"device_code\"").unwrap_err();
+        assert!(e.contains("`flow` only applies"), "{e}");
+        let e = parse("type = \"openid_connect\"\nscopes = [\"a b\"]").unwrap_err();
+        assert!(e.contains("not a valid OAuth scope"), "{e}");
+        // Which configs sign a person in.
+        let c = crate::config::parse(
+            "[[agents]]\nurl = \"http://127.0.0.1:1\"\n[agents.auth]\ntype = \"oauth2\"\ntoken_env = \"S\"\n",
+        )
+        .unwrap();
+        assert!(
+            !c.agents[0].auth.as_ref().unwrap().signs_in_a_person(),
+            "client credentials"
+        );
     }
 
     #[tokio::test]

@@ -193,3 +193,69 @@ async fn cancelled(cancel: &mut watch::Receiver<bool>) {
         std::future::pending::<()>().await;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    /// Sends raw bytes to the listener and returns its whole answer.
+    async fn raw(port: u16, bytes: &[u8]) -> String {
+        let mut s = TcpStream::connect(("127.0.0.1", port)).await.unwrap();
+        s.write_all(bytes).await.unwrap();
+        let mut out = String::new();
+        s.read_to_string(&mut out).await.unwrap();
+        out
+    }
+
+    #[tokio::test]
+    async fn listens_on_loopback_only_and_ignores_what_is_not_a_callback() {
+        let l = RedirectListener::bind(None).await.unwrap();
+        let port = l.port();
+        assert_eq!(
+            l.redirect_uri().as_str(),
+            format!("http://127.0.0.1:{port}/callback")
+        );
+        assert!(l.listener.local_addr().unwrap().ip().is_loopback());
+        let (_tx, rx) = watch::channel(false);
+        let wait = tokio::spawn(l.wait(
+            |u| {
+                u.query_pairs()
+                    .find(|(k, _)| k == "code")
+                    .map(|(_, v)| v.to_string())
+                    .ok_or(OAuthError::WrongState)
+            },
+            rx,
+        ));
+        // A POST, a head that never ends within the cap, and another path: refused, still waiting.
+        let post = raw(port, b"POST /callback HTTP/1.1\r\nHost: x\r\n\r\n").await;
+        assert!(post.starts_with("HTTP/1.1 405"), "{post}");
+        let mut huge = b"GET /callback?".to_vec();
+        huge.extend(std::iter::repeat_n(b'a', MAX_HEAD_BYTES + 10));
+        let big = raw(port, &huge).await;
+        assert!(big.starts_with("HTTP/1.1 431"), "{big}");
+        let other = raw(port, b"GET /favicon.ico HTTP/1.1\r\n\r\n").await;
+        assert!(other.starts_with("HTTP/1.1 404"), "{other}");
+        assert!(!wait.is_finished());
+        // The callback: answered as plain text, never HTML, and the wait ends with its result.
+        let ok = raw(port, b"GET /callback?code=abc&state=s HTTP/1.1\r\n\r\n").await;
+        assert!(ok.starts_with("HTTP/1.1 200"), "{ok}");
+        assert!(
+            ok.contains("content-type: text/plain; charset=utf-8"),
+            "{ok}"
+        );
+        assert!(ok.contains("x-content-type-options: nosniff"), "{ok}");
+        assert_eq!(wait.await.unwrap().unwrap(), "abc");
+    }
+
+    #[tokio::test]
+    async fn cancel_closes_the_listener() {
+        let l = RedirectListener::bind(None).await.unwrap();
+        let port = l.port();
+        let (tx, rx) = watch::channel(false);
+        let wait = tokio::spawn(l.wait(|_| Ok(()), rx));
+        tx.send(true).unwrap();
+        assert!(matches!(wait.await.unwrap(), Err(OAuthError::Cancelled)));
+        assert!(TcpStream::connect(("127.0.0.1", port)).await.is_err());
+    }
+}

@@ -314,3 +314,57 @@ fn describe_jwt_error(e: &jsonwebtoken::errors::Error) -> String {
         _ => one_line(&e.to_string()),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_issuer_comes_from_the_well_known_url() {
+        assert_eq!(
+            issuer_of_discovery_url("https://id.example.com/.well-known/openid-configuration")
+                .as_deref(),
+            Some("https://id.example.com")
+        );
+        assert_eq!(
+            issuer_of_discovery_url(
+                "https://id.example.com/tenant/.well-known/openid-configuration"
+            )
+            .as_deref(),
+            Some("https://id.example.com/tenant")
+        );
+        let rfc8414 =
+            Url::parse("https://as.example.com/.well-known/oauth-authorization-server/t1").unwrap();
+        assert_eq!(
+            expected_issuer(&rfc8414, MetadataKind::OAuth).as_deref(),
+            Some("https://as.example.com/t1")
+        );
+        assert_eq!(expected_issuer(&rfc8414, MetadataKind::OpenId), None);
+        assert_eq!(
+            issuer_of_discovery_url("https://id.example.com/config.json"),
+            None
+        );
+    }
+
+    #[tokio::test]
+    async fn a_discovery_url_that_is_not_well_known_or_not_encrypted_is_refused_before_any_request()
+    {
+        let http = oauth::http_client().unwrap();
+        let e = discover(
+            &http,
+            "https://id.example.com/config.json",
+            MetadataKind::OpenId,
+        )
+        .await
+        .unwrap_err();
+        assert!(e.to_string().contains("cannot be checked"), "{e}");
+        let e = discover(
+            &http,
+            "http://id.example.com/.well-known/openid-configuration",
+            MetadataKind::OpenId,
+        )
+        .await
+        .unwrap_err();
+        assert!(matches!(e, OAuthError::InsecureEndpoint { .. }), "{e}");
+    }
+}
