@@ -239,3 +239,51 @@ async fn refused_consent_exits_with_a_clear_error() {
     assert!(err.contains("consent refused"), "{err}");
     assert!(out.is_empty(), "{out}");
 }
+
+/// In a terminal, `login` also reads a pasted address; when the browser finishes first, it must still
+/// exit at once (a read on the terminal left pending must not hold the process until Enter).
+#[tokio::test]
+async fn login_in_a_terminal_exits_when_the_browser_finishes() {
+    let p = provider(&[]);
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = config(dir.path(), &p.resource, false);
+    let session = format!("a2a-login-{}", std::process::id());
+    let envs: Vec<String> = env(dir.path())
+        .into_iter()
+        .map(|(k, v)| format!("{k}='{v}'"))
+        .collect();
+    let script = format!(
+        "env {} {} --config '{}' login guarded --no-browser; echo \"exited $?\"; sleep 60",
+        envs.join(" "),
+        common::bin(),
+        cfg.display()
+    );
+    common::tmux_start(&session, &script);
+    let joined = || common::tmux(&["capture-pane", "-p", "-J", "-t", &session]);
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    let url = loop {
+        let pane = joined();
+        if let Some(line) = pane
+            .lines()
+            .find(|l| l.trim().starts_with("http://127.0.0.1:"))
+        {
+            break Url::parse(line.trim()).unwrap();
+        }
+        assert!(std::time::Instant::now() < deadline, "no address:\n{pane}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    let pane = joined();
+    assert!(
+        pane.contains("or paste the address"),
+        "a terminal: pasting offered\n{pane}"
+    );
+    let redirect = person(&p.issuer, &url, "alice", true).await;
+    reqwest::get(&redirect).await.unwrap();
+    let pane = common::wait_pane(&session, "login to exit", |p| p.contains("exited "));
+    common::tmux(&["kill-session", "-t", &session]);
+    assert!(pane.contains("exited 0"), "{pane}");
+    assert!(
+        pane.contains("signed in to guarded as Alice Tester"),
+        "{pane}"
+    );
+}

@@ -8,7 +8,6 @@
 use std::io::IsTerminal;
 use std::time::Duration;
 
-use tokio::io::AsyncBufReadExt;
 use tokio::sync::watch;
 
 use super::exit::Exit;
@@ -154,15 +153,32 @@ pub(super) async fn login(
 /// Reads pasted lines until one is a usable redirect; a pasted address with the wrong state or from
 /// another sign-in ends the sign-in like a bad redirect to the listener would.
 async fn read_pasted(sign_in: &crate::remote::oauth_code::SignIn) -> Result<Secret, OAuthError> {
-    let mut lines = tokio::io::BufReader::new(tokio::io::stdin()).lines();
+    let mut lines = stdin_lines();
     loop {
-        match lines.next_line().await {
-            Ok(Some(line)) if line.trim().is_empty() => continue,
-            Ok(Some(line)) => return sign_in.check_pasted(&line),
+        match lines.recv().await {
+            Some(line) if line.trim().is_empty() => continue,
+            Some(line) => return sign_in.check_pasted(&line),
             // Stdin closed: only the browser can finish now.
-            Ok(None) | Err(_) => std::future::pending::<()>().await,
+            None => std::future::pending::<()>().await,
         }
     }
+}
+
+/// Stdin's lines, read on a thread of their own: tokio's stdin reads on its blocking pool, and the
+/// runtime waits for those at exit, so a sign-in the browser finished would hang until Enter. A plain
+/// thread ends with the process.
+fn stdin_lines() -> tokio::sync::mpsc::UnboundedReceiver<String> {
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    std::thread::spawn(move || {
+        use std::io::BufRead;
+        for line in std::io::stdin().lock().lines() {
+            let Ok(l) = line else { break };
+            if tx.send(l).is_err() {
+                break;
+            }
+        }
+    });
+    rx
 }
 
 /// `logout AGENT`.

@@ -208,6 +208,8 @@ pub async fn finish(
     Ok(set)
 }
 
+static REFRESH: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
 /// The bearer credential for an agent whose `[agents.auth]` signs a person in: the remembered token
 /// (memory, or the cache file when opted in), refreshed first when it is about to expire. Without a
 /// token, or when the refresh is refused, the error tells the user to sign in.
@@ -219,6 +221,9 @@ pub async fn bearer_for(
 ) -> Result<Credential, RemoteError> {
     let plan = plan(Some(auth), card, scope).map_err(RemoteError::usage)?;
     let key = plan.key();
+    // One refresh at a time: providers rotate refresh tokens (oidc-provider does for public clients), so
+    // two concurrent refreshes with the same one would make the second fail and forget the sign-in.
+    let _one_at_a_time = REFRESH.lock().await;
     let sign_in_again = |why: &str| {
         RemoteError::usage(format!(
             "{why}: sign in with `a2a-console login {}` (or from the console's approval dialog)",
