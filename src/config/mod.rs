@@ -144,6 +144,9 @@ pub struct AgentConfig {
     /// trust for it.
     #[serde(default)]
     pub tls: Option<TlsConfig>,
+    /// Which keys may sign this agent's card (`[agents.trust]`); see `remote::signature`.
+    #[serde(default)]
+    pub trust: Option<TrustConfig>,
 }
 
 /// `[agents.tls]`: PEM files, named by path (`~` is the home directory; a relative path is relative to the
@@ -164,6 +167,24 @@ pub struct TlsConfig {
     /// Trust only `ca_bundle` for this agent, not the system's roots.
     #[serde(default)]
     pub ca_only: bool,
+}
+
+/// `[agents.trust]`: the keys the user trusts to sign an agent's card.
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct TrustConfig {
+    /// A JWKS file (`{"keys": [...]}`) or a single JWK, relative to the config file.
+    #[serde(default)]
+    pub jwks_file: Option<PathBuf>,
+    /// One public JWK, inline: a TOML table or a JSON string.
+    #[serde(default)]
+    pub jwk: Option<serde_json::Value>,
+    /// RFC 7638 SHA-256 thumbprints (base64url, `sha256:` prefix allowed) of keys trusted to sign.
+    #[serde(default)]
+    pub pinned: Vec<String>,
+    /// Origins other than the card's that a signature's `jku` may be fetched from.
+    #[serde(default)]
+    pub jku_origins: Vec<String>,
 }
 
 /// How to authenticate to an agent. Secrets never live in the file: they come from an environment variable

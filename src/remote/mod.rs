@@ -18,6 +18,7 @@ pub mod normalize;
 pub mod oauth;
 pub mod origin;
 pub mod push;
+pub mod signature;
 pub mod tls;
 pub mod tracker;
 pub mod wire;
