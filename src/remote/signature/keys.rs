@@ -9,7 +9,7 @@ use std::path::Path;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use jsonwebtoken::jwk::Jwk;
+use jsonwebtoken::jwk::{AlgorithmParameters, Jwk};
 use serde_json::Value;
 use url::Url;
 
@@ -155,6 +155,15 @@ pub fn jwks_keys(v: &Value) -> Vec<Jwk> {
     };
     list.into_iter()
         .filter_map(|k| serde_json::from_value::<Jwk>(k.clone()).ok())
+        // Symmetric and unknown key types can never verify a publisher's signature.
+        .filter(|k| {
+            matches!(
+                k.algorithm,
+                AlgorithmParameters::EllipticCurve(_)
+                    | AlgorithmParameters::RSA(_)
+                    | AlgorithmParameters::OctetKeyPair(_)
+            )
+        })
         .collect()
 }
 

@@ -282,11 +282,16 @@ fn check_one(
     if let Some(url) = &header.jku {
         match jku.get(url) {
             Some(Ok(set)) => {
-                // In a set, `kid` is how the signer names its key: with one given, only that key is tried.
+                // In a set, `kid` is how the signer names its key: with one given, only that key (and keys that
+                // carry no kid at all) are tried.
                 let shown = crate::remote::error::one_line(url);
                 candidates.extend(
                     set.iter()
-                        .filter(|k| header.kid.is_none() || k.common.key_id == header.kid)
+                        .filter(|k| {
+                            header.kid.is_none()
+                                || k.common.key_id.is_none()
+                                || k.common.key_id == header.kid
+                        })
                         .map(|k| pinned_or(trust, k, format!("jku {shown}"))),
                 );
             }
@@ -367,4 +372,4 @@ fn jws_quote(s: &str) -> String {
 
 #[cfg(test)]
 #[path = "verify_tests.rs"]
-mod tests;
+pub(crate) mod verify_tests;
