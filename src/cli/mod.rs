@@ -8,6 +8,7 @@ pub mod output;
 pub mod print;
 mod remote;
 mod stored;
+mod trust;
 pub mod stream_print;
 
 use std::time::Duration;
@@ -148,13 +149,20 @@ pub async fn run(global: GlobalOpts, command: Command) -> Exit {
             }
         };
     }
-    let (config, _) = match config::load(global.config.as_deref()) {
+    let (config, path) = match config::load(global.config.as_deref()) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("a2a-console: {e}");
             return Exit::Usage;
         }
     };
+    if let Command::Trust { agent, yes } = &command {
+        let path = path.or_else(config::default_path);
+        return match trust::run(&config, &global, agent, *yes, path.as_deref()).await {
+            Ok(code) => code,
+            Err(e) => fail(&e),
+        };
+    }
     match remote::run_remote(&config, &global, command).await {
         Ok(code) => code,
         Err(e) => fail(&e),
@@ -164,6 +172,7 @@ pub async fn run(global: GlobalOpts, command: Command) -> Exit {
 fn agent_of(command: &Command) -> &str {
     match command {
         Command::Card { agent, .. }
+        | Command::Trust { agent, .. }
         | Command::Send { agent, .. }
         | Command::Get { agent, .. }
         | Command::List { agent, .. }

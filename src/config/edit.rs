@@ -60,6 +60,44 @@ pub fn remove_agent(path: &Path, url: &str) -> Result<bool, String> {
     Ok(removed)
 }
 
+/// Add `thumbprint` to `pinned` in the `[agents.trust]` of the agent with that URL, appending the agent when
+/// the file does not list it: a pin belongs where the user reads and edits their trust, not in a database.
+pub fn pin_key(path: &Path, url: &str, thumbprint: &str) -> Result<(), String> {
+    let mut doc = read(path)?;
+    let agents = doc
+        .entry("agents")
+        .or_insert(Item::ArrayOfTables(ArrayOfTables::new()))
+        .as_array_of_tables_mut()
+        .ok_or_else(|| format!("{}: `agents` is not a list of tables", path.display()))?;
+    if !agents
+        .iter()
+        .any(|t| t.get("url").and_then(|v| v.as_str()) == Some(url))
+    {
+        let mut t = Table::new();
+        t.insert("url", value(url));
+        agents.push(t);
+    }
+    for agent in agents
+        .iter_mut()
+        .filter(|t| t.get("url").and_then(|v| v.as_str()) == Some(url))
+    {
+        let trust = agent
+            .entry("trust")
+            .or_insert(Item::Table(Table::new()))
+            .as_table_mut()
+            .ok_or_else(|| format!("{}: `trust` of {url} is not a table", path.display()))?;
+        let pinned = trust
+            .entry("pinned")
+            .or_insert(Item::Value(toml_edit::Value::Array(toml_edit::Array::new())))
+            .as_array_mut()
+            .ok_or_else(|| format!("{}: `trust.pinned` of {url} is not a list", path.display()))?;
+        if !pinned.iter().any(|v| v.as_str() == Some(thumbprint)) {
+            pinned.push(thumbprint);
+        }
+    }
+    write(path, &doc)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -96,6 +96,43 @@ impl SignatureVerdict {
     pub fn is_signed(&self) -> bool {
         self.state != SignatureState::Unsigned
     }
+
+    /// The `"signature"` object of `card --json`.
+    pub fn to_json(&self) -> Value {
+        let d = &self.detail;
+        serde_json::json!({
+            "state": self.state.id(),
+            "reason": self.reason,
+            "kid": d.kid.as_deref().map(crate::remote::error::one_line),
+            "alg": d.alg,
+            "form": d.form.map(Form::id),
+            "thumbprint": d.thumbprint,
+            "pinned": d.pinned,
+            "key_source": d.key_source,
+            "signatures": d.count,
+        })
+    }
+
+    /// Key, algorithm and form in one line, for the card page and the text of `card`.
+    pub fn key_line(&self) -> Option<String> {
+        let d = &self.detail;
+        let thumb = d.thumbprint.as_deref()?;
+        let kid = d
+            .kid
+            .as_deref()
+            .map(|k| format!("kid {} · ", jws_quote(k)))
+            .unwrap_or_default();
+        Some(format!("{kid}sha256:{thumb}"))
+    }
+}
+
+/// What to show for a card that may not have been judged yet (a card read from the store before its refresh).
+pub fn badge_of(v: Option<&SignatureVerdict>, signed: bool) -> (&'static str, Option<SignatureState>) {
+    match v {
+        Some(v) => (v.state.badge(), Some(v.state)),
+        None if signed => ("signed · not checked yet", None),
+        None => ("unsigned", Some(SignatureState::Unsigned)),
+    }
 }
 
 /// What fetching each `jku` gave: its keys, or why there are none (refused by the origin rule, down, too
