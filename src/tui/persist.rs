@@ -230,6 +230,13 @@ pub fn audit_request(app: &App, effect: &Effect) -> Option<Record> {
 
 /// The audit entry for a response's outcome (a task's events are in the log already, as events).
 pub fn audit_response(app: &App, msg: &Msg) -> Option<Record> {
+    if let Msg::AgentLoaded {
+        agent,
+        result: Ok(info),
+    } = msg
+    {
+        return key_changed_alarm(app, *agent, info);
+    }
     let (tab, method, outcome) = match msg {
         Msg::Reply { tab, result, .. } => (
             *tab,
@@ -257,6 +264,38 @@ pub fn audit_response(app: &App, msg: &Msg) -> Option<Record> {
         }
     };
     Some(Record::Audit(Box::new(e)))
+}
+
+/// A card signed by another key than the one the user pinned or configured: an alarm, so it is in the audit
+/// log (with both the key that signed and the reason), not only on the screen.
+fn key_changed_alarm(
+    app: &App,
+    agent: crate::app::state::AgentId,
+    info: &crate::app::state::AgentInfo,
+) -> Option<Record> {
+    use crate::remote::signature::SignatureState;
+    let v = info.card.signature.as_ref()?;
+    if v.state != SignatureState::Invalid || !v.reason.starts_with("key changed") {
+        return None;
+    }
+    tracing::warn!(target: "a2a_console::audit", "card signature: {}", v.reason);
+    Some(Record::Audit(Box::new(AuditEntry {
+        at: Utc::now(),
+        agent: app
+            .agent(agent)
+            .map(|a| a.target.url.clone())
+            .unwrap_or_default(),
+        direction: Direction::Response,
+        method: "agent card signature".into(),
+        task_id: None,
+        context_id: None,
+        message_id: None,
+        detail_json: serde_json::json!({
+            "alarm": "key changed",
+            "reason": v.reason,
+            "card": info.card.url.as_str(),
+        }),
+    })))
 }
 
 /// A human decision (approve / deny / later), with the tab's task and context ids.

@@ -71,7 +71,7 @@ fn signature_lines(app: &App, fc: &crate::remote::card::FetchedCard, lines: &mut
         lines.push(kv(app, "  algorithm", alg.clone()));
     }
     if let Some(form) = d.form {
-        lines.push(kv(app, "  canonical form", form.label().to_string()));
+        lines.push(kv(app, "  canonical", form.label().to_string()));
     }
     if matches!(v.state, S::Verified | S::ValidUnpinned) {
         lines.push(kv(app, "  pinned", if d.pinned { "yes" } else { "no" }.into()));
