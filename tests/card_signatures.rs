@@ -34,7 +34,10 @@ fn config(dir: &std::path::Path, url: &str, trust: &str) -> std::path::PathBuf {
 
 /// `card --json` of the agent `peer` in `cfg`: its `"signature"` object.
 fn signature_json(cfg: &std::path::Path) -> Value {
-    let r = cli_env(&["card", "--config", cfg.to_str().unwrap(), "peer", "--json"], &[]);
+    let r = cli_env(
+        &["card", "--config", cfg.to_str().unwrap(), "peer", "--json"],
+        &[],
+    );
     assert_eq!(r.code, 0, "{}", r.all());
     let v: Value = serde_json::from_str(&r.stdout).unwrap();
     v["signature"].clone()
@@ -42,9 +45,14 @@ fn signature_json(cfg: &std::path::Path) -> Value {
 
 /// The card exactly as the peer serves it, read by the console's own fetcher.
 fn raw_card(url: &str) -> String {
-    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
     rt.block_on(async {
-        let fetcher = a2a_console::remote::card::CardFetcher::new(std::time::Duration::from_secs(10)).unwrap();
+        let fetcher =
+            a2a_console::remote::card::CardFetcher::new(std::time::Duration::from_secs(10))
+                .unwrap();
         fetcher.fetch(url, &Default::default()).await.unwrap().raw
     })
 }
@@ -70,17 +78,24 @@ fn b64json(v: &Value) -> String {
 
 /// Every way of forging or altering the signed `card` must end "invalid".
 fn tampered_variants_fail(card: &Value, jwks: &Value, who: &str) {
-    assert_eq!(judge(card, jwks).state, SignatureState::Verified, "{who}: the untouched card");
+    assert_eq!(
+        judge(card, jwks).state,
+        SignatureState::Verified,
+        "{who}: the untouched card"
+    );
     let sig0 = card["signatures"][0].clone();
     let protected = sig0["protected"].as_str().unwrap();
-    let header: Value = serde_json::from_slice(&URL_SAFE_NO_PAD.decode(protected).unwrap()).unwrap();
+    let header: Value =
+        serde_json::from_slice(&URL_SAFE_NO_PAD.decode(protected).unwrap()).unwrap();
 
     let mut changed = card.clone();
     changed["description"] = json!("Now with a different publisher.");
     let mut added = card.clone();
     added["documentationUrl"] = json!("https://attacker.example/docs");
     let mut flipped = card.clone();
-    let mut bytes = URL_SAFE_NO_PAD.decode(sig0["signature"].as_str().unwrap()).unwrap();
+    let mut bytes = URL_SAFE_NO_PAD
+        .decode(sig0["signature"].as_str().unwrap())
+        .unwrap();
     let mid = bytes.len() / 2;
     bytes[mid] ^= 0x01;
     flipped["signatures"][0]["signature"] = json!(URL_SAFE_NO_PAD.encode(&bytes));
@@ -93,7 +108,10 @@ fn tampered_variants_fail(card: &Value, jwks: &Value, who: &str) {
     // order — a real HMAC over the real signing input of the spec form.
     let public = &jwks["keys"][0];
     let mut hmac_forgeries = Vec::new();
-    for secret in [serde_json::to_vec(public).unwrap(), public.to_string().into_bytes()] {
+    for secret in [
+        serde_json::to_vec(public).unwrap(),
+        public.to_string().into_bytes(),
+    ] {
         let mut h = header.clone();
         h["alg"] = json!("HS256");
         let p = b64json(&h);
@@ -102,16 +120,32 @@ fn tampered_variants_fail(card: &Value, jwks: &Value, who: &str) {
         let payload = serde_json_canonicalizer::to_vec(&unsigned).unwrap();
         let input = format!("{p}.{}", URL_SAFE_NO_PAD.encode(payload));
         let key = jsonwebtoken::EncodingKey::from_secret(&secret).unwrap();
-        let mac = jsonwebtoken::crypto::sign(input.as_bytes(), &key, jsonwebtoken::Algorithm::HS256).unwrap();
+        let mac =
+            jsonwebtoken::crypto::sign(input.as_bytes(), &key, jsonwebtoken::Algorithm::HS256)
+                .unwrap();
         let mut forged = card.clone();
         forged["signatures"] = json!([{"protected": p, "signature": mac}]);
         hmac_forgeries.push(forged);
     }
-    let mut cases = vec![("a field changed", changed), ("a field added", added), ("signature bytes flipped", flipped), ("alg none", none)];
-    cases.extend(hmac_forgeries.into_iter().map(|c| ("HS256 with the public key as secret", c)));
+    let mut cases = vec![
+        ("a field changed", changed),
+        ("a field added", added),
+        ("signature bytes flipped", flipped),
+        ("alg none", none),
+    ];
+    cases.extend(
+        hmac_forgeries
+            .into_iter()
+            .map(|c| ("HS256 with the public key as secret", c)),
+    );
     for (what, c) in cases {
         let v = judge(&c, jwks);
-        assert_eq!(v.state, SignatureState::Invalid, "{who}, {what}: {}", v.reason);
+        assert_eq!(
+            v.state,
+            SignatureState::Invalid,
+            "{who}, {what}: {}",
+            v.reason
+        );
         assert!(!v.reason.is_empty());
     }
 }
@@ -121,24 +155,48 @@ fn check_signed_peer(peer: Server, jwks_path: &std::path::Path, alg: &str, who: 
     let dir = tempfile::tempdir().unwrap();
     let jwks: Value = serde_json::from_str(&std::fs::read_to_string(jwks_path).unwrap()).unwrap();
 
-    let cfg = config(dir.path(), &peer.url, &format!("jwks_file = {:?}", jwks_path.to_str().unwrap()));
+    let cfg = config(
+        dir.path(),
+        &peer.url,
+        &format!("jwks_file = {:?}", jwks_path.to_str().unwrap()),
+    );
     let s = signature_json(&cfg);
     assert_eq!(s["state"], "verified", "{who}: {s}");
     assert_eq!(s["alg"], alg, "{who}: {s}");
     assert_eq!(s["pinned"], true);
-    assert!(s["kid"].as_str().unwrap().starts_with(&who[..2]), "{who}: {s}");
-    assert!(s["form"].is_string(), "{who}: the verifying form is recorded: {s}");
+    assert!(
+        s["kid"].as_str().unwrap().starts_with(&who[..2]),
+        "{who}: {s}"
+    );
+    assert!(
+        s["form"].is_string(),
+        "{who}: the verifying form is recorded: {s}"
+    );
     assert_eq!(s["thumbprint"].as_str().unwrap().len(), 43);
 
     let cfg = config(dir.path(), &peer.url, "");
     let s = signature_json(&cfg);
     assert_eq!(s["state"], "valid_unpinned", "{who}: {s}");
-    assert!(s["reason"].as_str().unwrap().contains("/.well-known/jwks.json"), "{s}");
+    assert!(
+        s["reason"]
+            .as_str()
+            .unwrap()
+            .contains("/.well-known/jwks.json"),
+        "{s}"
+    );
 
     // The text form says the same in words.
     let r = cli_env(&["card", "--config", cfg.to_str().unwrap(), "peer"], &[]);
-    assert!(r.stdout.contains("signature:   valid · not pinned"), "{}", r.stdout);
-    assert!(r.stdout.contains(&format!("algorithm: {alg}")), "{}", r.stdout);
+    assert!(
+        r.stdout.contains("signature:   valid · not pinned"),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stdout.contains(&format!("algorithm: {alg}")),
+        "{}",
+        r.stdout
+    );
 
     let card: Value = serde_json::from_str(&raw_card(&peer.url)).unwrap();
     tampered_variants_fail(&card, &jwks, who);
@@ -183,11 +241,23 @@ fn trust_pins_the_key_and_a_fresh_key_after_a_restart_is_the_key_changed_alarm()
     assert!(r.stdout.contains("thumbprint: sha256:"), "{}", r.stdout);
     assert!(r.stdout.contains("algorithm:  ES256"), "{}", r.stdout);
     let written = std::fs::read_to_string(&cfg).unwrap();
-    assert!(written.starts_with("# my agents"), "comments kept: {written}");
-    assert!(written.contains("[agents.trust]") && written.contains("pinned = ["), "{written}");
+    assert!(
+        written.starts_with("# my agents"),
+        "comments kept: {written}"
+    );
+    assert!(
+        written.contains("[agents.trust]") && written.contains("pinned = ["),
+        "{written}"
+    );
     let s = signature_json(&cfg);
     assert_eq!(s["state"], "verified", "{s}");
-    assert!(s["reason"].as_str().unwrap().starts_with("signed by the pinned key"), "{s}");
+    assert!(
+        s["reason"]
+            .as_str()
+            .unwrap()
+            .starts_with("signed by the pinned key"),
+        "{s}"
+    );
 
     // The same agent, restarted with a fresh key on the same port.
     let port = url.rsplit(':').next().unwrap().to_string();
@@ -195,7 +265,10 @@ fn trust_pins_the_key_and_a_fresh_key_after_a_restart_is_the_key_changed_alarm()
     let _peer = py10_peer_with(&["--sign", "ES256", "--port", &port]);
     let s = signature_json(&cfg);
     assert_eq!(s["state"], "invalid", "{s}");
-    assert!(s["reason"].as_str().unwrap().starts_with("key changed"), "{s}");
+    assert!(
+        s["reason"].as_str().unwrap().starts_with("key changed"),
+        "{s}"
+    );
     // And it is not offered for pinning again.
     let r = cli_env(&["trust", "--config", path, "peer", "--yes"], &[]);
     assert_ne!(r.code, 0, "{}", r.all());
@@ -208,22 +281,39 @@ fn the_demo_agent_signs_its_card_with_a_key_that_survives_a_restart() {
     let key = dir.path().join("demo.p8");
     let start = || {
         let mut cmd = Command::new(common::bin());
-        cmd.args(["demo-agent", "--port", "0"]).env("A2A_CONSOLE_DEMO_KEY", &key);
+        cmd.args(["demo-agent", "--port", "0"])
+            .env("A2A_CONSOLE_DEMO_KEY", &key);
         spawn_server(cmd, "the demo agent")
     };
     let demo = start();
     let cfg = config(dir.path(), &demo.url, "");
     let first = signature_json(&cfg);
-    assert_eq!(first["state"], "valid_unpinned", "by URL the demo is a stranger: {first}");
+    assert_eq!(
+        first["state"], "valid_unpinned",
+        "by URL the demo is a stranger: {first}"
+    );
     assert_eq!(first["alg"], "ES256");
     assert!(first["kid"].as_str().unwrap().starts_with("demo-"));
     use std::os::unix::fs::PermissionsExt;
-    assert_eq!(std::fs::metadata(&key).unwrap().permissions().mode() & 0o777, 0o600);
+    assert_eq!(
+        std::fs::metadata(&key).unwrap().permissions().mode() & 0o777,
+        0o600
+    );
     drop(demo);
     let demo = start();
-    let cfg = config(dir.path(), &demo.url, &format!("pinned = [\"sha256:{}\"]", first["thumbprint"].as_str().unwrap()));
+    let cfg = config(
+        dir.path(),
+        &demo.url,
+        &format!(
+            "pinned = [\"sha256:{}\"]",
+            first["thumbprint"].as_str().unwrap()
+        ),
+    );
     let again = signature_json(&cfg);
-    assert_eq!(again["state"], "verified", "the pin still holds after a restart: {again}");
+    assert_eq!(
+        again["state"], "verified",
+        "the pin still holds after a restart: {again}"
+    );
     assert_eq!(again["thumbprint"], first["thumbprint"]);
 }
 

@@ -27,7 +27,8 @@ fn signed_card() -> (String, Jwk) {
     jwk.common.key_id = Some("k1".into());
     let mut card: Value = serde_json::from_str(DEMO_CARD).unwrap();
     let protected = URL_SAFE_NO_PAD.encode(
-        serde_json::to_vec(&json!({"alg": "ES256", "kid": "k1", "typ": "JOSE", "jku": JKU})).unwrap(),
+        serde_json::to_vec(&json!({"alg": "ES256", "kid": "k1", "typ": "JOSE", "jku": JKU}))
+            .unwrap(),
     );
     let payload = canonical::payload(&card, Form::Spec).unwrap();
     let input = format!("{protected}.{}", URL_SAFE_NO_PAD.encode(payload));
@@ -43,7 +44,11 @@ fn app_with(raw: &str, jwk: &Jwk, trust: Trust) -> App {
     target.label = "weather".into();
     target.trust = trust.clone();
     let id = add_online(&mut app, target, "weather", raw);
-    let verdict = signature::verify_raw(raw, &trust, &JkuKeys::from([(JKU.to_string(), Ok(vec![jwk.clone()]))]));
+    let verdict = signature::verify_raw(
+        raw,
+        &trust,
+        &JkuKeys::from([(JKU.to_string(), Ok(vec![jwk.clone()]))]),
+    );
     if let Some(Reachability::Online(info)) = app.agent_mut(id).map(|a| &mut a.state) {
         info.card.signature = Some(verdict);
     }
@@ -51,7 +56,14 @@ fn app_with(raw: &str, jwk: &Jwk, trust: Trust) -> App {
 }
 
 fn verdict(app: &App) -> signature::SignatureVerdict {
-    app.selected().unwrap().info().unwrap().card.signature.clone().unwrap()
+    app.selected()
+        .unwrap()
+        .info()
+        .unwrap()
+        .card
+        .signature
+        .clone()
+        .unwrap()
 }
 
 fn snap(name: &str, app: &App) {
@@ -87,18 +99,28 @@ fn key(app: &mut App, c: char) -> Vec<Effect> {
     use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
     a2a_console::app::update::update(
         app,
-        Msg::Input(Event::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE))),
+        Msg::Input(Event::Key(KeyEvent::new(
+            KeyCode::Char(c),
+            KeyModifiers::NONE,
+        ))),
     )
 }
 
 #[test]
 fn verified_card_shows_the_green_badge_and_which_key_algorithm_and_form() {
     let (raw, jwk) = signed_card();
-    let app = app_with(&raw, &jwk, Trust::in_process(jwk.clone(), "the key in jwks_file weather.jwks"));
+    let app = app_with(
+        &raw,
+        &jwk,
+        Trust::in_process(jwk.clone(), "the key in jwks_file weather.jwks"),
+    );
     assert_eq!(verdict(&app).state, SignatureState::Verified);
     let text = render_text(&app);
     assert!(text.contains("✓ verified"), "{text}");
-    assert!(text.contains("canonical     spec (RFC 8785, fields as present)"), "{text}");
+    assert!(
+        text.contains("canonical     spec (RFC 8785, fields as present)"),
+        "{text}"
+    );
     assert!(text.contains("pinned        yes"), "{text}");
     assert_eq!(fg(style_of(&app, "✓ verified")), fg(app.theme.ok));
     snap("signature_verified", &app);
@@ -111,13 +133,25 @@ fn valid_but_unpinned_card_offers_the_key_and_p_pins_it_after_a_yes() {
     let v = verdict(&app);
     assert_eq!(v.state, SignatureState::ValidUnpinned);
     let thumb = jws::thumbprint(&jwk).unwrap();
-    assert_eq!(fg(style_of(&app, "valid · not pinned")), fg(app.theme.warning));
-    assert!(render_text(&app).contains("P pins this key"), "{}", render_text(&app));
+    assert_eq!(
+        fg(style_of(&app, "valid · not pinned")),
+        fg(app.theme.warning)
+    );
+    assert!(
+        render_text(&app).contains("P pins this key"),
+        "{}",
+        render_text(&app)
+    );
     snap("signature_unpinned", &app);
 
     assert!(key(&mut app, 'P').is_empty());
     match &app.overlay {
-        Some(Overlay::ConfirmPinKey { thumbprint, kid, alg, .. }) => {
+        Some(Overlay::ConfirmPinKey {
+            thumbprint,
+            kid,
+            alg,
+            ..
+        }) => {
             assert_eq!(thumbprint, &thumb);
             assert_eq!(kid.as_deref(), Some("k1"));
             assert_eq!(alg, "ES256");
@@ -125,20 +159,31 @@ fn valid_but_unpinned_card_offers_the_key_and_p_pins_it_after_a_yes() {
         _ => panic!("no pin dialog:\n{}", render_text(&app)),
     }
     let text = render_text(&app);
-    assert!(text.contains(&format!("sha256:{thumb}")), "the dialog shows the thumbprint: {text}");
+    assert!(
+        text.contains(&format!("sha256:{thumb}")),
+        "the dialog shows the thumbprint: {text}"
+    );
     snap("signature_pin_dialog", &app);
 
     let fx = key(&mut app, 'y');
     assert!(app.overlay.is_none());
     assert!(fx.iter().any(|e| matches!(e, Effect::PinKeyInConfig { thumbprint, url } if thumbprint == &thumb && url == "http://127.0.0.1:9")), "{fx:?}");
     let reload = fx.iter().find_map(|e| match e {
-        Effect::LoadAgent { target, refresh: true, .. } => Some(target.clone()),
+        Effect::LoadAgent {
+            target,
+            refresh: true,
+            ..
+        } => Some(target.clone()),
         _ => None,
     });
     let target = reload.expect("the card is judged again");
     assert_eq!(target.trust.pinned, vec![thumb.clone()]);
     // Judged again with the pin, the same card is verified.
-    let again = signature::verify_raw(&raw, &target.trust, &JkuKeys::from([(JKU.to_string(), Ok(vec![jwk]))]));
+    let again = signature::verify_raw(
+        &raw,
+        &target.trust,
+        &JkuKeys::from([(JKU.to_string(), Ok(vec![jwk]))]),
+    );
     assert_eq!(again.state, SignatureState::Verified, "{}", again.reason);
 }
 
@@ -158,7 +203,11 @@ fn a_key_change_is_a_red_alarm_and_never_offered_for_pinning() {
     snap("signature_key_changed", &app);
     assert!(key(&mut app, 'P').is_empty());
     assert!(app.overlay.is_none(), "no pin dialog for a changed key");
-    assert!(render_text(&app).contains("no valid signature to pin"), "{}", render_text(&app));
+    assert!(
+        render_text(&app).contains("no valid signature to pin"),
+        "{}",
+        render_text(&app)
+    );
 }
 
 #[test]
@@ -170,5 +219,8 @@ fn an_unchecked_signed_card_never_looks_verified() {
     let text = render_text(&app);
     assert!(text.contains("signed · not checked yet"), "{text}");
     assert!(!text.contains("verified"), "{text}");
-    assert_eq!(fg(style_of(&app, "signed · not checked yet")), fg(app.theme.dim));
+    assert_eq!(
+        fg(style_of(&app, "signed · not checked yet")),
+        fg(app.theme.dim)
+    );
 }

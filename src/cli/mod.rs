@@ -8,8 +8,8 @@ pub mod output;
 pub mod print;
 mod remote;
 mod stored;
-mod trust;
 pub mod stream_print;
+mod trust;
 
 use std::time::Duration;
 

@@ -222,7 +222,10 @@ pub fn task_text(agent: &str, t: &Task) -> String {
 
 /// The card as `card --json` prints it: the card's own fields, and `"signature"`, our verdict on who signed
 /// it (a name the card schema does not use: its list is `signatures`).
-pub fn card_json(card: &AgentCard, verdict: Option<&crate::remote::signature::SignatureVerdict>) -> serde_json::Value {
+pub fn card_json(
+    card: &AgentCard,
+    verdict: Option<&crate::remote::signature::SignatureVerdict>,
+) -> serde_json::Value {
     let mut v = serde_json::to_value(card).unwrap_or_default();
     let sig = match verdict {
         Some(v) => v.to_json(),
@@ -236,7 +239,11 @@ pub fn card_json(card: &AgentCard, verdict: Option<&crate::remote::signature::Si
 
 /// The signature block of `card`'s text: the verdict, then key, algorithm, form and pin.
 fn signature_text(out: &mut String, fetched: &FetchedCard) {
-    let signed = fetched.card.signatures.as_ref().is_some_and(|s| !s.is_empty());
+    let signed = fetched
+        .card
+        .signatures
+        .as_ref()
+        .is_some_and(|s| !s.is_empty());
     let (badge, _) = crate::remote::signature::badge_of(fetched.signature.as_ref(), signed);
     let Some(v) = &fetched.signature else {
         let _ = writeln!(out, "signature:   {badge}");
@@ -253,7 +260,11 @@ fn signature_text(out: &mut String, fetched: &FetchedCard) {
         let _ = writeln!(out, "  form:      {}", form.label());
     }
     if v.detail.thumbprint.is_some() {
-        let _ = writeln!(out, "  pinned:    {}", if v.detail.pinned { "yes" } else { "no" });
+        let _ = writeln!(
+            out,
+            "  pinned:    {}",
+            if v.detail.pinned { "yes" } else { "no" }
+        );
     }
 }
 

@@ -30,7 +30,10 @@ async fn show_card(
     if json {
         outln!(
             "{}",
-            safe_json(&output::card_json(&seen.card.card, seen.card.signature.as_ref()), true)
+            safe_json(
+                &output::card_json(&seen.card.card, seen.card.signature.as_ref()),
+                true
+            )
         );
     } else {
         let selection = seen.selection.as_ref().map_err(|(_, e)| e.message.as_str());
@@ -101,7 +104,10 @@ pub(super) async fn run_remote(
             )
             .await;
             if json {
-                outln!("{}", safe_json(&output::card_json(&card, Some(&verdict)), true));
+                outln!(
+                    "{}",
+                    safe_json(&output::card_json(&card, Some(&verdict)), true)
+                );
             } else {
                 let mut shown = conn.card.clone();
                 shown.card = card;

@@ -7,8 +7,8 @@ use std::io::{BufRead, IsTerminal, Write};
 use std::path::Path;
 
 use super::exit::Exit;
-use super::print::{out, outln};
 use super::output::line;
+use super::print::{out, outln};
 use super::{GlobalOpts, resolve_target};
 use crate::config::Config;
 use crate::remote::agent;
@@ -28,7 +28,9 @@ pub(super) async fn run(
     let card = agent::fetch_card(&target, &fetcher, true).await?;
     let label = line(&target.label);
     let Some(v) = card.signature else {
-        return Err(RemoteError::usage(format!("agent {label}: the card was not checked")));
+        return Err(RemoteError::usage(format!(
+            "agent {label}: the card was not checked"
+        )));
     };
     outln!("card of {label} from {}", card.url);
     outln!("signature:   {} — {}", v.state.badge(), line(&v.reason));
@@ -39,7 +41,9 @@ pub(super) async fn run(
             return Ok(Exit::Done);
         }
         SignatureState::Unsigned => {
-            return Err(RemoteError::usage(format!("agent {label}: the card is unsigned, no key to pin")));
+            return Err(RemoteError::usage(format!(
+                "agent {label}: the card is unsigned, no key to pin"
+            )));
         }
         // A changed key is an alarm, not an offer: the user removes the old pin by hand if the change is real.
         SignatureState::Invalid => {
@@ -51,15 +55,31 @@ pub(super) async fn run(
         SignatureState::ValidUnpinned => {}
     }
     let Some(thumb) = d.thumbprint.clone() else {
-        return Err(RemoteError::usage(format!("agent {label}: the key has no thumbprint")));
+        return Err(RemoteError::usage(format!(
+            "agent {label}: the key has no thumbprint"
+        )));
     };
     outln!("  thumbprint: sha256:{thumb}");
-    outln!("  algorithm:  {}", d.alg.as_deref().map(line).unwrap_or_default());
-    outln!("  kid:        {}", d.kid.as_deref().map(line).unwrap_or_else(|| "none".into()));
-    outln!("  form:       {}", d.form.map(|f| f.label()).unwrap_or_default());
-    outln!("  key from:   {}", d.key_source.as_deref().map(line).unwrap_or_default());
+    outln!(
+        "  algorithm:  {}",
+        d.alg.as_deref().map(line).unwrap_or_default()
+    );
+    outln!(
+        "  kid:        {}",
+        d.kid.as_deref().map(line).unwrap_or_else(|| "none".into())
+    );
+    outln!(
+        "  form:       {}",
+        d.form.map(|f| f.label()).unwrap_or_default()
+    );
+    outln!(
+        "  key from:   {}",
+        d.key_source.as_deref().map(line).unwrap_or_default()
+    );
     let Some(path) = path else {
-        return Err(RemoteError::usage("no config file location to write the pin to"));
+        return Err(RemoteError::usage(
+            "no config file location to write the pin to",
+        ));
     };
     if !yes {
         if !std::io::stdin().is_terminal() {

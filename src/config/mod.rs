@@ -454,6 +454,21 @@ mod tests {
     }
 
     #[test]
+    fn agent_trust_takes_files_inline_keys_pins_and_origins_and_nothing_else() {
+        let text = "[[agents]]\nurl = \"https://a.example\"\n[agents.trust]\njwks_file = \"keys.json\"\n\
+                    jwk = { kty = \"OKP\", crv = \"Ed25519\", x = \"11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo\" }\n\
+                    pinned = [\"sha256:NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs\"]\njku_origins = [\"https://keys.example\"]\n";
+        let c = parse(text).unwrap();
+        let t = c.agents[0].trust.clone().unwrap();
+        assert_eq!(t.jwks_file.as_deref(), Some(Path::new("keys.json")));
+        assert_eq!(t.jwk.unwrap()["crv"], "Ed25519");
+        assert_eq!(t.pinned.len(), 1);
+        let err = parse("[[agents]]\nurl = \"https://a.example\"\n[agents.trust]\npin = []\n")
+            .unwrap_err();
+        assert!(err.contains("pin"), "{err}");
+    }
+
+    #[test]
     fn unknown_key_names_key_and_line() {
         let text = "[[agents]]\nurl = \"http://127.0.0.1:1\"\nbindng = \"JSONRPC\"\n";
         let err = parse(text).unwrap_err();

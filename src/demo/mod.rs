@@ -174,8 +174,14 @@ where
                 async move {
                     (
                         [
-                            (header::CONTENT_TYPE, HeaderValue::from_static("application/jwk-set+json")),
-                            (header::CACHE_CONTROL, HeaderValue::from_static("max-age=300")),
+                            (
+                                header::CONTENT_TYPE,
+                                HeaderValue::from_static("application/jwk-set+json"),
+                            ),
+                            (
+                                header::CACHE_CONTROL,
+                                HeaderValue::from_static("max-age=300"),
+                            ),
                         ],
                         body,
                     )

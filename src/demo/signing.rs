@@ -52,7 +52,8 @@ fn key_path() -> Option<PathBuf> {
     if !PERSIST.load(Ordering::SeqCst) {
         return None;
     }
-    directories::ProjectDirs::from("", "", "a2a-console").map(|d| d.data_dir().join("demo-card-key.p8"))
+    directories::ProjectDirs::from("", "", "a2a-console")
+        .map(|d| d.data_dir().join("demo-card-key.p8"))
 }
 
 fn generate() -> anyhow::Result<Vec<u8>> {
@@ -67,10 +68,16 @@ fn load_or_create() -> anyhow::Result<Vec<u8>> {
         return generate();
     };
     match std::fs::read(&path) {
-        Ok(der) if EcdsaKeyPair::from_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, &der).is_ok() => return Ok(der),
-        Ok(_) => tracing::warn!(path = %path.display(), "demo card key unreadable; making a new one"),
+        Ok(der) if EcdsaKeyPair::from_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, &der).is_ok() => {
+            return Ok(der);
+        }
+        Ok(_) => {
+            tracing::warn!(path = %path.display(), "demo card key unreadable; making a new one")
+        }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-        Err(error) => tracing::warn!(path = %path.display(), %error, "cannot read the demo card key"),
+        Err(error) => {
+            tracing::warn!(path = %path.display(), %error, "cannot read the demo card key")
+        }
     }
     let der = generate()?;
     let stored = path

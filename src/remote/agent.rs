@@ -6,11 +6,11 @@ use std::time::Duration;
 
 use super::auth::{self, HeaderInterceptor};
 use super::card::{CardFetcher, FetchedCard};
-use super::signature::{Trust, keys::judge};
 use super::card_rules::card_only_summary;
 use super::client::{self, Binding, Client, Preferences, ProtocolChoice, Selected};
 use super::error::RemoteError;
 use super::origin::CredentialScope;
+use super::signature::{Trust, keys::judge};
 use super::tls::{AgentHttp, ClientFiles, TlsSettings};
 use super::wire::WireLimits;
 use crate::config::{AgentConfig, AuthConfig, AuthKind};
@@ -250,7 +250,11 @@ pub async fn fetch_card(
 
 /// The card with its signature verdict: every card fetched for display or use is judged here (the jku
 /// cache in the fetcher makes a refresh cheap).
-async fn with_verdict(mut card: FetchedCard, target: &AgentTarget, fetcher: &CardFetcher) -> FetchedCard {
+async fn with_verdict(
+    mut card: FetchedCard,
+    target: &AgentTarget,
+    fetcher: &CardFetcher,
+) -> FetchedCard {
     card.signature = Some(judge(&card.raw, &card.url, &target.trust, &fetcher.jku).await);
     card
 }

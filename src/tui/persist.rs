@@ -464,6 +464,61 @@ mod tests {
         t
     }
 
+    #[test]
+    fn a_key_changed_card_is_an_audit_entry_and_a_good_one_is_not() {
+        use crate::app::state::Reachability;
+        use crate::remote::signature::{SignatureDetail, SignatureState, SignatureVerdict};
+        let mut app = empty_app((120, 40));
+        let id = crate::testing::add_online(
+            &mut app,
+            AgentTarget::from_url("http://127.0.0.1:9", Duration::from_secs(5)),
+            "w",
+            crate::testing::DEMO_CARD,
+        );
+        let with = |state, reason: &str| {
+            let Some(Reachability::Online(info)) = app.agent(id).map(|a| &a.state) else {
+                panic!("online")
+            };
+            let mut i = Box::new(crate::app::state::AgentInfo::new(
+                "w",
+                info.card.clone(),
+                crate::app::state::Usability::CardOnly {
+                    short: String::new(),
+                    reason: String::new(),
+                },
+            ));
+            i.card.signature = Some(SignatureVerdict {
+                state,
+                reason: reason.into(),
+                detail: SignatureDetail::default(),
+            });
+            Msg::AgentLoaded {
+                agent: id,
+                result: Ok(i),
+            }
+        };
+        let alarm = with(
+            SignatureState::Invalid,
+            "key changed: signed by key abc, not by the pinned key",
+        );
+        match audit_response(&app, &alarm) {
+            Some(Record::Audit(e)) => {
+                assert_eq!(e.agent, "http://127.0.0.1:9");
+                assert_eq!(e.method, "agent card signature");
+                assert_eq!(e.detail_json["alarm"], "key changed");
+            }
+            _ => panic!("no audit entry for a key change"),
+        }
+        assert!(audit_response(&app, &with(SignatureState::Verified, "signed by x")).is_none());
+        assert!(
+            audit_response(
+                &app,
+                &with(SignatureState::Invalid, "signature does not match the card")
+            )
+            .is_none()
+        );
+    }
+
     fn two_agents_on_one_url() -> App {
         let mut app = empty_app((120, 40));
         app.add_agent(agent(Binding::JsonRpc), AgentOrigin::Config);

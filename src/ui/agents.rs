@@ -109,7 +109,10 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
 /// The signature badge of a card and the state it stands for (`None`: signed, not judged yet).
 pub(super) fn signature_badge(
     fc: &crate::remote::card::FetchedCard,
-) -> (&'static str, Option<crate::remote::signature::SignatureState>) {
+) -> (
+    &'static str,
+    Option<crate::remote::signature::SignatureState>,
+) {
     let signed = fc.card.signatures.as_ref().is_some_and(|s| !s.is_empty());
     crate::remote::signature::badge_of(fc.signature.as_ref(), signed)
 }

@@ -43,7 +43,11 @@ fn rkv(app: &App, k: &str, v: String) -> Line<'static> {
 
 /// Who signed the card: the verdict in its colour with the reason, then which key, algorithm and canonical
 /// form, and whether the key is pinned (with the key that pins it, when it is not).
-fn signature_lines(app: &App, fc: &crate::remote::card::FetchedCard, lines: &mut Vec<Line<'static>>) {
+fn signature_lines(
+    app: &App,
+    fc: &crate::remote::card::FetchedCard,
+    lines: &mut Vec<Line<'static>>,
+) {
     use crate::remote::signature::SignatureState as S;
     let t = &app.theme;
     let (badge, _) = super::agents::signature_badge(fc);
@@ -74,7 +78,11 @@ fn signature_lines(app: &App, fc: &crate::remote::card::FetchedCard, lines: &mut
         lines.push(kv(app, "  canonical", form.label().to_string()));
     }
     if matches!(v.state, S::Verified | S::ValidUnpinned) {
-        lines.push(kv(app, "  pinned", if d.pinned { "yes" } else { "no" }.into()));
+        lines.push(kv(
+            app,
+            "  pinned",
+            if d.pinned { "yes" } else { "no" }.into(),
+        ));
     }
     if v.state == S::ValidUnpinned && d.offer.is_some() {
         let key = app

@@ -153,7 +153,10 @@ pub fn spawn_server(mut cmd: Command, what: &str) -> Server {
 
 /// Where the demo agents the tests start keep their card-signing key (one file per test process).
 pub fn demo_key_path() -> PathBuf {
-    std::env::temp_dir().join(format!("a2a-console-test-demo-key-{}.p8", std::process::id()))
+    std::env::temp_dir().join(format!(
+        "a2a-console-test-demo-key-{}.p8",
+        std::process::id()
+    ))
 }
 
 /// Our embedded demo agent, through the real binary.

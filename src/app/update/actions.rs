@@ -691,7 +691,9 @@ fn pin_offer(app: &mut App) -> Vec<Effect> {
     let offer = verdict.as_ref().and_then(|v| {
         let d = &v.detail;
         match (v.state, &d.offer, &d.thumbprint) {
-            (SignatureState::ValidUnpinned, Some(_), Some(t)) => Some((t.clone(), d.kid.clone(), d.alg.clone())),
+            (SignatureState::ValidUnpinned, Some(_), Some(t)) => {
+                Some((t.clone(), d.kid.clone(), d.alg.clone()))
+            }
             _ => None,
         }
     });
@@ -707,7 +709,9 @@ fn pin_offer(app: &mut App) -> Vec<Effect> {
         None => {
             let why = match verdict.map(|v| v.state) {
                 Some(SignatureState::Verified) => "the card's key is already trusted",
-                Some(SignatureState::Invalid) => "no valid signature to pin (an invalid card's key is never offered)",
+                Some(SignatureState::Invalid) => {
+                    "no valid signature to pin (an invalid card's key is never offered)"
+                }
                 Some(SignatureState::Unsigned) => "the card is unsigned: no key to pin",
                 _ => "the card has not been checked yet",
             };

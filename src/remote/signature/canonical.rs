@@ -72,7 +72,8 @@ pub fn payload(card: &Value, form: Form) -> Result<Vec<u8>, String> {
         Form::PythonSdk => clean(&body, 0, Drop::Empty)?.unwrap_or(Value::Object(Map::new())),
         Form::JsSdk => clean(&body, 0, Drop::ProtoDefaults)?.unwrap_or(Value::Object(Map::new())),
     };
-    serde_json_canonicalizer::to_vec(&shaped).map_err(|e| format!("cannot canonicalise the card: {e}"))
+    serde_json_canonicalizer::to_vec(&shaped)
+        .map_err(|e| format!("cannot canonicalise the card: {e}"))
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -187,7 +188,10 @@ mod tests {
     #[test]
     fn non_ascii_stays_utf8_and_keys_sort_by_utf16_units() {
         let card = json!({"name": "café", "\u{e9}": 1, "z": 2});
-        assert_eq!(text(&card, Form::Spec), "{\"name\":\"café\",\"z\":2,\"\u{e9}\":1}");
+        assert_eq!(
+            text(&card, Form::Spec),
+            "{\"name\":\"café\",\"z\":2,\"\u{e9}\":1}"
+        );
     }
 
     #[test]

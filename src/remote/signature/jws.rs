@@ -93,7 +93,9 @@ pub fn parse_header(protected: &str, unprotected: Option<&Value>) -> Result<Head
     // RFC 7797: `b64: false` signs the payload unencoded; no A2A signer does, and we do not support it.
     match map.get("b64") {
         None | Some(Value::Bool(true)) => {}
-        Some(Value::Bool(false)) => return Err("unencoded payload (`b64: false`) is not supported".into()),
+        Some(Value::Bool(false)) => {
+            return Err("unencoded payload (`b64: false`) is not supported".into());
+        }
         Some(_) => return Err("`b64` is not a boolean".into()),
     }
     let text = |name: &str| -> Result<Option<String>, String> {
@@ -136,7 +138,10 @@ fn check_crit(map: &Map<String, Value>) -> Result<(), String> {
             return Err("`crit` holds a non-string".into());
         };
         if REGISTERED.contains(&n.as_str()) {
-            return Err(format!("`crit` lists the registered parameter {}", quoted(n)));
+            return Err(format!(
+                "`crit` lists the registered parameter {}",
+                quoted(n)
+            ));
         }
         if n != "b64" {
             return Err(format!(
@@ -145,7 +150,10 @@ fn check_crit(map: &Map<String, Value>) -> Result<(), String> {
             ));
         }
         if !map.contains_key(n) {
-            return Err(format!("critical header parameter {} is missing", quoted(n)));
+            return Err(format!(
+                "critical header parameter {} is missing",
+                quoted(n)
+            ));
         }
     }
     Ok(())
@@ -180,7 +188,9 @@ pub fn key_fits(key: &Jwk, header: &Header) -> Result<(), String> {
     let fits = match (&key.algorithm, header.alg) {
         (AlgorithmParameters::EllipticCurve(p), Algorithm::ES256) => p.curve == EllipticCurve::P256,
         (AlgorithmParameters::EllipticCurve(p), Algorithm::ES384) => p.curve == EllipticCurve::P384,
-        (AlgorithmParameters::OctetKeyPair(p), Algorithm::EdDSA) => p.curve == EllipticCurve::Ed25519,
+        (AlgorithmParameters::OctetKeyPair(p), Algorithm::EdDSA) => {
+            p.curve == EllipticCurve::Ed25519
+        }
         (
             AlgorithmParameters::RSA(_),
             Algorithm::RS256

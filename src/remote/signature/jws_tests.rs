@@ -14,14 +14,32 @@ fn err(h: Value) -> String {
 
 #[test]
 fn the_allowlist_takes_asymmetric_algorithms_only() {
-    for a in ["ES256", "ES384", "EdDSA", "RS256", "RS384", "RS512", "PS256", "PS384", "PS512"] {
+    for a in [
+        "ES256", "ES384", "EdDSA", "RS256", "RS384", "RS512", "PS256", "PS384", "PS512",
+    ] {
         assert!(allowed_algorithm(a).is_ok(), "{a}");
     }
     assert!(allowed_algorithm("none").unwrap_err().contains("refused"));
-    assert!(allowed_algorithm("HS256").unwrap_err().contains("shared-secret"));
-    assert!(allowed_algorithm("HS512").unwrap_err().contains("shared-secret"));
-    assert!(allowed_algorithm("ES512").unwrap_err().contains("not allowed"));
-    assert!(allowed_algorithm("es256").unwrap_err().contains("not allowed"));
+    assert!(
+        allowed_algorithm("HS256")
+            .unwrap_err()
+            .contains("shared-secret")
+    );
+    assert!(
+        allowed_algorithm("HS512")
+            .unwrap_err()
+            .contains("shared-secret")
+    );
+    assert!(
+        allowed_algorithm("ES512")
+            .unwrap_err()
+            .contains("not allowed")
+    );
+    assert!(
+        allowed_algorithm("es256")
+            .unwrap_err()
+            .contains("not allowed")
+    );
 }
 
 #[test]
@@ -33,7 +51,10 @@ fn crit_is_honoured() {
     assert!(err(json!({"alg": "ES256", "crit": ["b64"]})).contains("missing"));
     assert!(err(json!({"alg": "ES256", "crit": ["b64"], "b64": false})).contains("not supported"));
     assert!(err(json!({"alg": "ES256", "b64": false})).contains("not supported"));
-    let ok = parse_header(&b64(&json!({"alg": "ES256", "crit": ["b64"], "b64": true})), None);
+    let ok = parse_header(
+        &b64(&json!({"alg": "ES256", "crit": ["b64"], "b64": true})),
+        None,
+    );
     assert!(ok.is_ok());
 }
 
@@ -69,7 +90,10 @@ fn malformed_headers_give_a_reason() {
     for c in cases {
         let e = parse_header(&c, None).unwrap_err();
         assert!(!e.is_empty());
-        assert!(!e.contains('\u{1b}'), "control characters reach the reason: {e:?}");
+        assert!(
+            !e.contains('\u{1b}'),
+            "control characters reach the reason: {e:?}"
+        );
     }
     // Arbitrary bytes, base64url-encoded or not: always an answer.
     let mut seed = 0x9e37_79b9_u32;
@@ -99,17 +123,37 @@ fn a_key_must_agree_with_the_algorithm() {
     let rsa: Jwk = serde_json::from_value(json!({"kty": "RSA", "n": "sXchDaQebHnPiGvyDOAT4saGEUetSyo9MKLOoWFsueri23bOdgWp4Dy1WlUzewbgBHod5pcM9H95GQRV3JDXboIRROSBigeC5yjU1hGzHHyXss8UDprecbAYxknTcQkhslANGRUZmdTOQ5qTRsLAt6BTYuyvVRdhS8exSZEy_c4gs_7svlJJQ4H9_NxsiIoLwAEk7-Q3UXERGYw_75IDrGA84-lA_-Ct4eTlXHBIY2EaV7t7LjJaynVJCpkv4LKjTTAumiGUIuQhrNhZLuF_RJLqHpM2kgWFLU7-VTdL1VbC2tejvcI2BlMkEpk1BzBZI0KQB0GaDWFLN-aEAw3vRw", "e": "AQAB"}))
     .unwrap();
     assert!(key_fits(&ec, &header("ES256")).is_ok());
-    assert!(key_fits(&ec, &header("ES384")).unwrap_err().contains("P-256 key cannot verify ES384"));
+    assert!(
+        key_fits(&ec, &header("ES384"))
+            .unwrap_err()
+            .contains("P-256 key cannot verify ES384")
+    );
     assert!(key_fits(&ec, &header("RS256")).is_err());
     assert!(key_fits(&rsa, &header("PS256")).is_ok());
-    assert!(key_fits(&rsa, &header("ES256")).unwrap_err().contains("RSA key cannot verify ES256"));
+    assert!(
+        key_fits(&rsa, &header("ES256"))
+            .unwrap_err()
+            .contains("RSA key cannot verify ES256")
+    );
     let mut tagged = ec.clone();
     tagged.common.key_algorithm = Some(jsonwebtoken::jwk::KeyAlgorithm::ES384);
-    assert!(key_fits(&tagged, &header("ES256")).unwrap_err().contains("the key is for \"ES384\""));
+    assert!(
+        key_fits(&tagged, &header("ES256"))
+            .unwrap_err()
+            .contains("the key is for \"ES384\"")
+    );
     let mut enc = ec.clone();
     enc.common.public_key_use = Some(PublicKeyUse::Encryption);
-    assert!(key_fits(&enc, &header("ES256")).unwrap_err().contains("not a signing key"));
+    assert!(
+        key_fits(&enc, &header("ES256"))
+            .unwrap_err()
+            .contains("not a signing key")
+    );
     let mut ops = ec;
     ops.common.key_operations = Some(vec![KeyOperations::Sign]);
-    assert!(key_fits(&ops, &header("ES256")).unwrap_err().contains("key_ops"));
+    assert!(
+        key_fits(&ops, &header("ES256"))
+            .unwrap_err()
+            .contains("key_ops")
+    );
 }

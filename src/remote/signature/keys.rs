@@ -138,8 +138,7 @@ pub fn normalize_thumbprint(p: &str) -> Option<String> {
         })
         .map_or(t, |(_, v)| v);
     let ok = t.len() == 43
-        && t
-            .bytes()
+        && t.bytes()
             .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
     ok.then(|| t.to_string())
 }
@@ -259,13 +258,19 @@ impl JkuFetcher {
             .ok_or_else(|| "no HTTP client for the jku".to_string())?;
         let resp = http
             .get(url.clone())
-            .header(reqwest::header::ACCEPT, "application/jwk-set+json, application/json")
+            .header(
+                reqwest::header::ACCEPT,
+                "application/jwk-set+json, application/json",
+            )
             .send()
             .await
             .map_err(|e| format!("jku {shown}: {}", crate::remote::card::reqwest_reason(&e)))?;
         let status = resp.status();
         if status.is_redirection() {
-            return Err(format!("jku {shown}: redirected (HTTP {}), not followed", status.as_u16()));
+            return Err(format!(
+                "jku {shown}: redirected (HTTP {}), not followed",
+                status.as_u16()
+            ));
         }
         if !status.is_success() {
             return Err(format!("jku {shown}: HTTP {}", status.as_u16()));

@@ -127,7 +127,10 @@ impl SignatureVerdict {
 }
 
 /// What to show for a card that may not have been judged yet (a card read from the store before its refresh).
-pub fn badge_of(v: Option<&SignatureVerdict>, signed: bool) -> (&'static str, Option<SignatureState>) {
+pub fn badge_of(
+    v: Option<&SignatureVerdict>,
+    signed: bool,
+) -> (&'static str, Option<SignatureState>) {
     match v {
         Some(v) => (v.state.badge(), Some(v.state)),
         None if signed => ("signed · not checked yet", None),

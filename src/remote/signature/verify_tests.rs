@@ -81,7 +81,12 @@ fn each_form_verifies_and_the_verdict_says_which() {
     let s = es256();
     for form in Form::ALL {
         let mut c = card();
-        sign(&mut c, &s, json!({"alg": "ES256", "kid": "k1", "typ": "JOSE"}), form);
+        sign(
+            &mut c,
+            &s,
+            json!({"alg": "ES256", "kid": "k1", "typ": "JOSE"}),
+            form,
+        );
         let v = verify_value(&c, &trusting(&s), &JkuKeys::new());
         assert_eq!(v.state, SignatureState::Verified, "{form:?}: {}", v.reason);
         // The spec form of this card differs from both SDK forms (empty description, streaming false …).
@@ -98,44 +103,77 @@ fn each_form_verifies_and_the_verdict_says_which() {
 fn a_key_only_the_jku_vouches_for_is_valid_but_not_pinned_and_offered() {
     let s = ed25519();
     let mut c = card();
-    sign(&mut c, &s, json!({"alg": "EdDSA", "kid": "k1", "jku": JKU}), Form::Spec);
+    sign(
+        &mut c,
+        &s,
+        json!({"alg": "EdDSA", "kid": "k1", "jku": JKU}),
+        Form::Spec,
+    );
     let mut key = s.jwk.clone();
     key.common.key_id = Some("k1".into());
     let v = verify_value(&c, &Trust::default(), &jku_with(JKU, vec![key.clone()]));
     assert_eq!(v.state, SignatureState::ValidUnpinned, "{}", v.reason);
     assert!(!v.detail.pinned);
     assert_eq!(v.detail.offer, Some(key.clone()));
-    assert!(v.reason.contains("jku https://agent.example/jwks.json"), "{}", v.reason);
+    assert!(
+        v.reason.contains("jku https://agent.example/jwks.json"),
+        "{}",
+        v.reason
+    );
     // Pinned: the same card is verified.
     let v = verify_value(&c, &pinning(&s), &jku_with(JKU, vec![key]));
     assert_eq!(v.state, SignatureState::Verified, "{}", v.reason);
-    assert!(v.reason.starts_with("signed by the pinned key"), "{}", v.reason);
+    assert!(
+        v.reason.starts_with("signed by the pinned key"),
+        "{}",
+        v.reason
+    );
 }
 
 #[test]
 fn another_key_than_the_pinned_one_is_the_key_changed_alarm() {
     let (old, new) = (es256(), es256());
     let mut c = card();
-    sign(&mut c, &new, json!({"alg": "ES256", "kid": "k1", "jku": JKU}), Form::Spec);
+    sign(
+        &mut c,
+        &new,
+        json!({"alg": "ES256", "kid": "k1", "jku": JKU}),
+        Form::Spec,
+    );
     let v = verify_value(&c, &pinning(&old), &jku_with(JKU, vec![new.jwk.clone()]));
     assert_eq!(v.state, SignatureState::Invalid);
-    assert!(v.reason.starts_with("key changed: signed by key "), "{}", v.reason);
+    assert!(
+        v.reason.starts_with("key changed: signed by key "),
+        "{}",
+        v.reason
+    );
     assert!(v.reason.contains(&jws::thumbprint(&new.jwk).unwrap()));
-    assert_eq!(v.detail.offer, None, "a changed key is never offered for pinning");
+    assert_eq!(
+        v.detail.offer, None,
+        "a changed key is never offered for pinning"
+    );
 }
 
 #[test]
 fn tampering_breaks_every_form() {
     let s = es256();
     let mut signed = card();
-    sign(&mut signed, &s, json!({"alg": "ES256", "kid": "k1"}), Form::Spec);
+    sign(
+        &mut signed,
+        &s,
+        json!({"alg": "ES256", "kid": "k1"}),
+        Form::Spec,
+    );
     let trust = trusting(&s);
     let mut changed = signed.clone();
     changed["name"] = json!("Weather (official)");
     let mut added = signed.clone();
     added["iconUrl"] = json!("https://evil.example/i.png");
     let mut flipped = signed.clone();
-    let sig = flipped["signatures"][0]["signature"].as_str().unwrap().to_string();
+    let sig = flipped["signatures"][0]["signature"]
+        .as_str()
+        .unwrap()
+        .to_string();
     let mut bytes = URL_SAFE_NO_PAD.decode(sig).unwrap();
     bytes[5] ^= 1;
     flipped["signatures"][0]["signature"] = json!(URL_SAFE_NO_PAD.encode(bytes));
@@ -171,7 +209,11 @@ fn none_and_hmac_are_refused_even_with_a_matching_mac() {
     c["signatures"] = json!([{"protected": protected, "signature": mac}]);
     let v = verify_value(&c, &trusting(&s), &JkuKeys::new());
     assert_eq!(v.state, SignatureState::Invalid);
-    assert!(v.reason.contains("HS256") && v.reason.contains("refused"), "{}", v.reason);
+    assert!(
+        v.reason.contains("HS256") && v.reason.contains("refused"),
+        "{}",
+        v.reason
+    );
 }
 
 #[test]
@@ -182,7 +224,12 @@ fn kid_selects_the_key_among_several() {
     let mut kb = b.jwk.clone();
     kb.common.key_id = Some("b".into());
     let mut c = card();
-    sign(&mut c, &b, json!({"alg": "ES256", "kid": "b", "jku": JKU}), Form::Spec);
+    sign(
+        &mut c,
+        &b,
+        json!({"alg": "ES256", "kid": "b", "jku": JKU}),
+        Form::Spec,
+    );
     let v = verify_value(&c, &Trust::default(), &jku_with(JKU, vec![ka.clone(), kb]));
     assert_eq!(v.state, SignatureState::ValidUnpinned, "{}", v.reason);
     assert_eq!(v.detail.thumbprint, jws::thumbprint(&b.jwk));
@@ -196,8 +243,18 @@ fn kid_selects_the_key_among_several() {
 fn several_signatures_report_the_best_and_how_many() {
     let (good, other) = (es256(), es256());
     let mut c = card();
-    sign(&mut c, &other, json!({"alg": "ES256", "kid": "old"}), Form::Spec);
-    sign(&mut c, &good, json!({"alg": "ES256", "kid": "new"}), Form::Spec);
+    sign(
+        &mut c,
+        &other,
+        json!({"alg": "ES256", "kid": "old"}),
+        Form::Spec,
+    );
+    sign(
+        &mut c,
+        &good,
+        json!({"alg": "ES256", "kid": "new"}),
+        Form::Spec,
+    );
     let v = verify_value(&c, &trusting(&good), &JkuKeys::new());
     assert_eq!(v.state, SignatureState::Verified, "{}", v.reason);
     assert_eq!(v.detail.count, 2);
@@ -212,19 +269,34 @@ fn unsigned_and_unreadable_cards() {
     assert_eq!(v.state, SignatureState::Invalid);
     let mut c = card();
     c["signatures"] = json!("x");
-    assert_eq!(verify_value(&c, &Trust::default(), &JkuKeys::new()).state, SignatureState::Invalid);
+    assert_eq!(
+        verify_value(&c, &Trust::default(), &JkuKeys::new()).state,
+        SignatureState::Invalid
+    );
     c["signatures"] = json!([{"protected": 1}]);
     let v = verify_value(&c, &Trust::default(), &JkuKeys::new());
     assert_eq!(v.state, SignatureState::Invalid);
-    assert!(v.reason.contains("`protected` and `signature`"), "{}", v.reason);
+    assert!(
+        v.reason.contains("`protected` and `signature`"),
+        "{}",
+        v.reason
+    );
 }
 
 #[test]
 fn a_jku_that_failed_says_why_there_is_no_key() {
     let s = es256();
     let mut c = card();
-    sign(&mut c, &s, json!({"alg": "ES256", "kid": "k1", "jku": JKU}), Form::Spec);
-    let failed = JkuKeys::from([(JKU.to_string(), Err("jku https://agent.example/jwks.json: HTTP 500".into()))]);
+    sign(
+        &mut c,
+        &s,
+        json!({"alg": "ES256", "kid": "k1", "jku": JKU}),
+        Form::Spec,
+    );
+    let failed = JkuKeys::from([(
+        JKU.to_string(),
+        Err("jku https://agent.example/jwks.json: HTTP 500".into()),
+    )]);
     let v = verify_value(&c, &Trust::default(), &failed);
     assert_eq!(v.state, SignatureState::Invalid);
     assert!(v.reason.ends_with("HTTP 500"), "{}", v.reason);
