@@ -163,7 +163,7 @@ pub(crate) fn entries(card: &Value) -> Vec<(Option<&str>, Option<&str>, Option<&
 /// One signature's outcome.
 enum Outcome {
     Valid {
-        detail: SignatureDetail,
+        detail: Box<SignatureDetail>,
         trusted: bool,
     },
     Invalid(String),
@@ -235,7 +235,7 @@ pub fn verify_value(card: &Value, trust: &Trust, jku: &JkuKeys) -> SignatureVerd
         return SignatureVerdict::new(
             SignatureState::Verified,
             format!("signed by {source}{}", of(i)),
-            with_count(d.clone()),
+            with_count((**d).clone()),
         );
     }
     let untrusted = outcomes.iter().enumerate().find_map(|(i, o)| match o {
@@ -246,7 +246,7 @@ pub fn verify_value(card: &Value, trust: &Trust, jku: &JkuKeys) -> SignatureVerd
         let thumb = d.thumbprint.clone().unwrap_or_default();
         if trust.has_expectation() {
             // The alarm: the user said which key signs this agent's card, and another one did.
-            let mut d = with_count(d.clone());
+            let mut d = with_count((**d).clone());
             d.offer = None;
             return SignatureVerdict::new(
                 SignatureState::Invalid,
@@ -262,7 +262,7 @@ pub fn verify_value(card: &Value, trust: &Trust, jku: &JkuKeys) -> SignatureVerd
         return SignatureVerdict::new(
             SignatureState::ValidUnpinned,
             format!("valid signature by a key not pinned ({source}){}", of(i)),
-            with_count(d.clone()),
+            with_count((**d).clone()),
         );
     }
     let first = outcomes
@@ -372,7 +372,7 @@ fn check_one(
                         offer: (!c.trusted).then(|| c.jwk.clone()),
                     };
                     return Outcome::Valid {
-                        detail,
+                        detail: Box::new(detail),
                         trusted: c.trusted,
                     };
                 }
