@@ -173,7 +173,7 @@ pub struct TlsConfig {
 #[derive(Clone, Debug, Default, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct TrustConfig {
-    /// A JWKS file (`{"keys": [...]}`) or a single JWK, relative to the config file.
+    /// A JWKS file (`{"keys": [...]}`) or a single JWK; `~` and relative paths as for `[agents.tls]`.
     #[serde(default)]
     pub jwks_file: Option<PathBuf>,
     /// One public JWK, inline: a TOML table or a JSON string.
@@ -423,6 +423,9 @@ impl Config {
                     *p = resolve_path(p, base).to_string_lossy().into_owned();
                 }
             }
+            if let Some(file) = a.trust.as_mut().and_then(|t| t.jwks_file.as_mut()) {
+                *file = resolve_path(&file.to_string_lossy(), base);
+            }
         }
     }
 
@@ -458,9 +461,12 @@ mod tests {
         let text = "[[agents]]\nurl = \"https://a.example\"\n[agents.trust]\njwks_file = \"keys.json\"\n\
                     jwk = { kty = \"OKP\", crv = \"Ed25519\", x = \"11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo\" }\n\
                     pinned = [\"sha256:NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs\"]\njku_origins = [\"https://keys.example\"]\n";
-        let c = parse(text).unwrap();
+        let mut c = parse(text).unwrap();
         let t = c.agents[0].trust.clone().unwrap();
         assert_eq!(t.jwks_file.as_deref(), Some(Path::new("keys.json")));
+        c.resolve_paths(Path::new("/cfg/dir"));
+        let resolved = c.agents[0].trust.as_ref().unwrap().jwks_file.clone();
+        assert_eq!(resolved.as_deref(), Some(Path::new("/cfg/dir/keys.json")));
         assert_eq!(t.jwk.unwrap()["crv"], "Ed25519");
         assert_eq!(t.pinned.len(), 1);
         let err = parse("[[agents]]\nurl = \"https://a.example\"\n[agents.trust]\npin = []\n")
