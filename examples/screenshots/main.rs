@@ -598,6 +598,8 @@ impl Console {
         if with_agent {
             let mut target = AgentTarget::from_url(&demo.base_url(), Duration::from_secs(20));
             target.label = "demo".into();
+            // As the console does for the demo it runs: its card key is known in-process (shows verified).
+            target.trust = a2a_console::demo::signing::in_process_trust();
             app.add_agent(target, AgentOrigin::Demo);
         }
         let (rt, rx) = Runtime::new(None, "dark").map_err(anyhow::Error::msg)?;

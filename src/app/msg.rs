@@ -202,6 +202,9 @@ pub enum Effect {
     AddAgentToConfig { url: String },
     /// Remove an agent from the config file.
     RemoveAgentFromConfig { url: String },
+    /// Add a pinned key thumbprint to the agent's `[agents.trust]` in the config file (the agent's entry is
+    /// added when it is not there, so the pin is where the user can see it).
+    PinKeyInConfig { url: String, thumbprint: String },
     /// Write bytes to a new file the user chose (never through a symlink; mode 0600). With `replace`, the user
     /// confirmed that whatever is at `path` is replaced.
     SaveFile {

@@ -359,6 +359,13 @@ pub enum Overlay {
     ConfirmRemoveAgent {
         agent: AgentId,
     },
+    /// Pin the key that signed this agent's card (trust on first use): the thumbprint is shown before yes.
+    ConfirmPinKey {
+        agent: AgentId,
+        thumbprint: String,
+        kid: Option<String>,
+        alg: String,
+    },
     /// Delete a tab's task from the local store (the agent keeps it).
     ConfirmDelete {
         tab: TabId,

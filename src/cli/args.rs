@@ -78,6 +78,16 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Check who signed an agent's card and pin the key (trust on first use): shows the key's thumbprint,
+    /// algorithm, kid and the canonical form that verified, asks y/N (or takes --yes), and writes
+    /// `pinned = [...]` into the agent's `[agents.trust]` in the config file.
+    Trust {
+        #[arg(add = ArgValueCompleter::new(super::completions::agent_candidates))]
+        agent: String,
+        /// Pin without asking.
+        #[arg(long)]
+        yes: bool,
+    },
     /// Send a message; continue a task with --task. Exit code follows the task's state.
     Send {
         #[arg(add = ArgValueCompleter::new(super::completions::agent_candidates))]

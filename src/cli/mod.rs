@@ -10,6 +10,7 @@ pub mod print;
 mod remote;
 mod stored;
 pub mod stream_print;
+mod trust;
 
 use std::time::Duration;
 
@@ -153,13 +154,20 @@ pub async fn run(global: GlobalOpts, command: Command) -> Exit {
             }
         };
     }
-    let (config, _) = match config::load(global.config.as_deref()) {
+    let (config, path) = match config::load(global.config.as_deref()) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("a2a-console: {e}");
             return Exit::Usage;
         }
     };
+    if let Command::Trust { agent, yes } = &command {
+        let path = path.or_else(config::default_path);
+        return match trust::run(&config, &global, agent, *yes, path.as_deref()).await {
+            Ok(code) => code,
+            Err(e) => fail(&e),
+        };
+    }
     match remote::run_remote(&config, &global, command).await {
         Ok(code) => code,
         Err(e) => fail(&e),
@@ -169,6 +177,7 @@ pub async fn run(global: GlobalOpts, command: Command) -> Exit {
 fn agent_of(command: &Command) -> &str {
     match command {
         Command::Card { agent, .. }
+        | Command::Trust { agent, .. }
         | Command::Send { agent, .. }
         | Command::Get { agent, .. }
         | Command::List { agent, .. }

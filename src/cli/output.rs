@@ -171,7 +171,7 @@ pub fn remote_block(out: &mut String, agent: &str, task: Option<&str>, field: &s
 }
 
 /// A one-line remote value ("name: …") sanitised.
-fn line(raw: &str) -> String {
+pub(super) fn line(raw: &str) -> String {
     sanitize_line(raw).0
 }
 
@@ -218,6 +218,54 @@ pub fn task_text(agent: &str, t: &Task) -> String {
         artifact_text(&mut out, agent, Some(&t.id), a);
     }
     out
+}
+
+/// The card as `card --json` prints it: the card's own fields, and `"signature"`, our verdict on who signed
+/// it (a name the card schema does not use: its list is `signatures`).
+pub fn card_json(
+    card: &AgentCard,
+    verdict: Option<&crate::remote::signature::SignatureVerdict>,
+) -> serde_json::Value {
+    let mut v = serde_json::to_value(card).unwrap_or_default();
+    let sig = match verdict {
+        Some(v) => v.to_json(),
+        None => serde_json::json!({"state": "not_checked", "reason": "the card was not checked"}),
+    };
+    if let Some(map) = v.as_object_mut() {
+        map.insert("signature".into(), sig);
+    }
+    v
+}
+
+/// The signature block of `card`'s text: the verdict, then key, algorithm, form and pin.
+fn signature_text(out: &mut String, fetched: &FetchedCard) {
+    let signed = fetched
+        .card
+        .signatures
+        .as_ref()
+        .is_some_and(|s| !s.is_empty());
+    let (badge, _) = crate::remote::signature::badge_of(fetched.signature.as_ref(), signed);
+    let Some(v) = &fetched.signature else {
+        let _ = writeln!(out, "signature:   {badge}");
+        return;
+    };
+    let _ = writeln!(out, "signature:   {badge} — {}", line(&v.reason));
+    if let Some(key) = v.key_line() {
+        let _ = writeln!(out, "  key:       {key}");
+    }
+    if let Some(alg) = &v.detail.alg {
+        let _ = writeln!(out, "  algorithm: {}", line(alg));
+    }
+    if let Some(form) = v.detail.form {
+        let _ = writeln!(out, "  form:      {}", form.label());
+    }
+    if v.detail.thumbprint.is_some() {
+        let _ = writeln!(
+            out,
+            "  pinned:    {}",
+            if v.detail.pinned { "yes" } else { "no" }
+        );
+    }
 }
 
 /// A card as readable text: identity, interfaces (the one in use marked, those we cannot use with why),
@@ -377,11 +425,7 @@ pub fn card_text(
             let _ = writeln!(out, "      example: {}", line(ex));
         }
     }
-    if let Some(sigs) = &c.signatures {
-        let _ = writeln!(out, "signatures:  {} (not verified yet)", sigs.len());
-    } else {
-        let _ = writeln!(out, "signatures:  none (unsigned card)");
-    }
+    signature_text(&mut out, fetched);
     if fetched.warnings.is_empty() {
         let _ = writeln!(out, "warnings:    none");
     } else {

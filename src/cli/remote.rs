@@ -28,7 +28,13 @@ async fn show_card(
 ) -> Result<Exit, RemoteError> {
     let seen = agent::inspect(target, fetcher, false).await?;
     if json {
-        outln!("{}", safe_json(&seen.card.card, true));
+        outln!(
+            "{}",
+            safe_json(
+                &output::card_json(&seen.card.card, seen.card.signature.as_ref()),
+                true
+            )
+        );
     } else {
         let selection = seen.selection.as_ref().map_err(|(_, e)| e.message.as_str());
         out!(
@@ -94,12 +100,26 @@ pub(super) async fn run_remote(
                 .get_extended_agent_card(&GetExtendedAgentCardRequest { tenant: None })
                 .await
                 .map_err(|e| agent_err("GetExtendedAgentCard", e))?;
+            // The extended card comes parsed by the SDK, so its signature is checked over the SDK type's JSON
+            // (what a signer using the same types would have signed); the public card's raw bytes do not apply.
+            let as_json = serde_json::to_value(&card).unwrap_or_default();
+            let verdict = crate::remote::signature::keys::judge_value(
+                &as_json,
+                &conn.card.url,
+                &target.trust,
+                &fetcher.jku,
+            )
+            .await;
             if json {
-                outln!("{}", safe_json(&card, true));
+                outln!(
+                    "{}",
+                    safe_json(&output::card_json(&card, Some(&verdict)), true)
+                );
             } else {
                 let mut shown = conn.card.clone();
                 shown.card = card;
                 shown.warnings.clear();
+                shown.signature = Some(verdict);
                 out!(
                     "{}",
                     output::card_text(&label, &shown, Ok(&conn.selected), true)
@@ -324,6 +344,7 @@ pub(super) async fn run_remote(
         Command::DemoAgent { .. }
         | Command::Login { .. }
         | Command::Logout { .. }
+        | Command::Trust { .. }
         | Command::Completions { .. }
         | Command::Prune { .. }
         | Command::History { .. }

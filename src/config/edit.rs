@@ -60,9 +60,77 @@ pub fn remove_agent(path: &Path, url: &str) -> Result<bool, String> {
     Ok(removed)
 }
 
+/// Add `thumbprint` to `pinned` in the `[agents.trust]` of the agent with that URL, appending the agent when
+/// the file does not list it: a pin belongs where the user reads and edits their trust, not in a database.
+pub fn pin_key(path: &Path, url: &str, thumbprint: &str) -> Result<(), String> {
+    let mut doc = read(path)?;
+    let agents = doc
+        .entry("agents")
+        .or_insert(Item::ArrayOfTables(ArrayOfTables::new()))
+        .as_array_of_tables_mut()
+        .ok_or_else(|| format!("{}: `agents` is not a list of tables", path.display()))?;
+    if !agents
+        .iter()
+        .any(|t| t.get("url").and_then(|v| v.as_str()) == Some(url))
+    {
+        let mut t = Table::new();
+        t.insert("url", value(url));
+        agents.push(t);
+    }
+    for agent in agents
+        .iter_mut()
+        .filter(|t| t.get("url").and_then(|v| v.as_str()) == Some(url))
+    {
+        let trust = agent
+            .entry("trust")
+            .or_insert(Item::Table(Table::new()))
+            .as_table_mut()
+            .ok_or_else(|| format!("{}: `trust` of {url} is not a table", path.display()))?;
+        let pinned = trust
+            .entry("pinned")
+            .or_insert(Item::Value(
+                toml_edit::Value::Array(toml_edit::Array::new()),
+            ))
+            .as_array_mut()
+            .ok_or_else(|| format!("{}: `trust.pinned` of {url} is not a list", path.display()))?;
+        if !pinned.iter().any(|v| v.as_str() == Some(thumbprint)) {
+            pinned.push(thumbprint);
+        }
+    }
+    write(path, &doc)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pin_key_writes_the_thumbprint_under_the_agent_keeping_comments_and_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("config.toml");
+        std::fs::write(
+            &p,
+            "# mine\n[[agents]]\nname = \"w\" # weather\nurl = \"http://127.0.0.1:1\"\n",
+        )
+        .unwrap();
+        let t = "NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs";
+        pin_key(&p, "http://127.0.0.1:1", t).unwrap();
+        pin_key(&p, "http://127.0.0.1:1", t).unwrap();
+        let text = std::fs::read_to_string(&p).unwrap();
+        assert!(
+            text.contains("# mine") && text.contains("# weather"),
+            "{text}"
+        );
+        assert_eq!(text.matches(t).count(), 1, "{text}");
+        let c = crate::config::parse(&text).unwrap();
+        let trust = c.agents[0].trust.clone().unwrap();
+        assert_eq!(trust.pinned, vec![t.to_string()]);
+        // An agent the file did not list is added with its pin, where the user can see both.
+        pin_key(&p, "http://127.0.0.1:2", t).unwrap();
+        let c = crate::config::parse(&std::fs::read_to_string(&p).unwrap()).unwrap();
+        assert_eq!(c.agents.len(), 2);
+        assert_eq!(c.agents[1].trust.as_ref().unwrap().pinned.len(), 1);
+    }
 
     #[test]
     fn add_and_remove_keep_comments() {

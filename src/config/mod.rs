@@ -144,6 +144,9 @@ pub struct AgentConfig {
     /// trust for it.
     #[serde(default)]
     pub tls: Option<TlsConfig>,
+    /// Which keys may sign this agent's card (`[agents.trust]`); see `remote::signature`.
+    #[serde(default)]
+    pub trust: Option<TrustConfig>,
 }
 
 /// `[agents.tls]`: PEM files, named by path (`~` is the home directory; a relative path is relative to the
@@ -164,6 +167,24 @@ pub struct TlsConfig {
     /// Trust only `ca_bundle` for this agent, not the system's roots.
     #[serde(default)]
     pub ca_only: bool,
+}
+
+/// `[agents.trust]`: the keys the user trusts to sign an agent's card.
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct TrustConfig {
+    /// A JWKS file (`{"keys": [...]}`) or a single JWK; `~` and relative paths as for `[agents.tls]`.
+    #[serde(default)]
+    pub jwks_file: Option<PathBuf>,
+    /// One public JWK, inline: a TOML table or a JSON string.
+    #[serde(default)]
+    pub jwk: Option<serde_json::Value>,
+    /// RFC 7638 SHA-256 thumbprints (base64url, `sha256:` prefix allowed) of keys trusted to sign.
+    #[serde(default)]
+    pub pinned: Vec<String>,
+    /// Origins other than the card's that a signature's `jku` may be fetched from.
+    #[serde(default)]
+    pub jku_origins: Vec<String>,
 }
 
 /// How to authenticate to an agent. Secrets never live in the file: they come from an environment variable
@@ -441,6 +462,9 @@ impl Config {
                     *p = resolve_path(p, base).to_string_lossy().into_owned();
                 }
             }
+            if let Some(file) = a.trust.as_mut().and_then(|t| t.jwks_file.as_mut()) {
+                *file = resolve_path(&file.to_string_lossy(), base);
+            }
         }
     }
 
@@ -469,6 +493,24 @@ mod tests {
         let c = parse(text).unwrap();
         validate(&c).unwrap();
         assert!(!c.agents.is_empty());
+    }
+
+    #[test]
+    fn agent_trust_takes_files_inline_keys_pins_and_origins_and_nothing_else() {
+        let text = "[[agents]]\nurl = \"https://a.example\"\n[agents.trust]\njwks_file = \"keys.json\"\n\
+                    jwk = { kty = \"OKP\", crv = \"Ed25519\", x = \"11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo\" }\n\
+                    pinned = [\"sha256:NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs\"]\njku_origins = [\"https://keys.example\"]\n";
+        let mut c = parse(text).unwrap();
+        let t = c.agents[0].trust.clone().unwrap();
+        assert_eq!(t.jwks_file.as_deref(), Some(Path::new("keys.json")));
+        c.resolve_paths(Path::new("/cfg/dir"));
+        let resolved = c.agents[0].trust.as_ref().unwrap().jwks_file.clone();
+        assert_eq!(resolved.as_deref(), Some(Path::new("/cfg/dir/keys.json")));
+        assert_eq!(t.jwk.unwrap()["crv"], "Ed25519");
+        assert_eq!(t.pinned.len(), 1);
+        let err = parse("[[agents]]\nurl = \"https://a.example\"\n[agents.trust]\npin = []\n")
+            .unwrap_err();
+        assert!(err.contains("pin"), "{err}");
     }
 
     #[test]

@@ -267,9 +267,11 @@ pub(crate) struct CardDocument {
 impl CardDocument {
     /// Serialises `card` as ProtoJSON, the same conversion the SDK uses for cards on its REST
     /// binding, so both routes describe the agent identically.
-    pub(crate) fn new(card: &AgentCard) -> anyhow::Result<Self> {
-        let value = a2a_pb::protojson_conv::to_value(card)
+    pub(crate) fn new(card: &AgentCard, base_url: &str) -> anyhow::Result<Self> {
+        let mut value = a2a_pb::protojson_conv::to_value(card)
             .map_err(|e| anyhow::anyhow!("cannot serialise the demo agent card: {e}"))?;
+        // Signed as served, so the check runs over exactly these bytes (`demo/signing.rs`).
+        super::signing::sign(&mut value, base_url)?;
         let body = Bytes::from(serde_json::to_vec_pretty(&value)?);
         // A content hash rather than the version (the SDK's choice) because the card embeds the
         // port, which changes between runs while the version does not.
@@ -362,7 +364,7 @@ mod tests {
 
     #[test]
     fn card_json_lists_jsonrpc_first_and_grpc_as_host_port() -> anyhow::Result<()> {
-        let doc = CardDocument::new(&public_card(&endpoints()))?;
+        let doc = CardDocument::new(&public_card(&endpoints()), "http://127.0.0.1:1")?;
         let json: serde_json::Value = serde_json::from_slice(&doc.body)?;
         let interfaces = &json["supportedInterfaces"];
         assert_eq!(interfaces[0]["protocolBinding"], "JSONRPC");

@@ -14,6 +14,7 @@ mod handler;
 mod oauth;
 mod push;
 mod scenarios;
+pub mod signing;
 
 use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::Arc;
@@ -136,7 +137,8 @@ where
     };
     let public = card::public_card(&endpoints);
     let extended = card::extended_card(&public);
-    let document = Arc::new(CardDocument::new(&public)?);
+    let document = Arc::new(CardDocument::new(&public, &endpoints.base_url)?);
+    let jwks = bytes::Bytes::from(signing::jwks()?);
 
     let (shutdown_tx, shutdown_rx) = watch::channel(false);
     let flows = Arc::new(flow::FlowControl::default());
@@ -164,6 +166,27 @@ where
         .route(
             "/.well-known/agent.json",
             get(card::serve_card).with_state(document),
+        )
+        .route(
+            signing::JWKS_PATH,
+            get(move || {
+                let body = jwks.clone();
+                async move {
+                    (
+                        [
+                            (
+                                header::CONTENT_TYPE,
+                                HeaderValue::from_static("application/jwk-set+json"),
+                            ),
+                            (
+                                header::CACHE_CONTROL,
+                                HeaderValue::from_static("max-age=300"),
+                            ),
+                        ],
+                        body,
+                    )
+                }
+            }),
         )
         .route(REPORT_PATH, get(report_csv))
         .route(
@@ -250,6 +273,7 @@ async fn bind_grpc(http_port: u16) -> anyhow::Result<TcpListener> {
 
 /// Runs the demo agent until Ctrl-C or SIGTERM.
 pub async fn run_foreground(port: u16) -> anyhow::Result<()> {
+    signing::keep_key_in_data_dir();
     let agent = spawn(port).await?;
     let base = agent.base_url();
     println!(

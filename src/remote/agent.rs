@@ -10,6 +10,7 @@ use super::card_rules::card_only_summary;
 use super::client::{self, Binding, Client, Preferences, ProtocolChoice, Selected};
 use super::error::RemoteError;
 use super::origin::CredentialScope;
+use super::signature::{Trust, keys::judge};
 use super::tls::{AgentHttp, ClientFiles, TlsSettings};
 use super::wire::WireLimits;
 use crate::config::{AgentConfig, AuthConfig, AuthKind};
@@ -34,6 +35,8 @@ pub struct AgentTarget {
     pub allowed_origins: Vec<String>,
     /// `[agents.tls]`: a client certificate for this agent only, and the roots it is trusted by.
     pub tls: Option<TlsSettings>,
+    /// The keys trusted to sign this agent's card (`[agents.trust]`, or the demo's own).
+    pub trust: Trust,
 }
 
 impl AgentTarget {
@@ -68,6 +71,15 @@ impl AgentTarget {
                 .map(|m| usize::try_from(m.saturating_mul(1 << 20)).unwrap_or(usize::MAX)),
             allowed_origins: a.allowed_origins.clone(),
             tls: a.tls.as_ref().map(TlsSettings::from_config),
+            trust: match &a.trust {
+                Some(t) => Trust::from_config(t, None).map_err(|e| {
+                    RemoteError::usage(format!(
+                        "agent {}: {e}",
+                        crate::remote::error::one_line(a.name.as_deref().unwrap_or(&a.url))
+                    ))
+                })?,
+                None => Trust::default(),
+            },
         })
     }
 
@@ -84,6 +96,7 @@ impl AgentTarget {
             max_event_bytes: None,
             allowed_origins: Vec::new(),
             tls: None,
+            trust: Trust::default(),
         }
     }
 
@@ -220,16 +233,31 @@ pub async fn fetch_card(
         .await;
     let auth = match (&first, &target.auth) {
         (Err(e), Some(a)) if e.http_status == Some(401) && !needs_card_for_credential(a) => a,
-        _ => return first.map_err(|e| e.context(format!("agent {label}"))),
+        (Ok(_), _) | (Err(_), None) | (Err(_), Some(_)) => {
+            let card = first.map_err(|e| e.context(format!("agent {label}")))?;
+            return Ok(with_verdict(card, target, fetcher).await);
+        }
     };
     let credential = auth::resolve(auth, None)
         .await
         .map_err(|e| e.context(format!("agent {label}: the card needs a credential")))?;
     let headers = HeaderInterceptor::new(&target.headers, Some(&credential)).header_map();
-    fetcher
+    let card = fetcher
         .fetch_scoped(&target.url, &headers, revalidate, &scope)
         .await
-        .map_err(|e| e.context(format!("agent {label}")))
+        .map_err(|e| e.context(format!("agent {label}")))?;
+    Ok(with_verdict(card, target, fetcher).await)
+}
+
+/// The card with its signature verdict: every card fetched for display or use is judged here (the jku
+/// cache in the fetcher makes a refresh cheap).
+async fn with_verdict(
+    mut card: FetchedCard,
+    target: &AgentTarget,
+    fetcher: &CardFetcher,
+) -> FetchedCard {
+    card.signature = Some(judge(&card.raw, &card.url, &target.trust, &fetcher.jku).await);
+    card
 }
 
 /// Fetch the public card and choose an interface; no credential is resolved (unless the card is behind a 401).

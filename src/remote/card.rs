@@ -41,6 +41,9 @@ pub struct FetchedCard {
     pub max_age: Option<Duration>,
     /// True when the server answered 304 and this came from the cache.
     pub revalidated: bool,
+    /// Who signed it: `None` until the card was judged (`agent::fetch_card` judges every card it fetches),
+    /// so a card never passes for checked before it was.
+    pub signature: Option<super::signature::SignatureVerdict>,
 }
 
 #[derive(Clone)]
@@ -53,6 +56,8 @@ struct CacheEntry {
 pub struct CardFetcher {
     http: reqwest::Client,
     cache: Mutex<HashMap<String, CacheEntry>>,
+    /// The JWKS documents signatures point at, cached for the run like the cards.
+    pub jku: super::signature::JkuFetcher,
 }
 
 /// The settings of a card fetcher's client: no redirect followed by the client itself (see [`CardFetcher::new`]).
@@ -103,6 +108,7 @@ impl CardFetcher {
         Self {
             http,
             cache: Mutex::new(HashMap::new()),
+            jku: super::signature::JkuFetcher::new(),
         }
     }
 
@@ -397,6 +403,7 @@ pub fn parse_card(
             .map(str::to_string),
         max_age: max_age(headers),
         revalidated: false,
+        signature: None,
     })
 }
 

@@ -22,6 +22,7 @@ pub mod oidc;
 pub mod origin;
 pub mod push;
 pub mod sign_in;
+pub mod signature;
 pub mod tls;
 pub mod token_store;
 pub mod tracker;

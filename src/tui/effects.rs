@@ -632,6 +632,17 @@ impl Runtime {
                     let _ = tx.send(Msg::ConfigSaved(r));
                 });
             }
+            Effect::PinKeyInConfig { url, thumbprint } => {
+                let path = self.config_path.clone();
+                tokio::task::spawn_blocking(move || {
+                    let r = match path {
+                        Some(p) => crate::config::edit::pin_key(&p, &url, &thumbprint)
+                            .map(|()| format!("pinned the key of {url} in {}", p.display())),
+                        None => Err("no config file to hold the pin (it lasts this run)".into()),
+                    };
+                    let _ = tx.send(Msg::ConfigSaved(r));
+                });
+            }
             Effect::SaveFile {
                 path,
                 bytes,

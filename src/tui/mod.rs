@@ -149,6 +149,7 @@ pub enum Ended {
 
 /// Run the console until the user quits or a signal ends it.
 pub async fn run(global: Overrides, demo: bool) -> Result<Ended, String> {
+    crate::demo::signing::keep_key_in_data_dir();
     let (config, config_path) =
         crate::config::load(global.config.as_deref()).map_err(|e| e.to_string())?;
     let mut app = build_app(&config, &global)?;
@@ -162,6 +163,7 @@ pub async fn run(global: Overrides, demo: bool) -> Result<Ended, String> {
             AgentTarget::from_url(&agent.base_url(), Duration::from_secs(DEFAULT_TIMEOUT_SECS));
         let mut target = target;
         target.label = "demo".into();
+        target.trust = crate::demo::signing::in_process_trust();
         app.insert_agent(0, target, AgentOrigin::Demo);
         Some(agent)
     } else {

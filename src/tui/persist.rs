@@ -227,6 +227,13 @@ pub fn audit_request(app: &App, effect: &Effect) -> Option<Record> {
 
 /// The audit entry for a response's outcome (a task's events are in the log already, as events).
 pub fn audit_response(app: &App, msg: &Msg) -> Option<Record> {
+    if let Msg::AgentLoaded {
+        agent,
+        result: Ok(info),
+    } = msg
+    {
+        return key_changed_alarm(app, *agent, info);
+    }
     let (tab, method, outcome) = match msg {
         Msg::Reply { tab, result, .. } => (
             *tab,
@@ -254,6 +261,38 @@ pub fn audit_response(app: &App, msg: &Msg) -> Option<Record> {
         }
     };
     Some(Record::Audit(Box::new(e)))
+}
+
+/// A card signed by another key than the one the user pinned or configured: an alarm, so it is in the audit
+/// log (with both the key that signed and the reason), not only on the screen.
+fn key_changed_alarm(
+    app: &App,
+    agent: crate::app::state::AgentId,
+    info: &crate::app::state::AgentInfo,
+) -> Option<Record> {
+    use crate::remote::signature::SignatureState;
+    let v = info.card.signature.as_ref()?;
+    if v.state != SignatureState::Invalid || !v.reason.starts_with("key changed") {
+        return None;
+    }
+    tracing::warn!(target: "a2a_console::audit", "card signature: {}", v.reason);
+    Some(Record::Audit(Box::new(AuditEntry {
+        at: Utc::now(),
+        agent: app
+            .agent(agent)
+            .map(|a| a.target.url.clone())
+            .unwrap_or_default(),
+        direction: Direction::Response,
+        method: "agent card signature".into(),
+        task_id: None,
+        context_id: None,
+        message_id: None,
+        detail_json: serde_json::json!({
+            "alarm": "key changed",
+            "reason": v.reason,
+            "card": info.card.url.as_str(),
+        }),
+    })))
 }
 
 /// A human decision (approve / deny / later), with the tab's task and context ids.
@@ -420,6 +459,61 @@ mod tests {
             protocol: None,
         };
         t
+    }
+
+    #[test]
+    fn a_key_changed_card_is_an_audit_entry_and_a_good_one_is_not() {
+        use crate::app::state::Reachability;
+        use crate::remote::signature::{SignatureDetail, SignatureState, SignatureVerdict};
+        let mut app = empty_app((120, 40));
+        let id = crate::testing::add_online(
+            &mut app,
+            AgentTarget::from_url("http://127.0.0.1:9", Duration::from_secs(5)),
+            "w",
+            crate::testing::DEMO_CARD,
+        );
+        let with = |state, reason: &str| {
+            let Some(Reachability::Online(info)) = app.agent(id).map(|a| &a.state) else {
+                panic!("online")
+            };
+            let mut i = Box::new(crate::app::state::AgentInfo::new(
+                "w",
+                info.card.clone(),
+                crate::app::state::Usability::CardOnly {
+                    short: String::new(),
+                    reason: String::new(),
+                },
+            ));
+            i.card.signature = Some(SignatureVerdict {
+                state,
+                reason: reason.into(),
+                detail: SignatureDetail::default(),
+            });
+            Msg::AgentLoaded {
+                agent: id,
+                result: Ok(i),
+            }
+        };
+        let alarm = with(
+            SignatureState::Invalid,
+            "key changed: signed by key abc, not by the pinned key",
+        );
+        match audit_response(&app, &alarm) {
+            Some(Record::Audit(e)) => {
+                assert_eq!(e.agent, "http://127.0.0.1:9");
+                assert_eq!(e.method, "agent card signature");
+                assert_eq!(e.detail_json["alarm"], "key changed");
+            }
+            _ => panic!("no audit entry for a key change"),
+        }
+        assert!(audit_response(&app, &with(SignatureState::Verified, "signed by x")).is_none());
+        assert!(
+            audit_response(
+                &app,
+                &with(SignatureState::Invalid, "signature does not match the card")
+            )
+            .is_none()
+        );
     }
 
     fn two_agents_on_one_url() -> App {

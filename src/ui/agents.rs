@@ -3,6 +3,7 @@
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
+use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 
@@ -46,11 +47,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
                         spoken(sel),
                         info.version
                     ),
-                    // The signature verdict goes here once cards are verified.
-                    match &info.card.card.signatures {
-                        Some(s) if !s.is_empty() => "signed · not verified".to_string(),
-                        _ => "unsigned".to_string(),
-                    },
+                    signature_badge(&info.card).0.to_string(),
                 ),
                 // The card loaded but nothing can be called: say so where the user looks first, and why.
                 (None, card_only) => (
@@ -95,13 +92,42 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
                 Span::styled(need, t.warning),
             ]));
         }
+        // The third line is the signature badge for a usable agent, the card-only reason otherwise.
+        let third_style = match a.info() {
+            Some(i) if i.selected().is_some() => signature_badge_style(app, &i.card),
+            _ => t.dim,
+        };
         let third = ellipsize(&third, inner_w.saturating_sub(2));
         lines.push(Line::from(vec![
             Span::raw("  "),
-            Span::styled(third, t.dim),
+            Span::styled(third, third_style),
         ]));
     }
     f.render_widget(Paragraph::new(lines).block(block), area);
+}
+
+/// The signature badge of a card and the state it stands for (`None`: signed, not judged yet).
+pub(super) fn signature_badge(
+    fc: &crate::remote::card::FetchedCard,
+) -> (
+    &'static str,
+    Option<crate::remote::signature::SignatureState>,
+) {
+    let signed = fc.card.signatures.as_ref().is_some_and(|s| !s.is_empty());
+    crate::remote::signature::badge_of(fc.signature.as_ref(), signed)
+}
+
+/// The badge's colour: green only for verified, red for invalid (a key change included), warning for a
+/// valid signature by a key not pinned, dim for unsigned or not judged.
+pub(super) fn signature_badge_style(app: &App, fc: &crate::remote::card::FetchedCard) -> Style {
+    use crate::remote::signature::SignatureState as S;
+    let t = &app.theme;
+    match signature_badge(fc).1 {
+        Some(S::Verified) => t.ok,
+        Some(S::ValidUnpinned) => t.warning,
+        Some(S::Invalid) => t.error,
+        Some(S::Unsigned) | None => t.dim,
+    }
 }
 
 /// The protocol in use, with the card's own version when it is spoken as another (0.2.9 spoken as 0.3).

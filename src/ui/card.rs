@@ -41,6 +41,63 @@ fn rkv(app: &App, k: &str, v: String) -> Line<'static> {
     ])
 }
 
+/// Who signed the card: the verdict in its colour with the reason, then which key, algorithm and canonical
+/// form, and whether the key is pinned (with the key that pins it, when it is not).
+fn signature_lines(
+    app: &App,
+    fc: &crate::remote::card::FetchedCard,
+    lines: &mut Vec<Line<'static>>,
+) {
+    use crate::remote::signature::SignatureState as S;
+    let t = &app.theme;
+    let (badge, _) = super::agents::signature_badge(fc);
+    let style = super::agents::signature_badge_style(app, fc);
+    let Some(v) = &fc.signature else {
+        lines.push(Line::from(vec![
+            Span::styled(format!("{:<16}", "signature"), t.dim),
+            Span::styled(badge.to_string(), style),
+        ]));
+        return;
+    };
+    lines.push(Line::from(vec![
+        Span::styled(format!("{:<16}", "signature"), t.dim),
+        Span::styled(badge.to_string(), style),
+        Span::styled(format!(" — {}", v.reason), style),
+    ]));
+    if !v.is_signed() {
+        return;
+    }
+    let d = &v.detail;
+    if let Some(key) = v.key_line() {
+        lines.push(kv(app, "  key", key));
+    }
+    if let Some(alg) = &d.alg {
+        lines.push(kv(app, "  algorithm", alg.clone()));
+    }
+    if let Some(form) = d.form {
+        lines.push(kv(app, "  canonical", form.label().to_string()));
+    }
+    if matches!(v.state, S::Verified | S::ValidUnpinned) {
+        lines.push(kv(
+            app,
+            "  pinned",
+            if d.pinned { "yes" } else { "no" }.into(),
+        ));
+    }
+    if v.state == S::ValidUnpinned && d.offer.is_some() {
+        let key = app
+            .keymap
+            .keys_for(crate::config::keymap::Action::PinCardKey)
+            .first()
+            .cloned()
+            .unwrap_or_default();
+        lines.push(Line::styled(
+            format!("  {key} pins this key for the agent (or run: a2a-console trust AGENT)"),
+            t.key_hint,
+        ));
+    }
+}
+
 /// The card page's lines (also used by tests and screenshots).
 pub fn card_lines(app: &App) -> Vec<Line<'static>> {
     let t = &app.theme;
@@ -107,11 +164,7 @@ pub fn card_lines(app: &App) -> Vec<Line<'static>> {
     if let Some(d) = &c.documentation_url {
         lines.push(rkv(app, "docs", line(d)));
     }
-    let sig = match &c.signatures {
-        Some(s) if !s.is_empty() => format!("{} signature(s), not verified yet", s.len()),
-        _ => "unsigned".into(),
-    };
-    lines.push(kv(app, "signature", sig));
+    signature_lines(app, fc, &mut lines);
     if let Some((_, reason)) = info.card_only() {
         // Before anything else the card says: a user must not compose a message to find this out.
         lines.push(Line::default());

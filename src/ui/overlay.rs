@@ -294,6 +294,38 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
                 r,
             );
         }
+        Overlay::ConfirmPinKey {
+            agent,
+            thumbprint,
+            kid,
+            alg,
+        } => {
+            let r = centered(area, 72, 9);
+            let name = app.agent(*agent).map(|a| a.name()).unwrap_or_default();
+            let kid = kid
+                .as_deref()
+                .map(|k| format!(" · kid {}", crate::trust::sanitize::sanitize_line(k).0))
+                .unwrap_or_default();
+            f.render_widget(Clear, r);
+            f.render_widget(
+                Paragraph::new(vec![
+                    Line::styled(format!("Pin the key that signed {name}'s card?"), t.warning),
+                    Line::styled(format!("sha256:{thumbprint}"), t.text),
+                    Line::styled(format!("{alg}{kid}"), t.dim),
+                    Line::styled(
+                        "Compare the thumbprint with one the publisher gave you. Once pinned, a card signed by another key is an alarm.",
+                        t.dim,
+                    ),
+                    Line::styled(
+                        format!("{}: pin (written to the config file) · any other key: keep as is", keys_or(app, Action::Confirm, "y")),
+                        t.dim,
+                    ),
+                ])
+                .block(boxed(app, "Trust this key"))
+                .wrap(Wrap { trim: true }),
+                r,
+            );
+        }
         Overlay::ConfirmDelete { tab } => {
             let r = centered(area, 64, 5);
             let what = app

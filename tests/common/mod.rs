@@ -153,10 +153,20 @@ pub fn spawn_server(mut cmd: Command, what: &str) -> Server {
     }
 }
 
+/// Where the demo agents the tests start keep their card-signing key (one file per test process).
+pub fn demo_key_path() -> PathBuf {
+    std::env::temp_dir().join(format!(
+        "a2a-console-test-demo-key-{}.p8",
+        std::process::id()
+    ))
+}
+
 /// Our embedded demo agent, through the real binary.
 pub fn demo_agent() -> Server {
     let mut cmd = Command::new(bin());
     cmd.args(["demo-agent", "--port", "0"]);
+    // The demo keeps its card-signing key in the data dir; tests keep theirs out of the user's home.
+    cmd.env("A2A_CONSOLE_DEMO_KEY", demo_key_path());
     spawn_server(cmd, "the demo agent")
 }
 

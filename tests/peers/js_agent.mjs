@@ -6,15 +6,19 @@
 // Serves JSON-RPC at /a2a/jsonrpc and HTTP+JSON at /a2a/rest (protocol 1.0).
 // With --with-v03 both endpoints also accept v0.3 requests (SDK compat
 // layer) and the card additionally lists 0.3 interfaces.
+// With --sign ES256|RS256|PS256 the card is signed at start with a fresh key by
+// the SDK's generateAgentCardSignature (jose); the JWKS is served at
+// /.well-known/jwks.json (and written to --jwks-out PATH).
 // Scenarios: see tests/peers/README.md.
 
 import { randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const PEERS_DIR = process.env.PEERS_DIR || resolve(HERE, '../../target/peers');
-const { sdk, server, serverExpress, express } = await import(
+const { sdk, server, serverExpress, express, jose } = await import(
   pathToFileURL(join(PEERS_DIR, 'js', 'deps.mjs')).href
 );
 
@@ -29,7 +33,7 @@ const EXTENDED_CARD_PATH_SUFFIXES = ['/extendedAgentCard', '/v1/card', '/agent/a
 
 // ---- command line ---------------------------------------------------------
 function parseArgs(argv) {
-  const out = { port: 0, ignoreStdin: false, withV03: false, sdkRawCard: false };
+  const out = { port: 0, ignoreStdin: false, withV03: false, sdkRawCard: false, sign: null, jwksOut: null };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--port') out.port = Number(argv[++i]);
@@ -37,10 +41,16 @@ function parseArgs(argv) {
     else if (a === '--ignore-stdin') out.ignoreStdin = true;
     else if (a === '--with-v03') out.withV03 = true;
     else if (a === '--sdk-raw-card') out.sdkRawCard = true;
+    else if (a === '--sign') out.sign = argv[++i];
+    else if (a === '--jwks-out') out.jwksOut = argv[++i];
     else {
       console.error(`unknown argument: ${a}`);
       process.exit(2);
     }
+  }
+  if (out.sign !== null && !['ES256', 'RS256', 'PS256'].includes(out.sign)) {
+    console.error('--sign takes ES256, RS256 or PS256');
+    process.exit(2);
   }
   if (!Number.isInteger(out.port) || out.port < 0 || out.port > 65535) {
     console.error('--port needs an integer 0..65535');
@@ -210,6 +220,21 @@ function buildCards(base) {
   return [sdk.AgentCard.fromJSON(card), sdk.AgentCard.fromJSON(extended)];
 }
 
+// ---- signed card (--sign) ------------------------------------------------------
+const JWKS_PATH = '/.well-known/jwks.json';
+
+// Signs the card's JSON form with a fresh key through the SDK's own
+// generateAgentCardSignature (jose underneath), and returns the signed card
+// and the public JWKS served at JWKS_PATH (the signature's jku).
+async function signCard(card, alg, base) {
+  const { privateKey, publicKey } = await jose.generateKeyPair(alg, { extractable: true, modulusLength: 2048 });
+  const kid = `js-${alg.toLowerCase()}-${randomUUID().slice(0, 8)}`;
+  const jwk = { ...(await jose.exportJWK(publicKey)), kid, alg, use: 'sig' };
+  const signer = sdk.generateAgentCardSignature(privateKey, { alg, kid, typ: 'JOSE', jku: base + JWKS_PATH });
+  const signed = await signer(sdk.AgentCard.toJSON(card));
+  return [sdk.AgentCard.fromJSON(signed), { keys: [jwk] }];
+}
+
 // ---- auth gate (ours: the SDK does not authenticate) ----------------------------
 function bearerOk(req) {
   const h = req.header('authorization') || '';
@@ -251,9 +276,15 @@ function authGate() {
 const app = express();
 const httpServer = app.listen(args.port, '127.0.0.1');
 httpServer.on('error', (e) => { console.error(`listen failed: ${e.message}`); process.exit(1); });
-httpServer.on('listening', () => {
+httpServer.on('listening', async () => {
   const base = `http://127.0.0.1:${httpServer.address().port}`;
-  const [card, extended] = buildCards(base);
+  let [card, extended] = buildCards(base);
+  if (args.sign) {
+    let jwks;
+    [card, jwks] = await signCard(card, args.sign, base);
+    if (args.jwksOut) writeFileSync(args.jwksOut, JSON.stringify(jwks));
+    app.get(JWKS_PATH, (_req, res) => res.type('application/jwk-set+json').send(JSON.stringify(jwks)));
+  }
   const pushStore = new server.InMemoryPushNotificationStore();
   const handler = new server.DefaultRequestHandler(
     card, new server.InMemoryTaskStore(), new PeerExecutor(),

@@ -5,3 +5,4 @@ export * as sdk from '@a2a-js/sdk';
 export * as server from '@a2a-js/sdk/server';
 export * as serverExpress from '@a2a-js/sdk/server/express';
 export { default as express } from 'express';
+export * as jose from 'jose';

@@ -37,8 +37,13 @@ EXTENDED_CARD_PATH_SUFFIXES = (
 )
 
 
-def parse_args(description: str, with_v03_flag: bool = False) -> argparse.Namespace:
+def parse_args(description: str, with_v03_flag: bool = False,
+               with_sign_flag: bool = False) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=description)
+    if with_sign_flag:
+        p.add_argument('--sign', choices=['ES256', 'RS256', 'PS256'],
+                       help='sign the card at start with a fresh key of this algorithm (SDK signer)')
+        p.add_argument('--jwks-out', metavar='PATH', help='with --sign: also write the public JWKS here')
     if with_v03_flag:
         p.add_argument('--with-v03', action='store_true',
                        help='also accept v0.3 requests (SDK compat layer) and list 0.3 interfaces')

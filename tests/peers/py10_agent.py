@@ -4,12 +4,16 @@ Run:  $PEERS_DIR/py10/bin/python tests/peers/py10_agent.py --port 0
 Serves JSON-RPC at /a2a/jsonrpc and HTTP+JSON at /a2a/rest (protocol 1.0).
 With --with-v03 the same endpoints also accept v0.3 requests (SDK compat
 layer) and the card additionally lists 0.3 interfaces.
+With --sign ES256|RS256|PS256 the public card is signed at start with a fresh
+key by the SDK's a2a.utils.signing; the JWKS is served at /.well-known/jwks.json
+(and written to --jwks-out PATH).
 Scenarios: see tests/peers/README.md.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import sys
 
@@ -20,7 +24,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import httpx  # noqa: E402
 from google.protobuf.timestamp_pb2 import Timestamp  # noqa: E402
 from starlette.applications import Starlette  # noqa: E402
-from starlette.routing import Mount  # noqa: E402
+from starlette.responses import JSONResponse  # noqa: E402
+from starlette.routing import Mount, Route  # noqa: E402
 
 from a2a.helpers.proto_helpers import new_text_message  # noqa: E402
 from a2a.server.agent_execution import AgentExecutor, RequestContext  # noqa: E402
@@ -194,12 +199,54 @@ def build_cards(base: str, with_v03: bool) -> tuple[AgentCard, AgentCard]:
     return card, extended
 
 
+JWKS_PATH = '/.well-known/jwks.json'
+
+
+def sign_card(card: AgentCard, alg: str, base: str, jwks_out: str | None) -> dict:
+    """Sign the public card with a fresh key, using the SDK's own signer (a2a.utils.signing).
+
+    The key is made here on every start; its public half is served as a JWKS at
+    JWKS_PATH (the signature's jku) and, with --jwks-out, written to that file.
+    """
+    import secrets
+
+    import jwt.algorithms
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import ec, rsa
+
+    from a2a.utils.signing import create_agent_card_signer
+
+    if alg == 'ES256':
+        private = ec.generate_private_key(ec.SECP256R1())
+        public_jwk = jwt.algorithms.ECAlgorithm.to_jwk(private.public_key(), as_dict=True)
+    elif alg in ('RS256', 'PS256'):
+        private = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+        public_jwk = jwt.algorithms.RSAAlgorithm.to_jwk(private.public_key(), as_dict=True)
+    else:
+        raise SystemExit(f'--sign: unsupported algorithm {alg}')
+    kid = f'py-{alg.lower()}-{secrets.token_hex(4)}'
+    public_jwk.update({'kid': kid, 'alg': alg, 'use': 'sig'})
+    pem = private.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    signer = create_agent_card_signer(
+        signing_key=pem,
+        protected_header={'alg': alg, 'kid': kid, 'jku': base + JWKS_PATH, 'typ': 'JOSE'},
+    )
+    signer(card)
+    jwks = {'keys': [public_jwk]}
+    if jwks_out:
+        with open(jwks_out, 'w', encoding='utf-8') as f:
+            json.dump(jwks, f)
+    return jwks
+
+
 def main() -> None:
-    args = peer_common.parse_args(__doc__.splitlines()[0], with_v03_flag=True)
+    args = peer_common.parse_args(__doc__.splitlines()[0], with_v03_flag=True, with_sign_flag=True)
     args_v03 = args.with_v03
     sock = peer_common.bind(args.port)
     base = peer_common.base_url(sock)
     card, extended = build_cards(base, args_v03)
+    jwks = sign_card(card, args.sign, base, args.jwks_out) if args.sign else None
 
     push_store = InMemoryPushNotificationConfigStore()
     handler = DefaultRequestHandler(
@@ -210,7 +257,13 @@ def main() -> None:
         push_sender=BasePushNotificationSender(httpx.AsyncClient(timeout=10), push_store),
         extended_agent_card=extended,
     )
+    extra_routes = []
+    if jwks is not None:
+        async def serve_jwks(_request):
+            return JSONResponse(jwks, media_type='application/jwk-set+json')
+        extra_routes.append(Route(JWKS_PATH, serve_jwks))
     app = Starlette(routes=[
+        *extra_routes,
         *create_agent_card_routes(card),
         *create_jsonrpc_routes(handler, JSONRPC_PATH, enable_v0_3_compat=args_v03),
         Mount(REST_PATH, routes=create_rest_routes(handler, enable_v0_3_compat=args_v03)),

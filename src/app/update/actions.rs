@@ -332,6 +332,7 @@ pub fn run_action(app: &mut App, a: Action) -> Vec<Effect> {
             vec![]
         }
         Action::AddDemo => super::demo::add_demo(app),
+        Action::PinCardKey => pin_offer(app),
         Action::RemoveAgent => {
             if let Some(agent) = app.selected().map(|a| a.id) {
                 app.overlay = Some(Overlay::ConfirmRemoveAgent { agent });
@@ -677,4 +678,72 @@ pub(super) fn load_if_needed(app: &mut App, id: TabId) -> Vec<Effect> {
         tab: id,
         key: t.key.to_string(),
     }]
+}
+
+/// `P` on a card signed validly by a key not pinned yet: ask, showing the thumbprint. Nothing to pin (unsigned,
+/// already verified, invalid — a changed key is never offered) says why on the status line.
+fn pin_offer(app: &mut App) -> Vec<Effect> {
+    use crate::remote::signature::SignatureState;
+    let Some(entry) = app.selected() else {
+        return vec![];
+    };
+    let agent = entry.id;
+    let verdict = entry.info().and_then(|i| i.card.signature.clone());
+    let offer = verdict.as_ref().and_then(|v| {
+        let d = &v.detail;
+        match (v.state, &d.offer, &d.thumbprint) {
+            (SignatureState::ValidUnpinned, Some(_), Some(t)) => {
+                Some((t.clone(), d.kid.clone(), d.alg.clone()))
+            }
+            _ => None,
+        }
+    });
+    match offer {
+        Some((thumbprint, kid, alg)) => {
+            app.overlay = Some(Overlay::ConfirmPinKey {
+                agent,
+                thumbprint,
+                kid,
+                alg: alg.unwrap_or_default(),
+            });
+        }
+        None => {
+            let why = match verdict.map(|v| v.state) {
+                Some(SignatureState::Verified) => "the card's key is already trusted",
+                Some(SignatureState::Invalid) => {
+                    "no valid signature to pin (an invalid card's key is never offered)"
+                }
+                Some(SignatureState::Unsigned) => "the card is unsigned: no key to pin",
+                _ => "the card has not been checked yet",
+            };
+            app.set_status(why.to_string(), false);
+        }
+    }
+    vec![]
+}
+
+/// The user said yes: trust the key from now on (this run at once, the config file for the next ones), and
+/// judge the card again so the badge says "verified".
+pub(super) fn pin_key(app: &mut App, agent: AgentId, thumbprint: String) -> Vec<Effect> {
+    let Some(entry) = app.agents.iter_mut().find(|a| a.id == agent) else {
+        return vec![];
+    };
+    if !entry.target.trust.pinned.contains(&thumbprint) {
+        entry.target.trust.pinned.push(thumbprint.clone());
+    }
+    entry.state = Reachability::Loading;
+    let mut fx = vec![Effect::LoadAgent {
+        agent,
+        target: Box::new(entry.target.clone()),
+        refresh: true,
+    }];
+    // The embedded demo's port changes each run: its trust is in-process, nothing to write.
+    if entry.origin != AgentOrigin::Demo {
+        fx.push(Effect::PinKeyInConfig {
+            url: entry.target.url.clone(),
+            thumbprint: thumbprint.clone(),
+        });
+    }
+    app.set_status(format!("pinned key sha256:{thumbprint}"), false);
+    fx
 }

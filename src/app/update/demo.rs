@@ -39,6 +39,8 @@ pub(super) fn demo_started(app: &mut App, result: Result<String, String>) -> Vec
     };
     let mut target = AgentTarget::from_url(&url, Duration::from_secs(DEFAULT_TIMEOUT_SECS));
     target.label = "demo".into();
+    // The demo runs in this process, so its card key is known here: the card shows "verified".
+    target.trust = crate::demo::signing::in_process_trust();
     let id = app.insert_agent(0, target.clone(), AgentOrigin::Demo);
     select(app, 0);
     app.set_status(

@@ -204,6 +204,15 @@ fn overlay_key_inner(app: &mut App, overlay: Overlay, k: KeyEvent) -> Vec<Effect
                 vec![]
             }
         }
+        Overlay::ConfirmPinKey {
+            agent, thumbprint, ..
+        } => {
+            if keymap.modal_action(Context::Dialog, false, &k) == Some(Action::Confirm) {
+                super::actions::pin_key(app, agent, thumbprint)
+            } else {
+                vec![]
+            }
+        }
         Overlay::ConfirmDelete { tab } => {
             if keymap.modal_action(Context::Dialog, false, &k) == Some(Action::Confirm) {
                 delete_task(app, tab)
