@@ -94,13 +94,18 @@ pub async fn spawn(port: u16) -> anyhow::Result<DemoAgent> {
         .with_context(|| format!("cannot listen on 127.0.0.1:{port}"))?;
     let addr = listener.local_addr()?;
     let grpc_listener = bind_grpc(port).await?;
-    start(
-        listener,
-        addr,
-        format!("http://{addr}"),
-        Some(grpc_listener),
-    )
-    .await
+    let grpc = GrpcFront {
+        url: grpc_listener.local_addr()?.to_string(),
+        incoming: tonic::transport::server::TcpIncoming::from(grpc_listener),
+    };
+    start(listener, addr, format!("http://{addr}"), Some(grpc)).await
+}
+
+/// Where the demo's gRPC service is reached (what its card's GRPC interface says) and the connections it
+/// serves: plain TCP for `spawn`, a caller's TLS streams for the gRPC-over-TLS tests.
+pub struct GrpcFront<I> {
+    pub url: String,
+    pub incoming: I,
 }
 
 /// The demo agent's HTTP side (card, JSON-RPC, HTTP+JSON) on a listener of the caller's, reached at
@@ -115,24 +120,61 @@ where
     L: axum::serve::Listener,
     L::Addr: std::fmt::Debug,
 {
-    start(listener, addr, base_url, None).await
+    start(
+        listener,
+        addr,
+        base_url,
+        None::<GrpcFront<tonic::transport::server::TcpIncoming>>,
+    )
+    .await
 }
 
-async fn start<L>(
+/// [`spawn_on`] with the gRPC service too, on the caller's connections (`grpc.incoming`, e.g. TLS streams
+/// that demand a client certificate) and listed in the card at `grpc.url`.
+pub async fn spawn_on_with_grpc<L, I, IO, IE>(
     listener: L,
     addr: SocketAddr,
     base_url: String,
-    grpc_listener: Option<TcpListener>,
+    grpc: GrpcFront<I>,
 ) -> anyhow::Result<DemoAgent>
 where
     L: axum::serve::Listener,
     L::Addr: std::fmt::Debug,
+    I: futures::Stream<Item = Result<IO, IE>> + Send + 'static,
+    IO: tokio::io::AsyncRead
+        + tokio::io::AsyncWrite
+        + tonic::transport::server::Connected
+        + Unpin
+        + Send
+        + 'static,
+    IE: Into<Box<dyn std::error::Error + Send + Sync>>,
 {
-    let grpc_addr = grpc_listener.as_ref().map(|l| l.local_addr()).transpose()?;
+    start(listener, addr, base_url, Some(grpc)).await
+}
+
+async fn start<L, I, IO, IE>(
+    listener: L,
+    addr: SocketAddr,
+    base_url: String,
+    grpc: Option<GrpcFront<I>>,
+) -> anyhow::Result<DemoAgent>
+where
+    L: axum::serve::Listener,
+    L::Addr: std::fmt::Debug,
+    I: futures::Stream<Item = Result<IO, IE>> + Send + 'static,
+    IO: tokio::io::AsyncRead
+        + tokio::io::AsyncWrite
+        + tonic::transport::server::Connected
+        + Unpin
+        + Send
+        + 'static,
+    IE: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    let grpc_addr = grpc.as_ref().map(|g| g.url.clone());
     let endpoints = Endpoints {
         jsonrpc_url: format!("{base_url}/jsonrpc"),
         rest_url: format!("{base_url}/rest"),
-        grpc_addr: grpc_addr.map(|a| a.to_string()),
+        grpc_addr: grpc_addr.clone(),
         base_url: base_url.clone(),
     };
     let public = card::public_card(&endpoints);
@@ -230,13 +272,13 @@ where
     let grpc = tokio::spawn({
         let mut stop = shutdown_rx;
         async move {
-            let Some(grpc_listener) = grpc_listener else {
+            let Some(grpc) = grpc else {
                 return;
             };
             let served = tonic::transport::Server::builder()
                 .add_service(grpc_service)
                 .serve_with_incoming_shutdown(
-                    tonic::transport::server::TcpIncoming::from(grpc_listener),
+                    grpc.incoming,
                     async move {
                         let _ = stop.wait_for(|s| *s).await;
                     },

@@ -290,34 +290,6 @@ fn choose(
     let selected =
         client::select_interface_within(card, target.prefs, sends_secrets.then_some(&scope))
             .map_err(|e| (card_only_summary(card, target.prefs), context(e)))?;
-    let selected = match selected {
-        // The SDK's gRPC transport takes a rustls config of its own (`with_rustls_config`), not reqwest's
-        // client, so the agent's certificate and roots would have to be rebuilt for it; until they are, an
-        // mTLS agent is spoken to over HTTP, and a GRPC-only one says why it cannot be.
-        s if s.binding == Binding::Grpc && target.client_cert().is_some() => {
-            let http_only = [Binding::HttpJson, Binding::JsonRpc]
-                .into_iter()
-                .find_map(|b| {
-                    let prefs = Preferences {
-                        binding: Some(b),
-                        ..target.prefs
-                    };
-                    client::select_interface_within(card, prefs, Some(&scope)).ok()
-                });
-            match (target.prefs.binding, http_only) {
-                (None, Some(other)) => other,
-                _ => {
-                    return Err((
-                        "gRPC with a client certificate".into(),
-                        context(RemoteError::usage(
-                            "gRPC with a client certificate ([agents.tls]) is not supported yet; use the JSON-RPC or HTTP+JSON binding",
-                        )),
-                    ));
-                }
-            }
-        }
-        s => s,
-    };
     if sends_secrets && !scope.permits_url(&selected.interface.url) {
         return Err((
             "interface on another origin".into(),
@@ -400,6 +372,7 @@ pub async fn connect_with(
         headers,
         credential: credential.as_ref(),
         limits: target.limits(),
+        tls: target.tls.as_ref(),
     })
     .await;
     match built {

@@ -221,6 +221,8 @@ pub struct ClientSpec<'a> {
     pub credential: Option<&'a Credential>,
     /// Deadlines and size limits of every call.
     pub limits: WireLimits,
+    /// The agent's `[agents.tls]`, for a gRPC interface at an https URL (HTTP bindings have it in `http`).
+    pub tls: Option<&'a super::tls::TlsSettings>,
 }
 
 /// Build the SDK client for the chosen interface.
@@ -259,7 +261,13 @@ pub async fn build(spec: ClientSpec<'_>) -> Result<Client, RemoteError> {
                 ));
             }
             (ProtocolChoice::V1, Binding::Grpc) => {
-                let factory = a2a_grpc::client::GrpcTransportFactory::new();
+                let factory = if super::grpc_tls::wants_tls(&iface.url) {
+                    a2a_grpc::client::GrpcTransportFactory::with_rustls_config(
+                        super::grpc_tls::client_config(spec.tls)?,
+                    )
+                } else {
+                    a2a_grpc::client::GrpcTransportFactory::new()
+                };
                 let grpc = tokio::time::timeout(limits.request, factory.create(spec.card, &iface))
                     .await
                     .map_err(|_| {

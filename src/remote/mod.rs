@@ -12,6 +12,7 @@ pub mod compat_v03;
 pub mod compat_v03_rest;
 pub mod error;
 pub mod event_serde;
+pub mod grpc_tls;
 pub mod guard;
 pub mod loopback;
 pub mod message;

@@ -126,30 +126,7 @@ fn load(settings: &TlsSettings) -> Result<Loaded, RemoteError> {
     let identity = match &settings.client {
         None => None,
         Some(files) => {
-            let cert_pem = read_pem(&files.cert, "client certificate")?;
-            let certs = certificates(&cert_pem, &files.cert, "client certificate")?;
-            let key_pem = read_pem(&files.key, "client key")?;
-            // rustls reads no encrypted key, and "no private key" would send the user looking for the wrong
-            // thing.
-            if key_pem
-                .windows(ENCRYPTED_KEY.len())
-                .any(|w| w == ENCRYPTED_KEY)
-            {
-                return Err(RemoteError::usage(format!(
-                    "the client key {} is encrypted; the console reads only unencrypted keys (keep it 0600)",
-                    files.key.display()
-                )));
-            }
-            let key = PrivateKeyDer::from_pem_slice(&key_pem).map_err(|e| {
-                RemoteError::usage(format!(
-                    "no private key in {} ({}): it needs a PKCS#8 (\"PRIVATE KEY\"), PKCS#1 (\"RSA PRIVATE KEY\") or SEC1 (\"EC PRIVATE KEY\") PEM block",
-                    files.key.display(),
-                    pem_problem(&e)
-                ))
-            })?;
-            if let Some(w) = key_permissions(&files.key) {
-                warnings.push(w);
-            }
+            let (certs, key) = client_identity(files, &mut warnings)?;
             // reqwest reads the certificate and key from one PEM buffer: ours holds only what we checked.
             let mut joined = Vec::new();
             for c in &certs {
@@ -176,28 +153,69 @@ fn load(settings: &TlsSettings) -> Result<Loaded, RemoteError> {
             })?)
         }
     };
-    let roots = match &settings.ca_bundle {
-        None => Vec::new(),
-        Some(path) => {
-            let pem = read_pem(path, "CA bundle")?;
-            certificates(&pem, path, "CA bundle")?
-                .iter()
-                .map(|c| {
-                    reqwest::Certificate::from_der(c.as_ref()).map_err(|_| {
-                        RemoteError::usage(format!(
-                            "a certificate in the CA bundle {} cannot be used",
-                            path.display()
-                        ))
-                    })
-                })
-                .collect::<Result<Vec<_>, _>>()?
-        }
-    };
+    let roots = bundle(settings)?
+        .iter()
+        .map(|c| {
+            reqwest::Certificate::from_der(c.as_ref()).map_err(|_| {
+                RemoteError::usage(format!(
+                    "a certificate in the CA bundle {} cannot be used",
+                    settings
+                        .ca_bundle
+                        .as_deref()
+                        .map(Path::display)
+                        .map(|d| d.to_string())
+                        .unwrap_or_default()
+                ))
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
     Ok(Loaded {
         identity,
         roots,
         warnings,
     })
+}
+
+/// The client certificate chain and its key, read and checked (a warning when the key is readable by others).
+pub(super) fn client_identity(
+    files: &ClientFiles,
+    warnings: &mut Vec<String>,
+) -> Result<(Vec<CertificateDer<'static>>, PrivateKeyDer<'static>), RemoteError> {
+    let cert_pem = read_pem(&files.cert, "client certificate")?;
+    let certs = certificates(&cert_pem, &files.cert, "client certificate")?;
+    let key_pem = read_pem(&files.key, "client key")?;
+    // rustls reads no encrypted key, and "no private key" would send the user looking for the wrong thing.
+    if key_pem
+        .windows(ENCRYPTED_KEY.len())
+        .any(|w| w == ENCRYPTED_KEY)
+    {
+        return Err(RemoteError::usage(format!(
+            "the client key {} is encrypted; the console reads only unencrypted keys (keep it 0600)",
+            files.key.display()
+        )));
+    }
+    let key = PrivateKeyDer::from_pem_slice(&key_pem).map_err(|e| {
+        RemoteError::usage(format!(
+            "no private key in {} ({}): it needs a PKCS#8 (\"PRIVATE KEY\"), PKCS#1 (\"RSA PRIVATE KEY\") or SEC1 (\"EC PRIVATE KEY\") PEM block",
+            files.key.display(),
+            pem_problem(&e)
+        ))
+    })?;
+    if let Some(w) = key_permissions(&files.key) {
+        warnings.push(w);
+    }
+    Ok((certs, key))
+}
+
+/// The certificates of the agent's CA bundle (none when it names no bundle).
+pub(super) fn bundle(settings: &TlsSettings) -> Result<Vec<CertificateDer<'static>>, RemoteError> {
+    match &settings.ca_bundle {
+        None => Ok(Vec::new()),
+        Some(path) => {
+            let pem = read_pem(path, "CA bundle")?;
+            certificates(&pem, path, "CA bundle")
+        }
+    }
 }
 
 /// Read a PEM file (bounded), or say which file and why not.

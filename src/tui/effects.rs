@@ -884,6 +884,7 @@ async fn approve_request(
         headers,
         credential: Some(&credential),
         limits: target.limits(),
+        tls: target.tls.as_ref(),
     })
     .await
     .map_err(|e| e.message)?;
