@@ -277,12 +277,9 @@ where
             };
             let served = tonic::transport::Server::builder()
                 .add_service(grpc_service)
-                .serve_with_incoming_shutdown(
-                    grpc.incoming,
-                    async move {
-                        let _ = stop.wait_for(|s| *s).await;
-                    },
-                )
+                .serve_with_incoming_shutdown(grpc.incoming, async move {
+                    let _ = stop.wait_for(|s| *s).await;
+                })
                 .await;
             if let Err(error) = served {
                 tracing::error!(%error, "demo agent gRPC server failed");

@@ -261,21 +261,33 @@ pub async fn build(spec: ClientSpec<'_>) -> Result<Client, RemoteError> {
                 ));
             }
             (ProtocolChoice::V1, Binding::Grpc) => {
-                let factory = if super::grpc_tls::wants_tls(&iface.url) {
-                    a2a_grpc::client::GrpcTransportFactory::with_rustls_config(
-                        super::grpc_tls::client_config(spec.tls)?,
+                let (factory, watch) = if super::grpc_tls::wants_tls(&iface.url) {
+                    let (config, watch) = super::grpc_tls::client_config(spec.tls)?;
+                    (
+                        a2a_grpc::client::GrpcTransportFactory::with_rustls_config(config),
+                        Some(watch),
                     )
                 } else {
-                    a2a_grpc::client::GrpcTransportFactory::new()
+                    (a2a_grpc::client::GrpcTransportFactory::new(), None)
                 };
                 let grpc = tokio::time::timeout(limits.request, factory.create(spec.card, &iface))
                     .await
                     .map_err(|_| {
                         RemoteError::transport(format!("gRPC connect to {} timed out", iface.url))
                     })?
-                    .map_err(|e| super::error::classify(&e))?;
+                    .map_err(|e| match watch.as_ref().and_then(|w| w.hint()) {
+                        Some(hint) => RemoteError::transport(format!(
+                            "gRPC connect to {}: {hint}",
+                            super::error::one_line(&iface.url)
+                        )),
+                        None => super::error::classify(&e),
+                    })?;
                 // The SDK's gRPC transport has no deadline of its own: bound each call here.
-                Box::new(GuardedTransport::new(grpc, limits.request))
+                let guarded = GuardedTransport::new(grpc, limits.request);
+                Box::new(match watch {
+                    Some(w) => guarded.with_tls_watch(w),
+                    None => guarded,
+                })
             }
         };
     let mut client = A2AClient::new(transport).with_interceptors(vec![spec.headers.clone()]);

@@ -93,6 +93,8 @@ const SDK_TRANSPORT_PREFIXES: &[&str] = &[
     "HTTP ",
     "gRPC connect error",
     "gRPC endpoint error",
+    // The SDK's "gRPC TLS connect: …", and our own "gRPC TLS: <hint>" (remote/guard.rs).
+    "gRPC TLS",
     "failed to build HTTP client",
 ];
 

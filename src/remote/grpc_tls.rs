@@ -9,9 +9,10 @@
 use std::sync::Arc;
 
 use rustls::ClientConfig;
-use rustls::client::WantsClientCert;
+use rustls::client::danger::ServerCertVerifier;
 
 use super::error::RemoteError;
+use super::grpc_tls_watch::{TlsWatch, WatchedResolver, WatchedVerifier};
 use super::tls::{self, TlsSettings};
 
 /// gRPC is HTTP/2; a server that does not hear `h2` in ALPN may fall back to HTTP/1.1 and break the call.
@@ -24,9 +25,11 @@ pub fn wants_tls(url: &str) -> bool {
 }
 
 /// The agent's gRPC TLS config: the platform's roots (the same verifier reqwest uses), plus its CA bundle
-/// (or only the bundle with `ca_only`), and its client certificate when it has one. Reads the PEM files:
-/// built once per client, never per call.
-pub fn client_config(settings: Option<&TlsSettings>) -> Result<Arc<ClientConfig>, RemoteError> {
+/// (or only the bundle with `ca_only`), and its client certificate when it has one; and the watch that
+/// says, after a failure, what the handshake went through. Reads the PEM files: once per client, not per call.
+pub fn client_config(
+    settings: Option<&TlsSettings>,
+) -> Result<(Arc<ClientConfig>, Arc<TlsWatch>), RemoteError> {
     let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
     let builder = ClientConfig::builder_with_provider(provider.clone())
         .with_safe_default_protocol_versions()
@@ -35,20 +38,27 @@ pub fn client_config(settings: Option<&TlsSettings>) -> Result<Arc<ClientConfig>
         Some(s) => tls::bundle(s)?,
         None => Vec::new(),
     };
-    let builder: rustls::ConfigBuilder<ClientConfig, WantsClientCert> =
-        if settings.is_some_and(|s| s.ca_only) {
-            let mut roots = rustls::RootCertStore::empty();
-            for cert in extra {
-                roots.add(cert).map_err(|_| bundle_error(settings))?;
-            }
-            builder.with_root_certificates(roots)
-        } else {
-            let verifier = rustls_platform_verifier::Verifier::new_with_extra_roots(extra, provider)
-                .map_err(|_| bundle_error(settings))?;
-            builder
-                .dangerous()
-                .with_custom_certificate_verifier(Arc::new(verifier))
-        };
+    let verifier: Arc<dyn ServerCertVerifier> = if settings.is_some_and(|s| s.ca_only) {
+        let mut roots = rustls::RootCertStore::empty();
+        for cert in extra {
+            roots.add(cert).map_err(|_| bundle_error(settings))?;
+        }
+        rustls::client::WebPkiServerVerifier::builder_with_provider(Arc::new(roots), provider)
+            .build()
+            .map_err(|_| bundle_error(settings))?
+    } else {
+        Arc::new(
+            rustls_platform_verifier::Verifier::new_with_extra_roots(extra, provider)
+                .map_err(|_| bundle_error(settings))?,
+        )
+    };
+    let watch = Arc::new(TlsWatch::default());
+    let builder = builder
+        .dangerous()
+        .with_custom_certificate_verifier(Arc::new(WatchedVerifier {
+            inner: verifier,
+            watch: watch.clone(),
+        }));
     let mut config = match settings.and_then(|s| s.client.as_ref()) {
         None => builder.with_no_client_auth(),
         Some(files) => {
@@ -73,7 +83,11 @@ pub fn client_config(settings: Option<&TlsSettings>) -> Result<Arc<ClientConfig>
         }
     };
     config.alpn_protocols = vec![ALPN_H2.to_vec()];
-    Ok(Arc::new(config))
+    config.client_auth_cert_resolver = Arc::new(WatchedResolver {
+        inner: config.client_auth_cert_resolver.clone(),
+        watch: watch.clone(),
+    });
+    Ok((Arc::new(config), watch))
 }
 
 fn bundle_error(settings: Option<&TlsSettings>) -> RemoteError {
@@ -101,7 +115,8 @@ mod tests {
 
     #[test]
     fn a_plain_config_speaks_h2_and_presents_nothing() {
-        let config = client_config(None).unwrap();
+        let (config, watch) = client_config(None).unwrap();
+        assert_eq!(watch.hint(), None);
         assert_eq!(config.alpn_protocols, vec![b"h2".to_vec()]);
         assert!(!config.client_auth_cert_resolver.has_certs());
     }

@@ -3,20 +3,35 @@
 //! of a stream, are bounded here instead.
 
 use std::future::Future;
+use std::sync::Arc;
 use std::time::Duration;
 
 use a2a::*;
 use a2a_client::{BoxStream, ServiceParams, Transport};
 use async_trait::async_trait;
 
+use super::grpc_tls_watch::TlsWatch;
+
 pub struct GuardedTransport {
     inner: Box<dyn Transport>,
     timeout: Duration,
+    /// For gRPC over TLS: what the handshakes noted, to say why a call failed (the SDK's error does not).
+    tls: Option<Arc<TlsWatch>>,
 }
 
 impl GuardedTransport {
     pub fn new(inner: Box<dyn Transport>, timeout: Duration) -> Self {
-        Self { inner, timeout }
+        Self {
+            inner,
+            timeout,
+            tls: None,
+        }
+    }
+
+    /// Failures are explained by what this watch saw of the TLS handshakes.
+    pub fn with_tls_watch(mut self, watch: Arc<TlsWatch>) -> Self {
+        self.tls = Some(watch);
+        self
     }
 
     async fn bounded<T>(
@@ -25,6 +40,11 @@ impl GuardedTransport {
         fut: impl Future<Output = Result<T, A2AError>>,
     ) -> Result<T, A2AError> {
         match tokio::time::timeout(self.timeout, fut).await {
+            Ok(Err(e)) => match self.tls.as_ref().and_then(|w| w.hint()) {
+                // A transport prefix (see `error::SDK_TRANSPORT_PREFIXES`): a TLS failure is not the agent's answer.
+                Some(hint) => Err(A2AError::internal(format!("gRPC TLS: {hint}"))),
+                None => Err(e),
+            },
             Ok(r) => r,
             // Phrased with the SDK's transport prefix so `error::classify` files it as a transport failure.
             Err(_) => Err(A2AError::internal(format!(

@@ -13,6 +13,8 @@ pub mod compat_v03_rest;
 pub mod error;
 pub mod event_serde;
 pub mod grpc_tls;
+pub mod grpc_tls_watch;
+pub mod sign_in;
 pub mod guard;
 pub mod loopback;
 pub mod message;
