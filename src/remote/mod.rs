@@ -14,7 +14,6 @@ pub mod error;
 pub mod event_serde;
 pub mod grpc_tls;
 pub mod grpc_tls_watch;
-pub mod sign_in;
 pub mod guard;
 pub mod loopback;
 pub mod message;
