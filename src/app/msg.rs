@@ -95,13 +95,13 @@ pub enum Msg {
     /// The OAuth flow ended: a token to approve with, or why not. `source` names the flow for the
     /// transcript and the audit log ("OAuth device-flow token").
     OAuthDone {
-        tab: TabId,
+        owner: crate::app::state::SignInFor,
         result: Result<crate::remote::auth::Secret, String>,
         source: &'static str,
     },
     /// The code-flow sign-in is ready: the address to open and the listener's port, or why not.
     CodeFlowStarted {
-        tab: TabId,
+        owner: crate::app::state::SignInFor,
         result: Result<(String, u16), String>,
     },
     /// The audit log's latest entries, for the viewer.
@@ -290,7 +290,7 @@ pub enum Effect {
     /// redirect listener, report the address (`Msg::CodeFlowStarted`), wait for the browser or a pasted
     /// address, exchange the code, keep the token for the agent, then `Msg::OAuthDone`.
     CodeFlow {
-        tab: TabId,
+        owner: crate::app::state::SignInFor,
         plan: Box<crate::remote::sign_in::Plan>,
         /// The agent's `[agents.auth]` (a confidential client's secret source), its scope and label.
         auth: Option<Box<crate::config::AuthConfig>>,
@@ -300,11 +300,11 @@ pub enum Effect {
     /// The redirected address the user pasted, for the tab's code-flow sign-in (it holds the code: never
     /// logged).
     CodeFlowPaste {
-        tab: TabId,
+        owner: crate::app::state::SignInFor,
         pasted: crate::remote::auth::Secret,
     },
     /// Stop waiting for a device-flow or code-flow sign-in (closes the redirect listener).
-    CancelOAuth { tab: TabId },
+    CancelOAuth { owner: crate::app::state::SignInFor },
     /// Read the audit log for the viewer.
     LoadAudit,
     /// Write a task's transcript from the store to a file.

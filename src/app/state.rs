@@ -287,10 +287,19 @@ impl BoardState {
     }
 }
 
+/// What a sign-in in the console is for: approving one tab's auth-required request (the approval
+/// dialog's `o`), or the agent itself (the agent list's sign-in key, for an agent that is card only
+/// until someone signs in).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SignInFor {
+    Approval(TabId),
+    Agent(AgentId),
+}
+
 /// What the code-flow dialog shows.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CodeFlowView {
-    pub tab: TabId,
+    pub owner: SignInFor,
     /// `authorization_code` or `openid_connect`.
     pub flow: &'static str,
     /// The address to open (built by us from the card's or the provider's endpoint); `None` until the
@@ -308,7 +317,7 @@ pub enum PromptKind {
     /// A token pasted to approve a tab's auth-required request.
     ApprovalToken(TabId),
     /// The address the browser was sent to at the end of a code-flow sign-in, pasted back.
-    RedirectUrl(TabId),
+    RedirectUrl(SignInFor),
     ExportTask(TabId),
     /// Filters for importing an agent's tasks.
     ImportFilter(AgentId),
@@ -378,7 +387,7 @@ pub enum Overlay {
     },
     /// A code-flow sign-in in progress (what it shows is in `App::code_flow`).
     CodeFlow {
-        tab: TabId,
+        owner: SignInFor,
     },
     /// A device-flow sign-in in progress: the code to enter, and where.
     DeviceCode {

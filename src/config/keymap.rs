@@ -98,7 +98,7 @@ impl Context {
                 "every pane, list, viewer and dialog that scrolls, after its own keys"
             }
             Context::Dialog => "yes/no questions: any other key answers no",
-            Context::Approval => "the auth-required dialog",
+            Context::Approval => "the auth-required dialog and the sign-in dialogs",
             Context::Save => "the save picker and the question before replacing a file",
             Context::Viewer => "the help screen and the audit log",
             Context::Prompt => "one-line prompts and the palette: printable keys type",
@@ -282,6 +282,7 @@ actions! {
     AddDemo => "add_demo", AgentList, "Add the embedded demo agent (the console serves it on 127.0.0.1, as --demo does)", [ch('D')];
     RemoveAgent => "remove_agent", AgentList, "Remove the selected agent", [ch('d')];
     RefreshCard => "refresh_card", AgentList, "Fetch the selected agent's card again", [ch('r')];
+    SignIn => "sign_in", AgentList, "Sign in to the selected agent (the OAuth 2.0 code flow or OpenID Connect its [agents.auth] names); its later calls carry the token", [ch('o')];
     ShowCard => "show_card", AgentList, "Show the selected agent's card", [ch('i')];
     ShowSkills => "show_skills", AgentList, "Show the selected agent's skills", [ch('s')];
     PinCardKey => "pin_card_key", AgentList, "Pin the key that signed the selected agent's card (asks first; shows its thumbprint)", [ch('P')];
@@ -343,6 +344,7 @@ actions! {
     ApprovePaste => "approve_paste", Approval, "Approve with a token you paste (masked, never logged)", [ch('p')];
     Deny => "deny", Approval, "Deny: cancel the task", [ch('d')];
     Later => "later", Approval, "Later: leave the task waiting (A reopens the dialog)", [ch('l')];
+    CopySignInUrl => "copy_sign_in_url", Approval, "While signing in: copy the sign-in address to the clipboard (OSC 52)", [ch('y')];
     // The save dialogs
     ChoosePart => "choose_part", Save, "Save picker: choose the selected part ({ } jump between artifacts)", [key(KeyCode::Enter)];
     ReplaceFile => "replace_file", Save, "Replace the existing file (not Enter, which may still be held from the name)", [ch('y'), ch('Y')];

@@ -356,10 +356,17 @@ pub async fn connect_with(
             match resolved {
                 Ok(c) => Some(c),
                 Err(e) => {
+                    // Nobody signed in yet is the usual first state, not a broken credential: the
+                    // console names its sign-in key for it.
+                    let short = if a.signs_in_a_person()
+                        && !super::sign_in::is_signed_in(a, card, &scope)
+                    {
+                        super::sign_in::NOT_SIGNED_IN
+                    } else {
+                        "credential unavailable"
+                    };
                     let e = e.context(format!("agent {label}"));
-                    return Ok(Connection::CardOnly(
-                        inspected.card_only("credential unavailable".into(), e),
-                    ));
+                    return Ok(Connection::CardOnly(inspected.card_only(short.into(), e)));
                 }
             }
         }

@@ -15,6 +15,16 @@ use super::origin::CredentialScope;
 use super::token_store::{self, TokenKey, TokenSet};
 use crate::config::{AuthConfig, AuthKind};
 
+/// The card-only `short` of an agent whose `[agents.auth]` signs a person in, when nobody has.
+pub const NOT_SIGNED_IN: &str = "not signed in";
+
+/// Is a token set remembered for the agent's sign-in (memory, or the cache file when opted in)? It
+/// may still need a refresh: [`bearer_for`] does that.
+pub fn is_signed_in(auth: &AuthConfig, card: &AgentCard, scope: &CredentialScope) -> bool {
+    plan(Some(auth), card, scope)
+        .is_ok_and(|p| token_store::lookup(&p.key(), p.cache).is_some())
+}
+
 /// The client id when the config names none.
 pub const DEFAULT_CLIENT_ID: &str = "a2a-console";
 

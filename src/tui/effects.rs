@@ -419,7 +419,8 @@ impl Runtime {
                 scopes,
             } => {
                 let (cancel_tx, cancel_rx) = tokio::sync::watch::channel(false);
-                self.oauth_cancels.insert(tab, cancel_tx);
+                self.oauth_cancels
+                    .insert(crate::app::state::SignInFor::Approval(tab), cancel_tx);
                 tokio::spawn(async move {
                     let http = match crate::remote::oauth::http_client() {
                         Ok(h) => h,
@@ -467,23 +468,23 @@ impl Runtime {
                         Err(e) => Err(e.to_string()),
                     });
                     let _ = tx.send(Msg::OAuthDone {
-                        tab,
+                        owner: crate::app::state::SignInFor::Approval(tab),
                         result,
                         source: "OAuth device-flow token",
                     });
                 });
             }
             Effect::CodeFlow {
-                tab,
+                owner,
                 plan,
                 auth,
                 scope,
                 label,
             } => {
                 let (cancel_tx, cancel_rx) = tokio::sync::watch::channel(false);
-                self.oauth_cancels.insert(tab, cancel_tx);
+                self.oauth_cancels.insert(owner, cancel_tx);
                 let (paste_tx, paste_rx) = tokio::sync::mpsc::unbounded_channel();
-                self.code_pastes.insert(tab, paste_tx);
+                self.code_pastes.insert(owner, paste_tx);
                 tokio::spawn(async move {
                     let result = crate::remote::sign_in::run_code_flow(
                         &plan,
@@ -497,29 +498,29 @@ impl Runtime {
                         },
                         |url, port| {
                             let _ = tx.send(Msg::CodeFlowStarted {
-                                tab,
+                                owner,
                                 result: Ok((url, port)),
                             });
                         },
                     )
                     .await;
                     let _ = tx.send(Msg::OAuthDone {
-                        tab,
+                        owner,
                         result,
                         source: "OAuth 2.0 sign-in token",
                     });
                 });
             }
-            Effect::CodeFlowPaste { tab, pasted } => {
-                if let Some(s) = self.code_pastes.get(&tab) {
+            Effect::CodeFlowPaste { owner, pasted } => {
+                if let Some(s) = self.code_pastes.get(&owner) {
                     let _ = s.send(pasted);
                 }
             }
-            Effect::CancelOAuth { tab } => {
-                if let Some(c) = self.oauth_cancels.remove(&tab) {
+            Effect::CancelOAuth { owner } => {
+                if let Some(c) = self.oauth_cancels.remove(&owner) {
                     let _ = c.send(true);
                 }
-                self.code_pastes.remove(&tab);
+                self.code_pastes.remove(&owner);
             }
             Effect::ExportTask {
                 agent_url,

@@ -88,11 +88,14 @@ pub struct Runtime {
     pending: Vec<Record>,
     /// Each agent's target (headers, auth), for requests that need a credential of their own (approvals).
     pub(super) targets: HashMap<AgentId, crate::remote::agent::AgentTarget>,
-    /// Device-flow sign-ins in progress, by tab (setting one cancels its polling).
-    pub(super) oauth_cancels: HashMap<TabId, tokio::sync::watch::Sender<bool>>,
-    /// Where a pasted redirect address goes, per tab with a code-flow sign-in running.
-    pub(super) code_pastes:
-        HashMap<TabId, tokio::sync::mpsc::UnboundedSender<crate::remote::auth::Secret>>,
+    /// Sign-ins in progress, by what they are for (setting one cancels its polling or its listener).
+    pub(super) oauth_cancels:
+        HashMap<crate::app::state::SignInFor, tokio::sync::watch::Sender<bool>>,
+    /// Where a pasted redirect address goes, per code-flow sign-in running.
+    pub(super) code_pastes: HashMap<
+        crate::app::state::SignInFor,
+        tokio::sync::mpsc::UnboundedSender<crate::remote::auth::Secret>,
+    >,
     /// The local webhook receiver for push notifications, when enabled.
     pub push: Option<crate::remote::push::PushReceiver<AgentId>>,
     /// Ring the real terminal's bell (off for headless runs).

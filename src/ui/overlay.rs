@@ -178,7 +178,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
             );
         }
         Overlay::Approval { tab, scroll } => approval(f, app, *tab, *scroll, area),
-        Overlay::CodeFlow { tab } => super::sign_in::draw(f, app, *tab, area),
+        Overlay::CodeFlow { owner } => super::sign_in::draw(f, app, *owner, area),
         Overlay::DeviceCode {
             tab,
             user_code,
@@ -235,7 +235,10 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
                     t.dim,
                 ),
                 Line::styled(
-                    "Esc stops waiting (the task keeps waiting for authorization).",
+                    format!(
+                        "{} copies the address · Esc stops waiting (the task keeps waiting for authorization).",
+                        keys_or(app, Action::CopySignInUrl, "y")
+                    ),
                     t.dim,
                 ),
             ]);

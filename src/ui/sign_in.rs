@@ -10,26 +10,36 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph};
 
 use super::overlay::{boxed, centered, keys_or};
-use crate::app::state::App;
-use crate::app::task::TabId;
+use crate::app::state::{App, SignInFor};
 use crate::config::keymap::Action;
 use crate::remote::origin::Origin;
 use crate::trust::sanitize::sanitize_line;
 
-pub(super) fn draw(f: &mut Frame, app: &App, tab: TabId, area: Rect) {
+pub(super) fn draw(f: &mut Frame, app: &App, owner: SignInFor, area: Rect) {
     let t = &app.theme;
-    let agent = app
-        .tab(tab)
-        .map(|x| x.agent_name.clone())
+    let agent_id = match owner {
+        SignInFor::Approval(tab) => app.tab(tab).map(|x| x.agent),
+        SignInFor::Agent(a) => Some(a),
+    };
+    let agent = agent_id
+        .and_then(|a| app.agent(a))
+        .map(|a| a.name())
         .unwrap_or_default();
-    let view = app.code_flow.as_ref().filter(|v| v.tab == tab);
+    let view = app.code_flow.as_ref().filter(|v| v.owner == owner);
     let flow = match view.map(|v| v.flow) {
         Some("openid_connect") => "OpenID Connect, authorization code with PKCE",
         _ => "OAuth 2.0 authorization code with PKCE",
     };
     let mut lines = vec![
         Line::styled(
-            format!("Signing in to approve the request of {agent} ({flow})."),
+            match owner {
+                SignInFor::Approval(_) => {
+                    format!("Signing in to approve the request of {agent} ({flow}).")
+                }
+                SignInFor::Agent(_) => format!(
+                    "Signing in to {agent} ({flow}): its later calls carry the token."
+                ),
+            },
             t.text,
         ),
         Line::default(),
@@ -46,9 +56,8 @@ pub(super) fn draw(f: &mut Frame, app: &App, tab: TabId, area: Rect) {
                 Span::styled("▍ open   ", t.remote_label),
                 Span::styled(url.clone(), t.remote_text),
             ]));
-            let card_origin = app
-                .tab(tab)
-                .and_then(|x| app.agent(x.agent))
+            let card_origin = agent_id
+                .and_then(|a| app.agent(a))
                 .and_then(|a| a.info())
                 .and_then(|i| Origin::of_url(&i.card.url));
             if let (Some(u), Some(c)) = (Origin::of(&url), card_origin)
@@ -70,8 +79,13 @@ pub(super) fn draw(f: &mut Frame, app: &App, tab: TabId, area: Rect) {
         Line::default(),
         Line::styled(
             format!(
-                "{} paste the address the browser was sent to (a browser on another machine) · Esc stops (the task keeps waiting)",
-                keys_or(app, Action::PasteRedirect, "p")
+                "{} copies the address · {} pastes the address the browser was sent to (a browser on another machine) · Esc stops{}",
+                keys_or(app, Action::CopySignInUrl, "y"),
+                keys_or(app, Action::PasteRedirect, "p"),
+                match owner {
+                    SignInFor::Approval(_) => " (the task keeps waiting)",
+                    SignInFor::Agent(_) => "",
+                }
             ),
             t.dim,
         ),

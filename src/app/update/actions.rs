@@ -307,6 +307,7 @@ pub fn run_action(app: &mut App, a: Action) -> Vec<Effect> {
                 refresh: true,
             }]
         }
+        Action::SignIn => super::sign_in::sign_in_selected(app),
         Action::ToggleRawCard => {
             app.raw_card = !app.raw_card;
             app.view = View::Card;
@@ -372,6 +373,7 @@ pub fn run_action(app: &mut App, a: Action) -> Vec<Effect> {
         | Action::ApproveDeviceFlow
         | Action::ApprovePaste
         | Action::PasteRedirect
+        | Action::CopySignInUrl
         | Action::Deny
         | Action::Later
         | Action::ChoosePart

@@ -4,7 +4,7 @@ use crossterm::event::KeyEvent;
 use ratatui_textarea::TextArea;
 
 use crate::app::msg::{ApprovalCredential, Effect};
-use crate::app::state::{App, Overlay, PromptKind};
+use crate::app::state::{App, Overlay, PromptKind, SignInFor};
 use crate::app::task::{Link, TabId};
 use crate::config::keymap::{Action, Context};
 
@@ -59,7 +59,10 @@ pub(super) fn approval_key(app: &mut App, tab: TabId, scroll: u16, k: KeyEvent) 
             vec![]
         }
         Some(Action::ApproveDeviceFlow) if code_flow_plan(app, tab).is_some() => {
-            start_code_flow(app, tab)
+            match code_flow_plan(app, tab) {
+                Some(plan) => super::sign_in::start(app, SignInFor::Approval(tab), plan),
+                None => vec![],
+            }
         }
         Some(Action::ApproveDeviceFlow) => {
             let card = app
@@ -150,93 +153,74 @@ pub(super) fn approval_key(app: &mut App, tab: TabId, scroll: u16, k: KeyEvent) 
 }
 
 /// The sign-in the `o` key runs for this tab's agent when its card declares an authorization-code or
-/// OpenID Connect scheme (and the agent's config does not ask for the device flow): the agent's own
-/// `[agents.auth]` when it signs a person in (so the token is kept for its later calls), else the
-/// card's first such scheme with the default client id.
+/// OpenID Connect scheme (and the agent's config does not ask for the device flow).
 fn code_flow_plan(app: &App, tab: TabId) -> Option<crate::remote::sign_in::Plan> {
-    let agent = app.agent(app.tab(tab)?.agent)?;
-    let card = &agent.info()?.card.card;
-    let scope = agent.target.scope().ok()?;
-    let auth = agent.target.auth.as_ref().filter(|a| a.signs_in_a_person());
-    if auth.is_some_and(|a| a.flow.as_deref() == Some("device_code")) {
-        return None;
+    super::sign_in::plan_for(app, SignInFor::Approval(tab)).ok()
+}
+
+/// Keys of the code-flow dialog: copy the address, paste the redirected address, or Esc to stop (the
+/// listener closes; an approval's task keeps waiting).
+pub(super) fn code_flow_key(app: &mut App, owner: SignInFor, k: KeyEvent) -> Vec<Effect> {
+    if app.keymap.bound(Context::Approval, &k) == Some(Action::CopySignInUrl) {
+        app.overlay = Some(Overlay::CodeFlow { owner });
+        return copy_sign_in_url(
+            app,
+            app.code_flow
+                .as_ref()
+                .filter(|v| v.owner == owner)
+                .and_then(|v| v.url.clone()),
+        );
     }
-    crate::remote::sign_in::plan(auth, card, &scope).ok()
-}
-
-fn start_code_flow(app: &mut App, tab: TabId) -> Vec<Effect> {
-    let Some(plan) = code_flow_plan(app, tab) else {
-        return vec![];
-    };
-    let Some(agent) = app.tab(tab).and_then(|t| app.agent(t.agent)) else {
-        return vec![];
-    };
-    let Ok(scope) = agent.target.scope() else {
-        return vec![];
-    };
-    let auth = agent
-        .target
-        .auth
-        .clone()
-        .filter(|a| a.signs_in_a_person())
-        .map(Box::new);
-    let label = agent.target.label.clone();
-    app.code_flow = Some(crate::app::state::CodeFlowView {
-        tab,
-        flow: plan.flow,
-        url: None,
-        port: None,
-    });
-    app.overlay = Some(Overlay::CodeFlow { tab });
-    vec![
-        Effect::Audit {
-            tab,
-            line: format!(
-                "decision=sign-in flow={} scheme={:?} scopes={:?}",
-                plan.flow,
-                plan.scheme,
-                plan.scopes.join(" ")
-            ),
-        },
-        Effect::CodeFlow {
-            tab,
-            plan: Box::new(plan),
-            auth,
-            scope: Box::new(scope),
-            label,
-        },
-    ]
-}
-
-/// Keys of the code-flow dialog: paste the redirected address, or Esc to stop (the listener closes and
-/// the task keeps waiting).
-pub(super) fn code_flow_key(app: &mut App, tab: TabId, k: KeyEvent) -> Vec<Effect> {
     match app.keymap.modal_action(Context::Dialog, false, &k) {
         Some(Action::Back) => {
             app.code_flow = None;
-            if let Some(t) = app.tab_mut(tab) {
-                t.note(
-                    "sign-in abandoned; the task keeps waiting (A to review)",
-                    false,
-                );
+            match owner {
+                SignInFor::Approval(tab) => {
+                    if let Some(t) = app.tab_mut(tab) {
+                        t.note(
+                            "sign-in abandoned; the task keeps waiting (A to review)",
+                            false,
+                        );
+                    }
+                    vec![
+                        Effect::CancelOAuth { owner },
+                        Effect::Audit {
+                            tab,
+                            line: "decision=later (code-flow sign-in abandoned)".into(),
+                        },
+                    ]
+                }
+                SignInFor::Agent(_) => {
+                    app.set_status("sign-in abandoned", false);
+                    vec![Effect::CancelOAuth { owner }]
+                }
             }
-            vec![
-                Effect::CancelOAuth { tab },
-                Effect::Audit {
-                    tab,
-                    line: "decision=later (code-flow sign-in abandoned)".into(),
-                },
-            ]
         }
         Some(Action::PasteRedirect) => {
             app.overlay = Some(Overlay::Prompt {
-                kind: PromptKind::RedirectUrl(tab),
+                kind: PromptKind::RedirectUrl(owner),
                 input: Box::new(TextArea::default()),
             });
             vec![]
         }
         _ => {
-            app.overlay = Some(Overlay::CodeFlow { tab });
+            app.overlay = Some(Overlay::CodeFlow { owner });
+            vec![]
+        }
+    }
+}
+
+/// Copies a sign-in address (OSC 52): a wrapped, gutter-prefixed address is hard to select in a
+/// terminal. The address is built by the console, but its host comes from the card or the provider,
+/// so it is sanitised like any remote line.
+pub(super) fn copy_sign_in_url(app: &mut App, url: Option<String>) -> Vec<Effect> {
+    match url {
+        Some(u) => vec![Effect::Copy {
+            text: crate::trust::sanitize::sanitize_line(&u).0,
+            what: "the sign-in address".into(),
+        }],
+        None => {
+            app.set_status("the sign-in address is not ready yet", true);
             vec![]
         }
     }

@@ -10,16 +10,16 @@ mod mouse;
 mod overlay;
 mod remote;
 mod save;
+mod sign_in;
 mod stored;
 mod stream;
 mod transcript;
 
 use crossterm::event::{Event, KeyEvent, KeyEventKind};
 
-use crate::app::msg::{ApprovalCredential, Effect, Msg};
+use crate::app::msg::{Effect, Msg};
 use crate::app::state::{App, Focus, Overlay, View};
 use crate::config::keymap::Context;
-use approval::approve;
 use compose::{compose_key, paste};
 use mouse::mouse;
 use overlay::overlay_key;
@@ -117,51 +117,11 @@ fn dispatch(app: &mut App, msg: Msg) -> Vec<Effect> {
             vec![]
         }
         Msg::OAuthDone {
-            tab,
+            owner,
             result,
             source,
-        } => {
-            let showing = match &app.overlay {
-                Some(Overlay::DeviceCode { tab: t, .. } | Overlay::CodeFlow { tab: t }) => {
-                    *t == tab
-                }
-                Some(Overlay::Prompt {
-                    kind: crate::app::state::PromptKind::RedirectUrl(t),
-                    ..
-                }) => *t == tab,
-                _ => false,
-            };
-            if showing {
-                app.overlay = None;
-            }
-            if app.code_flow.as_ref().is_some_and(|v| v.tab == tab) {
-                app.code_flow = None;
-            }
-            match result {
-                Ok(token) => approve(app, tab, ApprovalCredential::Pasted(token), source),
-                Err(e) => {
-                    if let Some(t) = app.tab_mut(tab) {
-                        t.note(format!("sign-in failed: {e}"), true);
-                    }
-                    vec![]
-                }
-            }
-        }
-        Msg::CodeFlowStarted { tab, result } => {
-            match (result, app.code_flow.as_mut()) {
-                (Ok((url, port)), Some(view)) if view.tab == tab => {
-                    view.url = Some(url);
-                    view.port = Some(port);
-                }
-                (Ok(_), _) => {}
-                (Err(e), _) => {
-                    if let Some(t) = app.tab_mut(tab) {
-                        t.note(format!("sign-in failed: {e}"), true);
-                    }
-                }
-            }
-            vec![]
-        }
+        } => sign_in::done(app, owner, result, source),
+        Msg::CodeFlowStarted { owner, result } => sign_in::started(app, owner, result),
         Msg::AuditLoaded(result) => {
             match result {
                 Ok(lines) => {

@@ -10,7 +10,7 @@ use crate::app::help;
 use crate::app::msg::{ApprovalCredential, Effect};
 use crate::app::save::choices;
 use crate::app::scroll::{Extent, cursor, offset};
-use crate::app::state::{AgentOrigin, App, Focus, Overlay, PromptKind, View};
+use crate::app::state::{AgentOrigin, App, Focus, Overlay, PromptKind, SignInFor, View};
 use crate::app::task::TabId;
 use crate::config::keymap::{Action, Context, KeyBinding, palette_matches};
 use crate::remote::agent::AgentTarget;
@@ -221,12 +221,26 @@ fn overlay_key_inner(app: &mut App, overlay: Overlay, k: KeyEvent) -> Vec<Effect
             }
         }
         Overlay::Approval { tab, scroll } => approval_key(app, tab, scroll, k),
-        Overlay::CodeFlow { tab } => super::approval::code_flow_key(app, tab, k),
+        Overlay::CodeFlow { owner } => super::approval::code_flow_key(app, owner, k),
         Overlay::DeviceCode {
             tab,
             user_code,
             verification_uri,
         } => {
+            if keymap.bound(Context::Approval, &k) == Some(Action::CopySignInUrl) {
+                // "…" and the "asking…" text stand in until the server answers: nothing to copy yet.
+                let ready = user_code != "…";
+                let fx = super::approval::copy_sign_in_url(
+                    app,
+                    ready.then(|| verification_uri.clone()),
+                );
+                app.overlay = Some(Overlay::DeviceCode {
+                    tab,
+                    user_code,
+                    verification_uri,
+                });
+                return fx;
+            }
             if keymap.modal_action(Context::Dialog, false, &k) == Some(Action::Back) {
                 if let Some(t) = app.tab_mut(tab) {
                     t.note(
@@ -235,7 +249,9 @@ fn overlay_key_inner(app: &mut App, overlay: Overlay, k: KeyEvent) -> Vec<Effect
                     );
                 }
                 return vec![
-                    Effect::CancelOAuth { tab },
+                    Effect::CancelOAuth {
+                        owner: SignInFor::Approval(tab),
+                    },
                     Effect::Audit {
                         tab,
                         line: "decision=later (device-flow sign-in abandoned)".into(),
@@ -258,8 +274,8 @@ fn overlay_key_inner(app: &mut App, overlay: Overlay, k: KeyEvent) -> Vec<Effect
             match keymap.modal_action(Context::Prompt, false, &k) {
                 // Backing out of pasting the address returns to the sign-in, which keeps waiting.
                 Some(Action::Back) => {
-                    if let PromptKind::RedirectUrl(tab) = kind {
-                        app.overlay = Some(Overlay::CodeFlow { tab });
+                    if let PromptKind::RedirectUrl(owner) = kind {
+                        app.overlay = Some(Overlay::CodeFlow { owner });
                     }
                     vec![]
                 }
@@ -312,10 +328,10 @@ pub(super) fn prompt_done(app: &mut App, kind: PromptKind, value: String) -> Vec
                 Effect::AddAgentToConfig { url: value },
             ]
         }
-        PromptKind::RedirectUrl(tab) => {
-            app.overlay = Some(Overlay::CodeFlow { tab });
+        PromptKind::RedirectUrl(owner) => {
+            app.overlay = Some(Overlay::CodeFlow { owner });
             vec![Effect::CodeFlowPaste {
-                tab,
+                owner,
                 pasted: crate::remote::auth::Secret::new(value),
             }]
         }

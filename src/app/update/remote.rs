@@ -18,9 +18,18 @@ pub(super) fn agent_loaded(
     result: Result<Box<AgentInfo>, String>,
 ) -> Vec<Effect> {
     let mut fx = Vec::new();
+    let not_signed_in = super::sign_in::not_signed_in_reason(app);
     let Some(entry) = app.agent_mut(agent) else {
         return fx;
     };
+    let mut result = result;
+    // The runtime says only "not signed in"; in the console the way out is a key, not the CLI.
+    if let Ok(info) = &mut result
+        && let crate::app::state::Usability::CardOnly { short, reason } = &mut info.usability
+        && short == crate::remote::sign_in::NOT_SIGNED_IN
+    {
+        *reason = not_signed_in;
+    }
     if let Ok(info) = &result
         && !info.card.revalidated
     {
