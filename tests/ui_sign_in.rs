@@ -3,7 +3,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use a2a::TaskState;
-use a2a_console::app::state::{App, CodeFlowView, Overlay, View};
+use a2a_console::app::state::{App, CodeFlowView, Overlay, SignInFor, View};
 use a2a_console::testing::{render_text, sign_in_app, status};
 
 fn snap(name: &str, app: &App) -> String {
@@ -40,9 +40,11 @@ fn approval_dialog_offers_the_browser_sign_in() {
 #[test]
 fn code_flow_dialog_before_and_after_the_listener_is_up() {
     let (mut app, tab) = waiting();
-    app.overlay = Some(Overlay::CodeFlow { tab });
+    app.overlay = Some(Overlay::CodeFlow {
+        owner: SignInFor::Approval(tab),
+    });
     app.code_flow = Some(CodeFlowView {
-        tab,
+        owner: SignInFor::Approval(tab),
         flow: "openid_connect",
         url: None,
         port: None,
@@ -50,7 +52,7 @@ fn code_flow_dialog_before_and_after_the_listener_is_up() {
     let text = snap("sign_in_code_flow_starting", &app);
     assert!(text.contains("Asking the provider"), "{text}");
     app.code_flow = Some(CodeFlowView {
-        tab,
+        owner: SignInFor::Approval(tab),
         flow: "openid_connect",
         url: Some(
             "http://127.0.0.1:7/auth?response_type=code&client_id=a2a-console&state=abc&code_challenge_method=S256"
@@ -63,7 +65,8 @@ fn code_flow_dialog_before_and_after_the_listener_is_up() {
         "OpenID Connect, authorization code with PKCE",
         "Waiting for the browser on 127.0.0.1:40123",
         "not on the agent's origin (http://127.0.0.1:9)",
-        "p paste the address",
+        "y copies the address",
+        "p pastes the address",
         "Esc stops",
     ] {
         assert!(text.contains(needle), "{needle:?} missing:\n{text}");

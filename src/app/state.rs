@@ -173,7 +173,7 @@ pub enum AgentOrigin {
 
 impl AgentEntry {
     /// What this agent's calls carry and where it may go, for the agent list and the card page:
-    /// `Bearer → http://127.0.0.1:9000` (`+ 1 allowed origin`), or `None` when nothing secret is configured.
+    /// `bearer token → http://127.0.0.1:9000` (`+ 1 allowed origin`), or `None` when nothing secret is configured.
     pub fn credential_destination(&self) -> Option<String> {
         if !self.target.sends_secrets() {
             return None;
@@ -185,8 +185,8 @@ impl AgentEntry {
             .and_then(|t| t.cert_name())
             .map(|n| format!("client cert {}", sanitize_line(&n).0));
         let what = match (&self.target.auth, cert) {
-            (Some(a), Some(c)) => format!("{:?} + {c}", a.kind),
-            (Some(a), None) => format!("{:?}", a.kind),
+            (Some(a), Some(c)) => format!("{} + {c}", a.kind.words()),
+            (Some(a), None) => a.kind.words().to_string(),
             (None, Some(c)) => c,
             (None, None) => "headers".to_string(),
         };

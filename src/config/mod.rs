@@ -283,6 +283,19 @@ pub enum AuthKind {
     OpenidConnect,
 }
 
+impl AuthKind {
+    /// The scheme in words, for the agent list and the card page.
+    pub fn words(self) -> &'static str {
+        match self {
+            AuthKind::Bearer => "bearer token",
+            AuthKind::ApiKey => "API key",
+            AuthKind::Basic => "HTTP Basic",
+            AuthKind::Oauth2 => "OAuth 2.0",
+            AuthKind::OpenidConnect => "OpenID Connect",
+        }
+    }
+}
+
 /// A config error with the file it came from.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {

@@ -491,7 +491,7 @@ fn approval(f: &mut Frame, app: &App, tab: crate::app::task::TabId, scroll: u16,
             (_, Some(_)) => "the configured token_cmd".into(),
             _ => "—".into(),
         };
-        format!("{:?} credential from {source}", a.kind)
+        format!("{} credential from {source}", a.kind.words())
     });
     let origin_text = there
         .as_ref()

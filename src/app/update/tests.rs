@@ -1,6 +1,7 @@
 //! `update` flows: keys in, state and effects out, with no terminal and no network.
 
 use super::*;
+use crate::app::msg::ApprovalCredential;
 use crate::app::msg::StreamItem;
 use crate::app::state::Reachability;
 use crate::app::task::Link;

@@ -4,7 +4,8 @@
 
 use super::*;
 use crate::app::msg::StreamItem;
-use crate::app::state::PromptKind;
+use crate::app::msg::ApprovalCredential;
+use crate::app::state::{PromptKind, SignInFor};
 use crate::app::task::TabId;
 use crate::remote::auth::Secret;
 use crate::testing::sign_in_app;
@@ -59,7 +60,7 @@ fn o_starts_the_openid_connect_code_flow_the_card_declares_for_the_configured_ag
     let mut app = sign_in_app();
     let tab = waiting_for_auth(&mut app);
     let fx = key(&mut app, KeyCode::Char('o'));
-    assert!(matches!(app.overlay, Some(Overlay::CodeFlow { tab: t }) if t == tab));
+    assert!(matches!(app.overlay, Some(Overlay::CodeFlow { owner }) if owner == SignInFor::Approval(tab)));
     assert!(
         matches!(fx.first(), Some(Effect::Audit { line, .. }) if line.contains("decision=sign-in") && line.contains("openid_connect") && line.contains("agent:use")),
         "{fx:?}"
@@ -84,7 +85,7 @@ fn o_starts_the_openid_connect_code_flow_the_card_declares_for_the_configured_ag
     update(
         &mut app,
         Msg::CodeFlowStarted {
-            tab,
+            owner: SignInFor::Approval(tab),
             result: Ok(("http://127.0.0.1:7/auth?state=s".into(), 40123)),
         },
     );
@@ -102,9 +103,9 @@ fn the_redirected_address_can_be_pasted_and_esc_in_the_prompt_returns_to_the_sig
     assert!(matches!(
         app.overlay,
         Some(Overlay::Prompt {
-            kind: PromptKind::RedirectUrl(t),
+            kind: PromptKind::RedirectUrl(o),
             ..
-        }) if t == tab
+        }) if o == SignInFor::Approval(tab)
     ));
     key(&mut app, KeyCode::Esc);
     assert!(
@@ -118,7 +119,7 @@ fn the_redirected_address_can_be_pasted_and_esc_in_the_prompt_returns_to_the_sig
     );
     let fx = key(&mut app, KeyCode::Enter);
     assert!(
-        matches!(fx.as_slice(), [Effect::CodeFlowPaste { tab: t, pasted }] if *t == tab && pasted.expose().contains("code=c0de")),
+        matches!(fx.as_slice(), [Effect::CodeFlowPaste { owner, pasted }] if *owner == SignInFor::Approval(tab) && pasted.expose().contains("code=c0de")),
         "{fx:?}"
     );
     assert!(
@@ -138,7 +139,7 @@ fn esc_stops_the_sign_in_and_the_task_keeps_waiting() {
     key(&mut app, KeyCode::Char('o'));
     let fx = key(&mut app, KeyCode::Esc);
     assert!(
-        matches!(fx.first(), Some(Effect::CancelOAuth { tab: t }) if *t == tab),
+        matches!(fx.first(), Some(Effect::CancelOAuth { owner }) if *owner == SignInFor::Approval(tab)),
         "{fx:?}"
     );
     assert!(matches!(fx.get(1), Some(Effect::Audit { line, .. }) if line.contains("abandoned")));
@@ -156,7 +157,7 @@ fn a_finished_sign_in_approves_with_its_token_and_a_failed_one_says_why() {
     let fx = update(
         &mut app,
         Msg::OAuthDone {
-            tab,
+            owner: SignInFor::Approval(tab),
             result: Ok(Secret::new("at-xyz")),
             source: "OAuth 2.0 sign-in token",
         },
@@ -177,7 +178,7 @@ fn a_finished_sign_in_approves_with_its_token_and_a_failed_one_says_why() {
     let fx = update(
         &mut app,
         Msg::OAuthDone {
-            tab,
+            owner: SignInFor::Approval(tab),
             result: Err("access_denied: the request was denied (consent refused)".into()),
             source: "OAuth 2.0 sign-in token",
         },
