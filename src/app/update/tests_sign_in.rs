@@ -188,3 +188,165 @@ fn a_finished_sign_in_approves_with_its_token_and_a_failed_one_says_why() {
     let notes = format!("{:?}", app.tab(tab).unwrap().transcript);
     assert!(notes.contains("sign-in failed: access_denied"), "{notes}");
 }
+
+#[test]
+fn o_on_the_agent_list_opens_the_sign_in_for_the_selected_agent() {
+    let mut app = sign_in_app();
+    let agent = app.agents[0].id;
+    let fx = key(&mut app, KeyCode::Char('o'));
+    let owner = SignInFor::Agent(agent);
+    assert!(matches!(app.overlay, Some(Overlay::CodeFlow { owner: o }) if o == owner));
+    assert!(
+        matches!(fx.as_slice(), [Effect::CodeFlow { owner: o, plan, auth: Some(_), .. }] if *o == owner && plan.flow == "openid_connect"),
+        "{fx:?}"
+    );
+    // Esc stops it, with nothing left waiting.
+    let fx = key(&mut app, KeyCode::Esc);
+    assert!(
+        matches!(fx.as_slice(), [Effect::CancelOAuth { owner: o }] if *o == owner),
+        "{fx:?}"
+    );
+    assert!(app.overlay.is_none() && app.code_flow.is_none());
+}
+
+#[test]
+fn o_on_an_agent_that_signs_nobody_in_says_why() {
+    let mut app = crate::testing::app();
+    let fx = key(&mut app, KeyCode::Char('o'));
+    assert!(fx.is_empty(), "{fx:?}");
+    assert!(app.overlay.is_none());
+    let status = format!("{:?}", app.status);
+    assert!(status.contains("nothing to sign in to"), "{status}");
+}
+
+#[test]
+fn a_sign_in_from_the_agent_list_connects_the_agent_again() {
+    let mut app = sign_in_app();
+    let agent = app.agents[0].id;
+    key(&mut app, KeyCode::Char('o'));
+    let fx = update(
+        &mut app,
+        Msg::OAuthDone {
+            owner: SignInFor::Agent(agent),
+            result: Ok(Secret::new("at-xyz")),
+            source: "OAuth 2.0 sign-in token",
+        },
+    );
+    assert!(app.overlay.is_none() && app.code_flow.is_none());
+    assert!(
+        matches!(fx.as_slice(), [Effect::LoadAgent { agent: a, .. }] if *a == agent),
+        "{fx:?}"
+    );
+    assert!(!format!("{fx:?}").contains("at-xyz"));
+    let status = format!("{:?}", app.status);
+    assert!(status.contains("signed in to guarded"), "{status}");
+
+    // A failed one says why on the status line and changes nothing.
+    key(&mut app, KeyCode::Char('o'));
+    let fx = update(
+        &mut app,
+        Msg::OAuthDone {
+            owner: SignInFor::Agent(agent),
+            result: Err("access_denied: consent refused".into()),
+            source: "OAuth 2.0 sign-in token",
+        },
+    );
+    assert!(fx.is_empty(), "{fx:?}");
+    let status = format!("{:?}", app.status);
+    assert!(status.contains("sign-in failed: access_denied"), "{status}");
+}
+
+#[test]
+fn a_sign_in_from_the_approval_dialog_also_connects_the_agent_again() {
+    let mut app = sign_in_app();
+    let tab = waiting_for_auth(&mut app);
+    let agent = app.tab(tab).unwrap().agent;
+    key(&mut app, KeyCode::Char('o'));
+    let fx = update(
+        &mut app,
+        Msg::OAuthDone {
+            owner: SignInFor::Approval(tab),
+            result: Ok(Secret::new("at-xyz")),
+            source: "OAuth 2.0 sign-in token",
+        },
+    );
+    assert!(
+        matches!(fx.get(1), Some(Effect::Approve { .. })),
+        "the request is approved first: {fx:?}"
+    );
+    assert!(
+        matches!(fx.get(2), Some(Effect::LoadAgent { agent: a, .. }) if *a == agent),
+        "then the agent's client is rebuilt with the kept token: {fx:?}"
+    );
+    assert!(
+        app.agent(agent).unwrap().callable().is_some(),
+        "the agent stays callable while it reconnects (the approval runs on its client)"
+    );
+}
+
+#[test]
+fn y_copies_the_sign_in_address_once_it_is_known() {
+    let mut app = sign_in_app();
+    let tab = waiting_for_auth(&mut app);
+    key(&mut app, KeyCode::Char('o'));
+    let fx = key(&mut app, KeyCode::Char('y'));
+    assert!(fx.is_empty(), "{fx:?}");
+    assert!(format!("{:?}", app.status).contains("not ready yet"));
+    update(
+        &mut app,
+        Msg::CodeFlowStarted {
+            owner: SignInFor::Approval(tab),
+            result: Ok(("http://127.0.0.1:7/auth?state=s\u{1b}[2J".into(), 40123)),
+        },
+    );
+    let fx = key(&mut app, KeyCode::Char('y'));
+    assert!(
+        matches!(fx.as_slice(), [Effect::Copy { text, what }] if text.starts_with("http://127.0.0.1:7/auth?state=s") && !text.contains('\u{1b}') && what.contains("sign-in address")),
+        "{fx:?}"
+    );
+    assert!(
+        matches!(app.overlay, Some(Overlay::CodeFlow { .. })),
+        "the dialog stays open"
+    );
+}
+
+#[test]
+fn y_copies_the_device_flow_address() {
+    let mut app = sign_in_app();
+    let tab = waiting_for_auth(&mut app);
+    app.overlay = Some(Overlay::DeviceCode {
+        tab,
+        user_code: "WDJB-MJHT".into(),
+        verification_uri: "https://127.0.0.1:7/device".into(),
+    });
+    let fx = key(&mut app, KeyCode::Char('y'));
+    assert!(
+        matches!(fx.as_slice(), [Effect::Copy { text, .. }] if text == "https://127.0.0.1:7/device"),
+        "{fx:?}"
+    );
+    assert!(matches!(app.overlay, Some(Overlay::DeviceCode { .. })));
+}
+
+#[test]
+fn the_card_only_reason_of_an_agent_nobody_signed_in_to_names_the_key() {
+    let mut app = sign_in_app();
+    let agent = app.agents[0].id;
+    let card = crate::testing::fetched_card(crate::testing::SIGN_IN_CARD);
+    let info = crate::app::state::AgentInfo::new(
+        "guarded",
+        card,
+        crate::app::state::Usability::CardOnly {
+            short: crate::remote::sign_in::NOT_SIGNED_IN.into(),
+            reason: "agent guarded: not signed in: sign in with `a2a-console login guarded`".into(),
+        },
+    );
+    update(
+        &mut app,
+        Msg::AgentLoaded {
+            agent,
+            result: Ok(Box::new(info)),
+        },
+    );
+    let why = app.agent(agent).unwrap().why_not_callable().unwrap();
+    assert!(why.contains("press o on the agent list to sign in"), "{why}");
+}
