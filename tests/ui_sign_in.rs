@@ -72,3 +72,29 @@ fn code_flow_dialog_before_and_after_the_listener_is_up() {
         assert!(text.contains(needle), "{needle:?} missing:\n{text}");
     }
 }
+
+#[test]
+fn code_flow_dialog_started_from_the_agent_list() {
+    let mut app = sign_in_app();
+    let owner = SignInFor::Agent(app.agents[0].id);
+    app.overlay = Some(Overlay::CodeFlow { owner });
+    app.code_flow = Some(CodeFlowView {
+        owner,
+        flow: "openid_connect",
+        url: Some("http://127.0.0.1:9/auth?response_type=code&state=abc".into()),
+        port: Some(40123),
+    });
+    let text = snap("sign_in_code_flow_from_agent_list", &app);
+    for needle in [
+        "Signing in to guarded (OpenID Connect",
+        "its later calls carry",
+        "y copies the address",
+        "Esc stops",
+    ] {
+        assert!(text.contains(needle), "{needle:?} missing:\n{text}");
+    }
+    assert!(
+        !text.contains("task keeps waiting"),
+        "no task is waiting:\n{text}"
+    );
+}
