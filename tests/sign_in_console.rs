@@ -12,10 +12,10 @@ use std::time::Duration;
 
 use a2a_console::app::state::{AgentOrigin, App};
 use a2a_console::config::keymap::Keymap;
+use a2a_console::config::theme::Theme;
 use a2a_console::config::{AuthConfig, AuthKind};
 use a2a_console::remote::agent::AgentTarget;
 use a2a_console::testing::Headless;
-use a2a_console::config::theme::Theme;
 use a2a_console::tui::runtime::Runtime;
 use common::oidc::{browser, person, provider};
 use crossterm::event::KeyCode;
@@ -28,7 +28,9 @@ fn address_on(screen: &str) -> String {
     let open = rows.iter().position(|r| r.contains("▍ open")).unwrap();
     let mut url = String::new();
     for row in &rows[open + 1..] {
-        let Some(start) = row.find("│▍") else { break };
+        let Some(start) = row.find("│▍") else {
+            break;
+        };
         let rest = &row[start + "│▍".len()..];
         url.push_str(rest.split('│').next().unwrap().trim_end());
     }
@@ -58,7 +60,10 @@ async fn o_on_the_agent_list_signs_in_and_the_agent_becomes_callable_with_the_to
 
     h.key(KeyCode::Char('o'));
     let screen = h
-        .wait("Waiting for the browser on 127.0.0.1:", Duration::from_secs(30))
+        .wait(
+            "Waiting for the browser on 127.0.0.1:",
+            Duration::from_secs(30),
+        )
         .await
         .unwrap_or_else(|e| panic!("{e}"));
     assert!(screen.contains("Signing in to guarded"), "{screen}");

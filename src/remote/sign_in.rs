@@ -21,8 +21,7 @@ pub const NOT_SIGNED_IN: &str = "not signed in";
 /// Is a token set remembered for the agent's sign-in (memory, or the cache file when opted in)? It
 /// may still need a refresh: [`bearer_for`] does that.
 pub fn is_signed_in(auth: &AuthConfig, card: &AgentCard, scope: &CredentialScope) -> bool {
-    plan(Some(auth), card, scope)
-        .is_ok_and(|p| token_store::lookup(&p.key(), p.cache).is_some())
+    plan(Some(auth), card, scope).is_ok_and(|p| token_store::lookup(&p.key(), p.cache).is_some())
 }
 
 /// The client id when the config names none.

@@ -36,9 +36,9 @@ pub(super) fn draw(f: &mut Frame, app: &App, owner: SignInFor, area: Rect) {
                 SignInFor::Approval(_) => {
                     format!("Signing in to approve the request of {agent} ({flow}).")
                 }
-                SignInFor::Agent(_) => format!(
-                    "Signing in to {agent} ({flow}): its later calls carry the token."
-                ),
+                SignInFor::Agent(_) => {
+                    format!("Signing in to {agent} ({flow}): its later calls carry the token.")
+                }
             },
             t.text,
         ),

@@ -230,10 +230,8 @@ fn overlay_key_inner(app: &mut App, overlay: Overlay, k: KeyEvent) -> Vec<Effect
             if keymap.bound(Context::Approval, &k) == Some(Action::CopySignInUrl) {
                 // "…" and the "asking…" text stand in until the server answers: nothing to copy yet.
                 let ready = user_code != "…";
-                let fx = super::approval::copy_sign_in_url(
-                    app,
-                    ready.then(|| verification_uri.clone()),
-                );
+                let fx =
+                    super::approval::copy_sign_in_url(app, ready.then(|| verification_uri.clone()));
                 app.overlay = Some(Overlay::DeviceCode {
                     tab,
                     user_code,

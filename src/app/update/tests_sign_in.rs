@@ -3,8 +3,8 @@
 //! approving with the token once the flow is done.
 
 use super::*;
-use crate::app::msg::StreamItem;
 use crate::app::msg::ApprovalCredential;
+use crate::app::msg::StreamItem;
 use crate::app::state::{PromptKind, SignInFor};
 use crate::app::task::TabId;
 use crate::remote::auth::Secret;
@@ -60,7 +60,9 @@ fn o_starts_the_openid_connect_code_flow_the_card_declares_for_the_configured_ag
     let mut app = sign_in_app();
     let tab = waiting_for_auth(&mut app);
     let fx = key(&mut app, KeyCode::Char('o'));
-    assert!(matches!(app.overlay, Some(Overlay::CodeFlow { owner }) if owner == SignInFor::Approval(tab)));
+    assert!(
+        matches!(app.overlay, Some(Overlay::CodeFlow { owner }) if owner == SignInFor::Approval(tab))
+    );
     assert!(
         matches!(fx.first(), Some(Effect::Audit { line, .. }) if line.contains("decision=sign-in") && line.contains("openid_connect") && line.contains("agent:use")),
         "{fx:?}"
@@ -348,5 +350,8 @@ fn the_card_only_reason_of_an_agent_nobody_signed_in_to_names_the_key() {
         },
     );
     let why = app.agent(agent).unwrap().why_not_callable().unwrap();
-    assert!(why.contains("press o on the agent list to sign in"), "{why}");
+    assert!(
+        why.contains("press o on the agent list to sign in"),
+        "{why}"
+    );
 }
