@@ -335,3 +335,48 @@ async fn the_console_trusts_the_demo_it_runs_itself() {
     assert_eq!(card.signature.unwrap().state, SignatureState::ValidUnpinned);
     demo.shutdown().await;
 }
+
+/// The console revalidates the card it kept in its store (`If-None-Match`). The Python SDK's ETag leaves
+/// `signatures` out, so after the agent restarts with a fresh key it answers 304 and the kept card still
+/// carries the old signature, whose `kid` the new JWKS lacks. The user must still see what the agent serves
+/// now — the "key changed" alarm — not "no key for kid …" about a card that is no longer served.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refresh_after_a_key_rotation_shows_the_key_changed_alarm_despite_a_304() {
+    use a2a_console::remote::agent::{AgentTarget, fetch_card};
+    use a2a_console::remote::card::CardFetcher;
+    let peer = py10_peer_with(&["--sign", "ES256"]);
+    let url = peer.url.clone();
+    let fetcher = CardFetcher::new(std::time::Duration::from_secs(10)).unwrap();
+    let stranger = AgentTarget::from_url(&url, std::time::Duration::from_secs(10));
+    let first = fetch_card(&stranger, &fetcher, false).await.unwrap();
+    let offer = first
+        .signature
+        .as_ref()
+        .unwrap()
+        .detail
+        .offer
+        .clone()
+        .unwrap();
+    assert!(first.etag.is_some(), "the SDK sends an ETag");
+
+    // The user pinned that key; the agent restarts on the same port with a fresh one.
+    let mut target = stranger.clone();
+    target.trust = Trust::default();
+    target.trust.pinned = vec![
+        offer
+            .thumbprint(jsonwebtoken::jwk::ThumbprintHash::SHA256)
+            .unwrap(),
+    ];
+    let port = url.rsplit(':').next().unwrap().to_string();
+    drop(peer);
+    let _peer = py10_peer_with(&["--sign", "ES256", "--port", &port]);
+
+    // A console started again: its card cache comes from the store (`prime`), its jku cache is empty.
+    let restarted = CardFetcher::new(std::time::Duration::from_secs(10)).unwrap();
+    restarted.prime(first);
+    let card = fetch_card(&target, &restarted, true).await.unwrap();
+    let v = card.signature.unwrap();
+    assert_eq!(v.state, SignatureState::Invalid, "{}", v.reason);
+    assert!(v.reason.starts_with("key changed"), "{}", v.reason);
+    assert!(!card.revalidated, "the card judged is the one served now");
+}

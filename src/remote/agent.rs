@@ -215,10 +215,39 @@ fn needs_card_for_credential(a: &AuthConfig) -> bool {
         || a.kind == AuthKind::OpenidConnect
 }
 
-/// Fetch the agent's public card with its static headers and no credential. Only when the agent answers 401
-/// (some protect even the public card) and a credential that needs no card is configured is it resolved and
-/// the fetch repeated with it.
+/// Fetch the agent's public card with its static headers and no credential, and judge its signatures.
+///
+/// A card whose signatures do not hold up is fetched once more past both caches (the card's and the jku's)
+/// before the verdict stands. The official Python SDK (a2a-sdk 1.3.0, `agent_card_routes._etag_for`) leaves
+/// `signatures` out of its ETag on purpose, so after the agent rotates its key a revalidation answers 304 and
+/// leaves us on the old signature, whose `kid` the new JWKS no longer has: without the second look the user
+/// would see "no key for kid …" instead of the card the agent serves now (and its "key changed" alarm).
 pub async fn fetch_card(
+    target: &AgentTarget,
+    fetcher: &CardFetcher,
+    revalidate: bool,
+) -> Result<FetchedCard, RemoteError> {
+    let card = fetch_card_unjudged(target, fetcher, revalidate).await?;
+    let card = with_verdict(card, target, fetcher).await;
+    let invalid = card
+        .signature
+        .as_ref()
+        .is_some_and(|v| v.state == super::signature::SignatureState::Invalid);
+    if !invalid {
+        return Ok(card);
+    }
+    fetcher.forget(&card.url);
+    fetcher.jku.forget_all();
+    match fetch_card_unjudged(target, fetcher, true).await {
+        Ok(fresh) => Ok(with_verdict(fresh, target, fetcher).await),
+        // The second look failing says nothing new about the card we have.
+        Err(_) => Ok(card),
+    }
+}
+
+/// The card as the agent (or our cache) gives it. Only when the agent answers 401 (some protect even the
+/// public card) and a credential that needs no card is configured is it resolved and the fetch repeated.
+async fn fetch_card_unjudged(
     target: &AgentTarget,
     fetcher: &CardFetcher,
     revalidate: bool,
@@ -234,19 +263,17 @@ pub async fn fetch_card(
     let auth = match (&first, &target.auth) {
         (Err(e), Some(a)) if e.http_status == Some(401) && !needs_card_for_credential(a) => a,
         (Ok(_), _) | (Err(_), None) | (Err(_), Some(_)) => {
-            let card = first.map_err(|e| e.context(format!("agent {label}")))?;
-            return Ok(with_verdict(card, target, fetcher).await);
+            return first.map_err(|e| e.context(format!("agent {label}")));
         }
     };
     let credential = auth::resolve(auth, None)
         .await
         .map_err(|e| e.context(format!("agent {label}: the card needs a credential")))?;
     let headers = HeaderInterceptor::new(&target.headers, Some(&credential)).header_map();
-    let card = fetcher
+    fetcher
         .fetch_scoped(&target.url, &headers, revalidate, &scope)
         .await
-        .map_err(|e| e.context(format!("agent {label}")))?;
-    Ok(with_verdict(card, target, fetcher).await)
+        .map_err(|e| e.context(format!("agent {label}")))
 }
 
 /// The card with its signature verdict: every card fetched for display or use is judged here (the jku

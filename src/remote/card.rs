@@ -284,6 +284,13 @@ impl CardFetcher {
         ))))
     }
 
+    /// Drops the cached copy of the card at `url`, so the next fetch asks without `If-None-Match`.
+    pub fn forget(&self, url: &Url) {
+        if let Ok(mut c) = self.cache.lock() {
+            c.remove(url.as_str());
+        }
+    }
+
     fn cached(&self, url: &Url) -> Option<CacheEntry> {
         self.cache
             .lock()

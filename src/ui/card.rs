@@ -68,8 +68,20 @@ fn signature_lines(
         return;
     }
     let d = &v.detail;
-    if let Some(key) = v.key_line() {
-        lines.push(kv(app, "  key", key));
+    if let Some(thumb) = &d.thumbprint {
+        // The kid is the agent's words (its JWS header); the thumbprint is ours, computed from the key.
+        let mut spans = vec![Span::styled(format!("{:<16}", "  key"), t.dim)];
+        if let Some(kid) = &d.kid {
+            spans.push(Span::styled("kid ", t.text));
+            spans.push(Span::styled(BAR, t.remote_label));
+            spans.push(Span::styled(
+                crate::remote::signature::jws_quote(kid),
+                t.remote_text,
+            ));
+            spans.push(Span::styled(" · ", t.text));
+        }
+        spans.push(Span::styled(format!("sha256:{thumb}"), t.text));
+        lines.push(Line::from(spans));
     }
     if let Some(alg) = &d.alg {
         lines.push(kv(app, "  algorithm", alg.clone()));

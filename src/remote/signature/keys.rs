@@ -243,6 +243,13 @@ impl JkuFetcher {
         }
     }
 
+    /// Forgets every cached JWKS: a card that did not verify is looked at again with the keys served now.
+    pub fn forget_all(&self) {
+        if let Ok(mut cache) = self.cache.lock() {
+            cache.clear();
+        }
+    }
+
     /// The keys served at `url` (already judged by [`jku_allowed`]).
     pub async fn fetch(&self, url: &Url) -> Result<Vec<Jwk>, String> {
         if let Ok(cache) = self.cache.lock()

@@ -404,7 +404,8 @@ fn pinned_or<'a>(trust: &Trust, jwk: &'a Jwk, via: String) -> Candidate<'a> {
     }
 }
 
-fn jws_quote(s: &str) -> String {
+/// A header value the agent chose (a `kid`), sanitised and cut to 40 bytes, in quotes.
+pub fn jws_quote(s: &str) -> String {
     let (t, _) = crate::trust::sanitize::sanitize_line(s);
     let cut = crate::trust::sanitize::floor_char_boundary(&t, 40);
     format!("\"{}\"", t.get(..cut).unwrap_or_default())
