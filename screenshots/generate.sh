@@ -9,4 +9,7 @@
 #   screenshots/generate.sh --svg /tmp/shots # also write each scene's SVG and masked screen text there
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The demo agent signs its card with a fresh key per process unless told where its key is: a fixed throwaway key
+# (committed, used for nothing else) keeps the kid and thumbprint on the card page, and so the PNG, the same.
+export A2A_CONSOLE_DEMO_KEY="$PWD/examples/screenshots/demo-card-key.p8"
 exec cargo run --quiet --example screenshots -- "$@"
