@@ -287,3 +287,61 @@ async fn login_in_a_terminal_exits_when_the_browser_finishes() {
         "{pane}"
     );
 }
+
+/// A card whose only flow for a person is the device-code grant (the demo agent's `operator-oauth`,
+/// whose small RFC 8628 server approves on the first poll): `login` shows the code and the page,
+/// polls, keeps the token, and later commands carry it — the demo's extended card is served only to
+/// its operator token. `logout` forgets it, and the extended card is refused again.
+#[test]
+fn login_with_the_device_code_flow_when_that_is_what_the_card_declares() {
+    let dir = tempfile::tempdir().unwrap();
+    let demo = common::demo_agent();
+    let cfg = dir.path().join("config.toml");
+    std::fs::write(
+        &cfg,
+        format!(
+            "[[agents]]\nname = \"demo\"\nurl = \"{}\"\n[agents.auth]\ntype = \"oauth2\"\ntoken_cache = true\n",
+            demo.url
+        ),
+    )
+    .unwrap();
+
+    let before = run(&cfg, dir.path(), &["card", "demo", "--extended"]);
+    assert_ne!(before.code, 0, "{}", before.all());
+    assert!(before.stderr.contains("not signed in"), "{}", before.all());
+
+    let r = run(&cfg, dir.path(), &["login", "demo", "--no-browser"]);
+    assert_eq!(r.code, 0, "{}", r.all());
+    assert!(
+        r.stderr.contains("device code, scheme operator-oauth"),
+        "{}",
+        r.stderr
+    );
+    assert!(r.stderr.contains("code   DEMO-"), "{}", r.stderr);
+    assert!(r.stdout.contains("signed in to demo"), "{}", r.stdout);
+    assert!(r.stdout.contains("scopes:  operator"), "{}", r.stdout);
+    let tokens = std::fs::read_to_string(dir.path().join("tokens.json")).unwrap();
+    assert!(tokens.contains("device_code"), "{tokens}");
+    assert!(!r.all().contains("demo-secret"), "no token is printed");
+
+    let after = run(&cfg, dir.path(), &["card", "demo", "--extended"]);
+    assert_eq!(after.code, 0, "{}", after.all());
+    assert!(
+        after.stdout.contains("extended card of demo"),
+        "{}",
+        after.stdout
+    );
+
+    let audit = run(&cfg, dir.path(), &["audit"]);
+    assert!(
+        audit.stdout.contains("\"method\":\"sign-in\""),
+        "{}",
+        audit.stdout
+    );
+    assert!(audit.stdout.contains("device_code"), "{}", audit.stdout);
+
+    let out = run(&cfg, dir.path(), &["logout", "demo"]);
+    assert_eq!(out.code, 0, "{}", out.all());
+    let again = run(&cfg, dir.path(), &["card", "demo", "--extended"]);
+    assert_ne!(again.code, 0, "{}", again.all());
+}

@@ -1,5 +1,6 @@
 //! `login AGENT` and `logout AGENT`: signing a person in with the authorization code flow (PKCE) or
-//! OpenID Connect the agent's card declares, from a terminal. The address to open is printed (and
+//! OpenID Connect the agent's card declares — or its device-code flow when that is all it offers — from
+//! a terminal. The address to open is printed (and
 //! opened in a browser when there is one); the redirect comes back to a listener on 127.0.0.1, or the
 //! user pastes the address the browser was sent to (`--paste`, or typed into a terminal). Instructions
 //! go to stderr and the outcome to stdout, so a script can read who signed in; no token is ever
@@ -50,8 +51,19 @@ pub(super) async fn login(
     let scope = target
         .scope()
         .map_err(|e| e.context(format!("agent {label}")))?;
-    let plan = sign_in::plan(target.auth.as_ref(), &card.card, &scope)
-        .map_err(|e| RemoteError::usage(format!("agent {label}: {e}")))?;
+    let plan = match sign_in::plan(target.auth.as_ref(), &card.card, &scope) {
+        Ok(p) => p,
+        Err(e) => {
+            return match target
+                .auth
+                .as_ref()
+                .and_then(|a| sign_in::device_plan(a, &card.card, &scope))
+            {
+                Some(d) => device_login(&label, &d, no_browser).await,
+                None => Err(RemoteError::usage(format!("agent {label}: {e}"))),
+            };
+        }
+    };
     let http = oauth::http_client().map_err(|e| oauth_failure(&label, &e))?;
     let (sign_in, listener) = sign_in::start(&plan, &http)
         .await
@@ -111,6 +123,13 @@ pub(super) async fn login(
     let set = sign_in::finish(&plan, &sign_in, &code, &http, client_secret.as_ref())
         .await
         .map_err(|e| oauth_failure(&label, &e))?;
+    print_signed_in(&label, &set, plan.cache);
+    Ok(Exit::Done)
+}
+
+/// What `login` prints once signed in: who, the issuer, the scopes, the expiry and where the token is
+/// kept — never the token.
+fn print_signed_in(label: &str, set: &token_store::TokenSet, cache: bool) {
     outln!(
         "signed in to {label}{}",
         set.who
@@ -137,7 +156,7 @@ pub(super) async fn login(
         "no refresh token: sign in again when it expires"
     };
     outln!("  token:   {expiry}, {refresh}");
-    if plan.cache {
+    if cache {
         let path = token_store::cache_path()
             .map(|p| p.display().to_string())
             .unwrap_or_default();
@@ -147,6 +166,94 @@ pub(super) async fn login(
             "  kept in: memory only — set token_cache = true in [agents.auth] to keep it for later commands"
         );
     }
+}
+
+/// `login` for a card whose only flow for a person is the device authorization grant (RFC 8628): the
+/// code and the page to enter it on go to stderr, the console polls the token endpoint, and the token
+/// is kept and audited as a code-flow sign-in is.
+async fn device_login(
+    label: &str,
+    plan: &sign_in::DevicePlan,
+    no_browser: bool,
+) -> Result<Exit, RemoteError> {
+    let http = oauth::http_client().map_err(|e| oauth_failure(label, &e))?;
+    let audit_failure = |e: &OAuthError| {
+        let _ = token_store::audit(
+            &plan.agent,
+            "sign-in failed",
+            serde_json::json!({"issuer": plan.token_url, "scopes": plan.scopes, "flow": "device_code",
+                               "scheme": plan.scheme, "error": e.to_string()}),
+        );
+    };
+    let device = match oauth::start_device_flow(
+        &http,
+        &plan.device_url,
+        &plan.client_id,
+        &plan.scopes,
+    )
+    .await
+    {
+        Ok(d) => d,
+        Err(e) => {
+            audit_failure(&e);
+            return Err(oauth_failure(label, &e));
+        }
+    };
+    let page = device
+        .verification_uri_complete
+        .clone()
+        .unwrap_or_else(|| device.verification_uri.clone());
+    eprintln!(
+        "Sign in to {label} (device code, scheme {}{}):\n\n  open   {page}\n  code   {}\n",
+        one_line(&plan.scheme),
+        if plan.scopes.is_empty() {
+            String::new()
+        } else {
+            format!(", scopes {}", plan.scopes.join(" "))
+        },
+        device.user_code
+    );
+    if sign_in::browser_available(no_browser) && webbrowser::open(&page).is_ok() {
+        eprintln!("Opened in your browser.");
+    }
+    eprintln!(
+        "Waiting for the approval (the code is good for {} s)…",
+        device.remaining().as_secs()
+    );
+    let (_cancel_tx, cancel_rx) = watch::channel(false);
+    let token =
+        match oauth::poll_device_token(&http, &plan.token_url, &plan.client_id, &device, cancel_rx)
+            .await
+            .and_then(|t| t.bearer().map(|_| t))
+        {
+            Ok(t) => t,
+            Err(e) => {
+                audit_failure(&e);
+                return Err(oauth_failure(label, &e));
+            }
+        };
+    let token_url = url::Url::parse(&plan.token_url)
+        .map_err(|e| RemoteError::usage(format!("agent {label}: token endpoint: {e}")))?;
+    let set = token_store::TokenSet::from_response(
+        &token,
+        token_store::now(),
+        &plan.scopes,
+        &plan.token_url,
+        &token_url,
+        &plan.client_id,
+        None,
+        "device_code",
+    );
+    token_store::remember(&plan.key(), &set, plan.cache)
+        .map_err(|e| RemoteError::usage(format!("agent {label}: {e}")))?;
+    let _ = token_store::audit(
+        &plan.agent,
+        "sign-in",
+        serde_json::json!({"issuer": plan.token_url, "scopes": set.scopes, "flow": "device_code",
+                           "scheme": plan.scheme, "cached": plan.cache,
+                           "refreshable": set.refresh.is_some()}),
+    );
+    print_signed_in(label, &set, plan.cache);
     Ok(Exit::Done)
 }
 

@@ -21,7 +21,88 @@ pub const NOT_SIGNED_IN: &str = "not signed in";
 /// Is a token set remembered for the agent's sign-in (memory, or the cache file when opted in)? It
 /// may still need a refresh: [`bearer_for`] does that.
 pub fn is_signed_in(auth: &AuthConfig, card: &AgentCard, scope: &CredentialScope) -> bool {
-    plan(Some(auth), card, scope).is_ok_and(|p| token_store::lookup(&p.key(), p.cache).is_some())
+    kept_for(auth, card, scope).is_ok_and(|k| token_store::lookup(&k.key, k.cache).is_some())
+}
+
+/// Where an agent's signed-in tokens are kept, whichever flow signed the person in.
+struct Kept {
+    key: TokenKey,
+    cache: bool,
+    agent: String,
+}
+
+/// The code flow's plan decides; a card that offers a person only the device-code flow keeps its
+/// tokens under that flow's token endpoint (`login` signs in with it, see [`device_plan`]).
+fn kept_for(auth: &AuthConfig, card: &AgentCard, scope: &CredentialScope) -> Result<Kept, String> {
+    match plan(Some(auth), card, scope) {
+        Ok(p) => Ok(Kept {
+            key: p.key(),
+            cache: p.cache,
+            agent: p.agent,
+        }),
+        Err(e) => device_plan(auth, card, scope)
+            .map(|d| Kept {
+                key: d.key(),
+                cache: d.cache,
+                agent: d.agent,
+            })
+            .ok_or(e),
+    }
+}
+
+/// A sign-in with the OAuth 2.0 device authorization grant (RFC 8628), for a card whose only flow for
+/// a person is `deviceCode`: the user approves on the provider's page, the console polls.
+#[derive(Clone, Debug)]
+pub struct DevicePlan {
+    /// The card's scheme name.
+    pub scheme: String,
+    pub device_url: String,
+    pub token_url: String,
+    pub scopes: Vec<String>,
+    pub client_id: String,
+    pub cache: bool,
+    /// The agent's origin: whom the token is for.
+    pub agent: String,
+}
+
+impl DevicePlan {
+    /// Tokens are keyed by the token endpoint, as the code flow's are without OpenID Connect.
+    pub fn key(&self) -> TokenKey {
+        TokenKey::new(&self.agent, &self.token_url, &self.client_id, &self.scopes)
+    }
+}
+
+/// The device-code flow for `auth` (`type = "oauth2"` with no flow named, or `flow = "device_code"`;
+/// `scheme = "…"` picks one), when the card declares one.
+pub fn device_plan(
+    auth: &AuthConfig,
+    card: &AgentCard,
+    scope: &CredentialScope,
+) -> Option<DevicePlan> {
+    if auth.kind != AuthKind::Oauth2 || !matches!(auth.flow.as_deref(), None | Some("device_code"))
+    {
+        return None;
+    }
+    oauth::flows_in_card(card)
+        .into_iter()
+        .find_map(|(name, kind, card_scopes)| match kind {
+            oauth::FlowKind::DeviceCode {
+                device_authorization_url,
+                token_url,
+            } if auth.scheme.as_deref().is_none_or(|s| s == name) => Some(DevicePlan {
+                scheme: name,
+                device_url: device_authorization_url,
+                token_url,
+                scopes: auth.scopes.clone().unwrap_or(card_scopes),
+                client_id: auth
+                    .client_id
+                    .clone()
+                    .unwrap_or_else(|| DEFAULT_CLIENT_ID.into()),
+                cache: auth.token_cache.unwrap_or(false),
+                agent: scope.home.to_string(),
+            }),
+            _ => None,
+        })
 }
 
 /// The client id when the config names none.
@@ -228,8 +309,8 @@ pub async fn bearer_for(
     scope: &CredentialScope,
     label: &str,
 ) -> Result<Credential, RemoteError> {
-    let plan = plan(Some(auth), card, scope).map_err(RemoteError::usage)?;
-    let key = plan.key();
+    let plan = kept_for(auth, card, scope).map_err(RemoteError::usage)?;
+    let key = plan.key.clone();
     // One refresh at a time: providers rotate refresh tokens (oidc-provider does for public clients), so
     // two concurrent refreshes with the same one would make the second fail and forget the sign-in.
     let _one_at_a_time = REFRESH.lock().await;
