@@ -33,7 +33,7 @@ pub(super) fn plan_for(app: &App, owner: SignInFor) -> Result<Plan, String> {
     let auth = agent.target.auth.as_ref().filter(|a| a.signs_in_a_person());
     if auth.is_some_and(|a| a.flow.as_deref() == Some("device_code")) {
         return Err(format!(
-            "{}: its [agents.auth] asks for the device flow, which signs in from the approval dialog",
+            "{}: its [agents.auth] asks for the device flow: sign in with `a2a-console login`, or with o in an approval dialog",
             agent.name()
         ));
     }
@@ -43,7 +43,17 @@ pub(super) fn plan_for(app: &App, owner: SignInFor) -> Result<Plan, String> {
             agent.name()
         ));
     }
-    crate::remote::sign_in::plan(auth, card, &scope).map_err(|e| format!("{}: {e}", agent.name()))
+    crate::remote::sign_in::plan(auth, card, &scope).map_err(|e| {
+        match auth.and_then(|a| crate::remote::sign_in::device_plan(a, card, &scope)) {
+            Some(_) => format!(
+                "{}: its card offers only the device-code flow: sign in with `a2a-console login {}`, or with o in \
+                 an approval dialog",
+                agent.name(),
+                agent.name()
+            ),
+            None => format!("{}: {e}", agent.name()),
+        }
+    })
 }
 
 /// The agent list's sign-in key: open the code-flow dialog for the selected agent.

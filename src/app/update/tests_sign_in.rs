@@ -355,3 +355,32 @@ fn the_card_only_reason_of_an_agent_nobody_signed_in_to_names_the_key() {
         "{why}"
     );
 }
+
+#[test]
+fn o_on_an_agent_whose_card_offers_only_the_device_flow_names_login() {
+    const DEVICE_CARD: &str = r#"{"name": "Desk", "description": "d", "version": "1",
+      "supportedInterfaces": [{"url": "http://127.0.0.1:9/rpc", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
+      "capabilities": {}, "defaultInputModes": [], "defaultOutputModes": [], "skills": [],
+      "securitySchemes": {"operator-oauth": {"oauth2SecurityScheme": {"flows": {"deviceCode": {
+        "deviceAuthorizationUrl": "http://127.0.0.1:9/device", "tokenUrl": "http://127.0.0.1:9/token",
+        "scopes": {"operator": "run"}}}}}}}"#;
+    let mut app = crate::testing::empty_app((120, 40));
+    let mut target = crate::remote::agent::AgentTarget::from_url(
+        "http://127.0.0.1:9",
+        std::time::Duration::from_secs(5),
+    );
+    target.label = "desk".into();
+    target.auth = Some(crate::config::AuthConfig::new(
+        crate::config::AuthKind::Oauth2,
+    ));
+    crate::testing::add_online(&mut app, target, "desk", DEVICE_CARD);
+    let fx = key(&mut app, KeyCode::Char('o'));
+    assert!(fx.is_empty(), "{fx:?}");
+    assert!(app.overlay.is_none());
+    let status = format!("{:?}", app.status);
+    assert!(
+        status.contains("offers only the device-code flow"),
+        "{status}"
+    );
+    assert!(status.contains("a2a-console login desk"), "{status}");
+}
