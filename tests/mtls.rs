@@ -18,11 +18,9 @@ use a2a_console::config::theme::Theme;
 use a2a_console::remote::agent::{self, AgentTarget};
 use a2a_console::testing::Headless;
 use a2a_console::tui::runtime::Runtime;
+use common::tls::{leaf, new_ca, write_private};
 use common::{Run, cli};
-use rcgen::{
-    BasicConstraints, CertificateParams, CertifiedIssuer, DnType, ExtendedKeyUsagePurpose, IsCa,
-    KeyPair, KeyUsagePurpose,
-};
+use rcgen::ExtendedKeyUsagePurpose;
 use tokio::net::{TcpListener, TcpStream};
 use tokio_rustls::TlsAcceptor;
 use tokio_rustls::rustls;
@@ -34,38 +32,6 @@ struct Pki {
     ca_der: CertificateDer<'static>,
     server_der: CertificateDer<'static>,
     server_key: PrivatePkcs8KeyDer<'static>,
-}
-
-fn new_ca(name: &str) -> CertifiedIssuer<'static, KeyPair> {
-    let mut p = CertificateParams::new(Vec::<String>::new()).unwrap();
-    p.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-    p.distinguished_name.push(DnType::CommonName, name);
-    p.key_usages = vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::CrlSign];
-    CertifiedIssuer::self_signed(p, KeyPair::generate().unwrap()).unwrap()
-}
-
-/// A leaf signed by `issuer`: its certificate PEM, key PEM and DER forms.
-fn leaf(
-    issuer: &CertifiedIssuer<'static, KeyPair>,
-    cn: &str,
-    sans: &[&str],
-    usage: ExtendedKeyUsagePurpose,
-) -> (rcgen::Certificate, KeyPair) {
-    let mut p =
-        CertificateParams::new(sans.iter().map(|s| s.to_string()).collect::<Vec<_>>()).unwrap();
-    p.distinguished_name.push(DnType::CommonName, cn);
-    p.extended_key_usages = vec![usage];
-    let key = KeyPair::generate().unwrap();
-    (p.signed_by(&key, issuer).unwrap(), key)
-}
-
-fn write_private(path: &Path, text: &str) {
-    std::fs::write(path, text).unwrap();
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600)).unwrap();
-    }
 }
 
 /// `ca.pem`, `client.pem` + `client.key` (from the CA), `other.pem` + `other.key` (from another CA).

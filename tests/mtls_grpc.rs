@@ -17,11 +17,9 @@ use std::time::Duration;
 use a2a_console::demo::{DemoAgent, GrpcFront};
 use a2a_console::remote::agent::{self, AgentTarget};
 use a2a_console::remote::client::Binding;
+use common::tls::{leaf, new_ca};
 use common::{Run, cli};
-use rcgen::{
-    BasicConstraints, CertificateParams, CertifiedIssuer, DnType, ExtendedKeyUsagePurpose, IsCa,
-    KeyPair, KeyUsagePurpose,
-};
+use rcgen::ExtendedKeyUsagePurpose;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio_rustls::TlsAcceptor;
@@ -33,28 +31,6 @@ struct Pki {
     ca_der: CertificateDer<'static>,
     server_der: CertificateDer<'static>,
     server_key: PrivatePkcs8KeyDer<'static>,
-}
-
-fn new_ca(name: &str) -> CertifiedIssuer<'static, KeyPair> {
-    let mut p = CertificateParams::new(Vec::<String>::new()).unwrap();
-    p.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-    p.distinguished_name.push(DnType::CommonName, name);
-    p.key_usages = vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::CrlSign];
-    CertifiedIssuer::self_signed(p, KeyPair::generate().unwrap()).unwrap()
-}
-
-fn leaf(
-    issuer: &CertifiedIssuer<'static, KeyPair>,
-    cn: &str,
-    sans: &[&str],
-    usage: ExtendedKeyUsagePurpose,
-) -> (rcgen::Certificate, KeyPair) {
-    let mut p =
-        CertificateParams::new(sans.iter().map(|s| s.to_string()).collect::<Vec<_>>()).unwrap();
-    p.distinguished_name.push(DnType::CommonName, cn);
-    p.extended_key_usages = vec![usage];
-    let key = KeyPair::generate().unwrap();
-    (p.signed_by(&key, issuer).unwrap(), key)
 }
 
 /// `ca.pem`, and `client.pem` + `client.key` from that CA.

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 /// Path of the binary under test.
 pub mod oidc;
+pub mod tls;
 
 pub fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_a2a-console")
