@@ -48,11 +48,7 @@ pub fn choices(t: &TaskTab) -> Vec<SaveChoice> {
     use super::parts::PartKind;
     let mut out = Vec::new();
     for (i, (log, view)) in t.log.artifacts.iter().zip(&t.artifacts).enumerate() {
-        let label = if view.name.is_empty() {
-            view.id.clone()
-        } else {
-            view.name.clone()
-        };
+        let label = view.label().to_string();
         let raw = &log.artifact.parts;
         if view.parts.len() > 1 {
             let of = view.parts.len();

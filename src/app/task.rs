@@ -182,6 +182,15 @@ pub struct ArtifactView {
 }
 
 impl ArtifactView {
+    /// What the artifact is called on screen: its name, else its id (both sanitised).
+    pub fn label(&self) -> &str {
+        if self.name.is_empty() {
+            &self.id
+        } else {
+            &self.name
+        }
+    }
+
     /// Files are listed under the artifact's header unless each part is laid out under its own.
     pub fn files_in_head(&self) -> bool {
         self.rendered.is_none() || self.parts.len() <= 1

@@ -129,6 +129,27 @@ where
     .await
 }
 
+/// A connection tonic can serve the demo's gRPC service on (a TCP or TLS stream).
+pub trait GrpcConn:
+    tokio::io::AsyncRead
+    + tokio::io::AsyncWrite
+    + tonic::transport::server::Connected
+    + Unpin
+    + Send
+    + 'static
+{
+}
+
+impl<T> GrpcConn for T where
+    T: tokio::io::AsyncRead
+        + tokio::io::AsyncWrite
+        + tonic::transport::server::Connected
+        + Unpin
+        + Send
+        + 'static
+{
+}
+
 /// [`spawn_on`] with the gRPC service too, on the caller's connections (`grpc.incoming`, e.g. TLS streams
 /// that demand a client certificate) and listed in the card at `grpc.url`.
 pub async fn spawn_on_with_grpc<L, I, IO, IE>(
@@ -141,12 +162,7 @@ where
     L: axum::serve::Listener,
     L::Addr: std::fmt::Debug,
     I: futures::Stream<Item = Result<IO, IE>> + Send + 'static,
-    IO: tokio::io::AsyncRead
-        + tokio::io::AsyncWrite
-        + tonic::transport::server::Connected
-        + Unpin
-        + Send
-        + 'static,
+    IO: GrpcConn,
     IE: Into<Box<dyn std::error::Error + Send + Sync>>,
 {
     start(listener, addr, base_url, Some(grpc)).await
@@ -162,12 +178,7 @@ where
     L: axum::serve::Listener,
     L::Addr: std::fmt::Debug,
     I: futures::Stream<Item = Result<IO, IE>> + Send + 'static,
-    IO: tokio::io::AsyncRead
-        + tokio::io::AsyncWrite
-        + tonic::transport::server::Connected
-        + Unpin
-        + Send
-        + 'static,
+    IO: GrpcConn,
     IE: Into<Box<dyn std::error::Error + Send + Sync>>,
 {
     let grpc_addr = grpc.as_ref().map(|g| g.url.clone());

@@ -388,7 +388,7 @@ pub async fn connect_with(
                     let short = if a.signs_in_a_person()
                         && !super::sign_in::is_signed_in(a, card, &scope)
                     {
-                        super::sign_in::NOT_SIGNED_IN
+                        super::sign_in::not_signed_in_short(a, card, &scope)
                     } else {
                         "credential unavailable"
                     };

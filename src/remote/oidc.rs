@@ -233,8 +233,12 @@ pub async fn verify_id_token(
     nonce: Option<&str>,
 ) -> Result<Identity, OAuthError> {
     let refuse = |reason: String| OAuthError::IdToken { reason };
-    let header = jsonwebtoken::decode_header(id_token.expose())
-        .map_err(|e| refuse(format!("unreadable header ({e})")))?;
+    let header = jsonwebtoken::decode_header(id_token.expose()).map_err(|e| {
+        refuse(format!(
+            "unreadable header ({})",
+            super::error::one_line(&e.to_string())
+        ))
+    })?;
     if !ALLOWED_ALGS.contains(&header.alg) {
         return Err(refuse(format!(
             "algorithm {:?} is not allowed (asymmetric signatures only)",
@@ -246,8 +250,12 @@ pub async fn verify_id_token(
         .as_ref()
         .ok_or_else(|| refuse("the provider publishes no keys (jwks_uri)".into()))?;
     let doc = get_json(http, jwks_uri, "provider key set (JWKS)").await?;
-    let set: JwkSet = serde_json::from_value(Value::Object(doc))
-        .map_err(|e| refuse(format!("the provider's key set is unreadable ({e})")))?;
+    let set: JwkSet = serde_json::from_value(Value::Object(doc)).map_err(|e| {
+        refuse(format!(
+            "the provider's key set is unreadable ({})",
+            super::error::one_line(&e.to_string())
+        ))
+    })?;
     let jwk = match &header.kid {
         Some(kid) => set.find(kid),
         None if set.keys.len() == 1 => set.keys.first(),
@@ -259,7 +267,12 @@ pub async fn verify_id_token(
             header.kid.as_deref().map(one_line).unwrap_or_default()
         ))
     })?;
-    let key = DecodingKey::from_jwk(jwk).map_err(|e| refuse(format!("unusable key ({e})")))?;
+    let key = DecodingKey::from_jwk(jwk).map_err(|e| {
+        refuse(format!(
+            "unusable key ({})",
+            super::error::one_line(&e.to_string())
+        ))
+    })?;
     let mut validation = Validation::new(header.alg);
     validation.set_issuer(&[meta.issuer.as_str()]);
     validation.set_audience(&[client_id]);

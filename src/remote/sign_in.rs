@@ -15,8 +15,24 @@ use super::origin::CredentialScope;
 use super::token_store::{self, TokenKey, TokenSet};
 use crate::config::{AuthConfig, AuthKind};
 
-/// The card-only `short` of an agent whose `[agents.auth]` signs a person in, when nobody has.
+/// The card-only `short` of an agent whose `[agents.auth]` signs a person in with a code flow, when
+/// nobody has (the console offers its sign-in key for it).
 pub const NOT_SIGNED_IN: &str = "not signed in";
+/// The same for a card that offers a person only the device-code flow, which only `login` runs.
+pub const NOT_SIGNED_IN_DEVICE: &str = "not signed in (login)";
+
+/// The card-only `short` for an agent nobody has signed in to: which way of signing in is open.
+pub fn not_signed_in_short(
+    auth: &AuthConfig,
+    card: &AgentCard,
+    scope: &CredentialScope,
+) -> &'static str {
+    if plan(Some(auth), card, scope).is_err() && device_plan(auth, card, scope).is_some() {
+        NOT_SIGNED_IN_DEVICE
+    } else {
+        NOT_SIGNED_IN
+    }
+}
 
 /// Is a token set remembered for the agent's sign-in (memory, or the cache file when opted in)? It
 /// may still need a refresh: [`bearer_for`] does that.
@@ -330,8 +346,10 @@ pub async fn bearer_for(
             return Err(sign_in_again("the sign-in expired and cannot be refreshed"));
         };
         let http = oauth::http_client().map_err(|e| RemoteError::transport(e.to_string()))?;
-        let token_url = url::Url::parse(&set.token_url)
-            .map_err(|e| RemoteError::usage(format!("stored token endpoint: {e}")))?;
+        // The stored endpoint gets the same checks as any token endpoint (https, or http to loopback) before
+        // a refresh token goes to it.
+        let token_url = oauth::endpoint_url(&set.token_url, "stored token endpoint")
+            .map_err(|e| RemoteError::usage(e.to_string()))?;
         let secret = client_secret(auth, scope, &set.token_url, label).await?;
         match oauth_code::refresh(
             &http,

@@ -123,7 +123,12 @@ impl TokenSet {
 
 fn granted(token: &TokenResponse, asked: &[String]) -> Vec<String> {
     match token.scope.as_deref().filter(|s| !s.trim().is_empty()) {
-        Some(s) => s.split_whitespace().map(String::from).collect(),
+        // The provider's words: only well-formed scope tokens (RFC 6749 §3.3) are kept, printed and audited.
+        Some(s) => s
+            .split_whitespace()
+            .filter(|t| super::oauth::is_scope_token(t))
+            .map(String::from)
+            .collect(),
         None => asked.to_vec(),
     }
 }

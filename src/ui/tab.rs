@@ -97,38 +97,22 @@ fn entry_segments<'a>(theme: &Theme, t: &'a TaskTab, e: &'a Entry) -> Vec<Segmen
                 let Some(a) = t.artifacts.get(*index) else {
                     return out;
                 };
-                let name = if a.name.is_empty() {
-                    String::new()
-                } else {
-                    format!(" {:?}", a.name)
-                };
-                let progress = if a.complete {
-                    "complete".to_string()
-                } else {
-                    "streaming…".to_string()
-                };
-                let task = t
-                    .short_task()
-                    .map(|s| format!(" · task {s}"))
-                    .unwrap_or_default();
-                let mut head = vec![Line::styled(
-                    format!(
-                        "▍remote · {}{task} · artifact{name} ({}) · {} chunk(s) · {} · {progress}",
-                        t.agent_name,
-                        a.id,
-                        a.chunks,
-                        human_bytes(a.bytes)
-                    ),
-                    theme.remote_label,
-                )];
-                // Among several parts laid out, each file is described under its own part header.
-                for f in a.files.iter().filter(|_| a.files_in_head()) {
-                    let what = format!("▍{}", crate::app::parts::PartView::file_line(f));
-                    head.push(Line::styled(what, theme.remote_label));
-                }
-                for r in &a.flagged {
-                    head.push(Line::styled(format!("▍⚠ {r}"), theme.flag));
-                }
+                // The same lines search looks in (`search::artifact_head`); the agent's flags last, in
+                // the flag colour.
+                let lines = crate::app::search::artifact_head(t, a);
+                let flags_from = lines.len().saturating_sub(a.flagged.len());
+                let head: Vec<Line<'static>> = lines
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, l)| {
+                        let style = if i >= flags_from {
+                            theme.flag
+                        } else {
+                            theme.remote_label
+                        };
+                        Line::styled(l, style)
+                    })
+                    .collect();
                 out.push(Segment::Lines(head));
                 match &a.rendered {
                     Some(blocks) => {
@@ -435,7 +419,7 @@ fn progress(t: &TaskTab) -> String {
         .rev()
         .find(|a| !a.complete)
         .map(|a| {
-            let name = if a.name.is_empty() { &a.id } else { &a.name };
+            let name = a.label();
             format!(
                 "receiving {name:?}: {} chunk(s), {}",
                 a.chunks,

@@ -580,11 +580,7 @@ pub(super) fn fold_json(app: &mut App) {
         return;
     };
     let of = a.parts.len();
-    let label = if a.name.is_empty() {
-        a.id.clone()
-    } else {
-        a.name.clone()
-    };
+    let label = a.label().to_string();
     let folded = if crate::app::parts::toggle_fold(a, k, &styles) {
         a.parts.get(k).map(|p| p.folded)
     } else {

@@ -58,13 +58,10 @@ pub(super) fn approval_key(app: &mut App, tab: TabId, scroll: u16, k: KeyEvent) 
             );
             vec![]
         }
-        Some(Action::ApproveDeviceFlow) if code_flow_plan(app, tab).is_some() => {
-            match code_flow_plan(app, tab) {
-                Some(plan) => super::sign_in::start(app, SignInFor::Approval(tab), plan),
-                None => vec![],
-            }
-        }
         Some(Action::ApproveDeviceFlow) => {
+            if let Some(plan) = code_flow_plan(app, tab) {
+                return super::sign_in::start(app, SignInFor::Approval(tab), plan);
+            }
             let card = app
                 .agent(t.agent)
                 .and_then(|a| a.info())

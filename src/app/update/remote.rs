@@ -23,17 +23,9 @@ pub(super) fn agent_loaded(
         return fx;
     };
     let mut result = result;
-    // The runtime says only "not signed in"; in the console the way out is a key, not the CLI — except for
-    // a card that offers a person only the device-code flow, which the agent list cannot run (`login` can).
-    let device_only = |info: &AgentInfo| {
-        let scope = entry.target.scope().ok();
-        entry.target.auth.as_ref().zip(scope).is_some_and(|(a, s)| {
-            crate::remote::sign_in::plan(Some(a), &info.card.card, &s).is_err()
-                && crate::remote::sign_in::device_plan(a, &info.card.card, &s).is_some()
-        })
-    };
+    // The runtime says only "not signed in"; in the console the way out is a key, not the CLI (a card that
+    // offers only the device-code flow comes as `NOT_SIGNED_IN_DEVICE`, and its reason names `login`).
     if let Ok(info) = &mut result
-        && !device_only(info)
         && let crate::app::state::Usability::CardOnly { short, reason } = &mut info.usability
         && short == crate::remote::sign_in::NOT_SIGNED_IN
     {

@@ -244,7 +244,7 @@ fn entry_text(t: &TaskTab, e: &Entry) -> (String, String) {
             .artifacts
             .get(*index)
             .map(|a| {
-                let name = if a.name.is_empty() { &a.id } else { &a.name };
+                let name = a.label();
                 (a.text.clone(), format!("artifact {name:?}"))
             })
             .unwrap_or_default(),
