@@ -375,6 +375,14 @@ pub enum Overlay {
         kid: Option<String>,
         alg: String,
     },
+    /// Use a card interface on another origin than the agent's: both origins shown before yes.
+    ConfirmOrigin {
+        agent: AgentId,
+        /// Where the card says to call (`http://127.0.0.2:9000`).
+        origin: String,
+        /// Where the user configured the agent.
+        home: String,
+    },
     /// Delete a tab's task from the local store (the agent keeps it).
     ConfirmDelete {
         tab: TabId,

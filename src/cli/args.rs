@@ -51,6 +51,10 @@ pub struct GlobalOpts {
     /// Seconds a stream may last at most, however lively (default: no limit).
     #[arg(long, global = true, value_name = "SECS")]
     pub deadline: Option<u64>,
+    /// Use a card interface on this other origin (https://host[:port]) for this command, like the agent's
+    /// allowed_origins: its calls, and any credential or header, go there too (repeatable).
+    #[arg(long = "allow-origin", global = true, value_name = "ORIGIN")]
+    pub allow_origins: Vec<String>,
 }
 
 impl GlobalOpts {

@@ -26,8 +26,17 @@ const WAIT_FOR_BROWSER: Duration = Duration::from_secs(10 * 60);
 
 /// A sign-in error with the exit code of its kind: network trouble is a transport error (3), a
 /// refusal by the provider or a bad redirect is the remote side's answer (4).
-fn oauth_failure(label: &str, e: &OAuthError) -> RemoteError {
-    let message = format!("agent {label}: sign-in: {e}");
+/// With `timeout`, a request the deadline ended says how long that was.
+fn oauth_failure_within(label: &str, e: &OAuthError, timeout: Option<Duration>) -> RemoteError {
+    let mut message = format!("agent {label}: sign-in: {e}");
+    if let (Some(t), OAuthError::Network { reason, .. }) = (timeout, e)
+        && reason.ends_with(oauth::TIMED_OUT)
+    {
+        message.push_str(&format!(
+            " ({} s: --timeout or timeout_secs)",
+            t.as_secs_f32()
+        ));
+    }
     match e {
         OAuthError::Network { .. }
         | OAuthError::Http { .. }
@@ -59,29 +68,31 @@ pub(super) async fn login(
                 .as_ref()
                 .and_then(|a| sign_in::device_plan(a, &card.card, &scope))
             {
-                Some(d) => device_login(&label, &d, no_browser).await,
+                Some(d) => device_login(&label, &d, no_browser, &card.url, target.timeout).await,
                 None => Err(RemoteError::usage(format!("agent {label}: {e}"))),
             };
         }
     };
-    let http = oauth::http_client().map_err(|e| oauth_failure(&label, &e))?;
-    let (sign_in, listener) = sign_in::start(&plan, &http)
-        .await
-        .map_err(|e| oauth_failure(&label, &e))?;
+    let fail = |e: &OAuthError| oauth_failure_within(&label, e, Some(target.timeout));
+    let http = oauth::http_client_within(target.timeout).map_err(|e| fail(&e))?;
+    let (sign_in, listener) = sign_in::start(&plan, &http).await.map_err(|e| fail(&e))?;
     let client_secret = match &target.auth {
         Some(a) => sign_in::client_secret(a, &scope, sign_in.token_url().as_str(), &label).await?,
         None => None,
     };
     let url = sign_in.authorize_url().to_string();
-    eprintln!(
-        "Sign in to {label} ({}, scheme {}{}):\n\n  {url}\n",
-        plan.flow,
-        plan.scheme,
-        if plan.scopes.is_empty() {
-            String::new()
-        } else {
-            format!(", scopes {}", plan.scopes.join(" "))
+    let from = match &plan.source {
+        crate::remote::oauth_code::CodeFlowSource::OpenIdConnect { .. } => {
+            "from the OpenID provider the agent's card names"
         }
+        crate::remote::oauth_code::CodeFlowSource::OAuth2 { .. } => "from the agent's card",
+    };
+    eprintln!(
+        "Sign in to {label} ({}, scheme {}{}):\n\n{}",
+        plan.flow,
+        one_line(&plan.scheme),
+        scopes_note(&plan.scopes),
+        remote_address(&[("open", &url)], from, &card.url)
     );
     if sign_in::browser_available(no_browser) && webbrowser::open(&url).is_ok() {
         eprintln!("Opened in your browser.");
@@ -112,7 +123,7 @@ pub(super) async fn login(
     // The listener is gone either way (dropped with its future); this only makes it explicit.
     let _ = cancel_tx.send(true);
     let code: Secret = match waited {
-        Ok(r) => r.map_err(|e| oauth_failure(&label, &e))?,
+        Ok(r) => r.map_err(|e| fail(&e))?,
         Err(_) => {
             return Err(RemoteError::transport(format!(
                 "agent {label}: sign-in: no redirect within {} minutes; run login again",
@@ -122,9 +133,42 @@ pub(super) async fn login(
     };
     let set = sign_in::finish(&plan, &sign_in, &code, &http, client_secret.as_ref())
         .await
-        .map_err(|e| oauth_failure(&label, &e))?;
+        .map_err(|e| fail(&e))?;
     print_signed_in(&label, &set, plan.cache);
     Ok(Exit::Done)
+}
+
+/// ", scopes a b" or nothing.
+fn scopes_note(scopes: &[String]) -> String {
+    if scopes.is_empty() {
+        String::new()
+    } else {
+        format!(", scopes {}", one_line(&scopes.join(" ")))
+    }
+}
+
+/// The address (and code) to use, as the console's sign-in dialogs show them: sanitised, marked as remote
+/// text with where it came from, and a warning when the page is on another origin than the agent's card —
+/// the card chose where the user is sent to type a password, so the user checks it first.
+fn remote_address(rows: &[(&str, &str)], from: &str, card_url: &url::Url) -> String {
+    use crate::remote::origin::Origin;
+    use crate::trust::sanitize::sanitize_line;
+    let mut out =
+        format!("  ▍remote · {from} ({card_url}) — check the address before you sign in\n");
+    for (what, value) in rows {
+        out.push_str(&format!("  ▍ {what:<6} {}\n", sanitize_line(value).0));
+    }
+    let page = rows
+        .first()
+        .and_then(|(_, v)| Origin::of(&sanitize_line(v).0));
+    if let (Some(page), Some(card)) = (page, Origin::of_url(card_url))
+        && page != card
+    {
+        out.push_str(&format!(
+            "  ⚠ this page is on {page}, another origin than the agent's card ({card})\n"
+        ));
+    }
+    out
 }
 
 /// What `login` prints once signed in: who, the issuer, the scopes, the expiry and where the token is
@@ -175,8 +219,11 @@ async fn device_login(
     label: &str,
     plan: &sign_in::DevicePlan,
     no_browser: bool,
+    card_url: &url::Url,
+    timeout: Duration,
 ) -> Result<Exit, RemoteError> {
-    let http = oauth::http_client().map_err(|e| oauth_failure(label, &e))?;
+    let fail = |e: &OAuthError| oauth_failure_within(label, e, Some(timeout));
+    let http = oauth::http_client_within(timeout).map_err(|e| fail(&e))?;
     let audit_failure = |e: &OAuthError| {
         let _ = token_store::audit(
             &plan.agent,
@@ -196,7 +243,7 @@ async fn device_login(
         Ok(d) => d,
         Err(e) => {
             audit_failure(&e);
-            return Err(oauth_failure(label, &e));
+            return Err(fail(&e));
         }
     };
     let page = device
@@ -204,14 +251,14 @@ async fn device_login(
         .clone()
         .unwrap_or_else(|| device.verification_uri.clone());
     eprintln!(
-        "Sign in to {label} (device code, scheme {}{}):\n\n  open   {page}\n  code   {}\n",
+        "Sign in to {label} (device code, scheme {}{}):\n\n{}",
         one_line(&plan.scheme),
-        if plan.scopes.is_empty() {
-            String::new()
-        } else {
-            format!(", scopes {}", plan.scopes.join(" "))
-        },
-        device.user_code
+        scopes_note(&plan.scopes),
+        remote_address(
+            &[("open", &page), ("code", &device.user_code)],
+            "from the authorization server the agent's card names",
+            card_url,
+        )
     );
     if sign_in::browser_available(no_browser) && webbrowser::open(&page).is_ok() {
         eprintln!("Opened in your browser.");
@@ -229,7 +276,7 @@ async fn device_login(
             Ok(t) => t,
             Err(e) => {
                 audit_failure(&e);
-                return Err(oauth_failure(label, &e));
+                return Err(fail(&e));
             }
         };
     let token_url = url::Url::parse(&plan.token_url)

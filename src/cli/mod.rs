@@ -60,6 +60,11 @@ pub fn resolve_target(
         }
     };
     target.apply_overrides(&global.overrides());
+    // The user's yes to a card interface on another origin (checked like allowed_origins: an unusable one is
+    // an error naming it when the scope is built).
+    target
+        .allowed_origins
+        .extend(global.allow_origins.iter().cloned());
     if let Some(b) = &global.binding {
         target.prefs.binding = Some(Binding::parse(b).map_err(RemoteError::usage)?);
     }

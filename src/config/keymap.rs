@@ -286,6 +286,7 @@ actions! {
     ShowCard => "show_card", AgentList, "Show the selected agent's card", [ch('i')];
     ShowSkills => "show_skills", AgentList, "Show the selected agent's skills", [ch('s')];
     PinCardKey => "pin_card_key", AgentList, "Pin the key that signed the selected agent's card (asks first; shows its thumbprint)", [ch('P')];
+    AllowOrigin => "allow_origin", AgentList, "Use the interface the selected agent's card names on another origin (asks first; shows both origins; for this session)", [ch('O')];
     ToggleRawCard => "toggle_raw_card", AgentList, "Toggle between the card view and its raw JSON", [ch('J')];
     UseExample => "use_example", AgentList, "Start a task from the selected skill's example (on the board: open the task)", [key(KeyCode::Enter)];
     ImportTasks => "import_tasks", AgentList, "Import the selected agent's existing tasks (ListTasks) into tabs", [ch('I')];

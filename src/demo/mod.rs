@@ -56,6 +56,8 @@ pub struct DemoAgent {
     shutdown: watch::Sender<bool>,
     http: JoinHandle<()>,
     grpc: JoinHandle<()>,
+    /// The card's GRPC interface address, when it serves one (another origin than `base_url`).
+    grpc_url: Option<String>,
 }
 
 impl DemoAgent {
@@ -63,6 +65,12 @@ impl DemoAgent {
     /// TLS front of [`spawn_on`]).
     pub fn base_url(&self) -> String {
         self.base_url.clone()
+    }
+
+    /// Where the card says gRPC is (`127.0.0.1:PORT`, or `https://…` behind a TLS front), if anywhere: a port of
+    /// its own, so another origin the console uses only when told (the console's own demo is told).
+    pub fn grpc_url(&self) -> Option<String> {
+        self.grpc_url.clone()
     }
 
     /// The HTTP listening address.
@@ -305,6 +313,7 @@ where
         shutdown: shutdown_tx,
         http,
         grpc,
+        grpc_url: grpc_addr,
     })
 }
 

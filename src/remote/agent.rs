@@ -258,7 +258,7 @@ async fn fetch_card_unjudged(
         .map_err(|e| e.context(format!("agent {label}")))?;
     let plain = HeaderInterceptor::new(&target.headers, None).header_map();
     let first = fetcher
-        .fetch_scoped(&target.url, &plain, revalidate, &scope)
+        .fetch_scoped_within(&target.url, &plain, revalidate, &scope, target.timeout)
         .await;
     let auth = match (&first, &target.auth) {
         (Err(e), Some(a)) if e.http_status == Some(401) && !needs_card_for_credential(a) => a,
@@ -271,7 +271,7 @@ async fn fetch_card_unjudged(
         .map_err(|e| e.context(format!("agent {label}: the card needs a credential")))?;
     let headers = HeaderInterceptor::new(&target.headers, Some(&credential)).header_map();
     fetcher
-        .fetch_scoped(&target.url, &headers, revalidate, &scope)
+        .fetch_scoped_within(&target.url, &headers, revalidate, &scope, target.timeout)
         .await
         .map_err(|e| e.context(format!("agent {label}")))
 }
@@ -313,21 +313,39 @@ fn choose(
     let scope = target
         .scope()
         .map_err(|e| ("bad agent URL".into(), context(e)))?;
-    let sends_secrets = target.sends_secrets();
-    let selected =
-        client::select_interface_within(card, target.prefs, sends_secrets.then_some(&scope))
-            .map_err(|e| (card_only_summary(card, target.prefs), context(e)))?;
-    if sends_secrets && !scope.permits_url(&selected.interface.url) {
-        return Err((
-            "interface on another origin".into(),
-            RemoteError::usage(scope.refusal(
-                &format!("the card's {} interface", selected.binding.wire_name()),
-                &selected.interface.url,
-                label,
-            )),
-        ));
+    // Interfaces on the agent's own origins first, whether or not its calls carry a secret: where the console
+    // connects is the user's choice, not the card's.
+    let selected = client::select_interface_within(card, target.prefs, Some(&scope))
+        .map_err(|e| (card_only_summary(card, target.prefs), context(e)))?;
+    let what = format!("the card's {} interface", selected.binding.wire_name());
+    if let Some(why) = super::origin::link_local_interface(&what, &selected.interface.url, &[]) {
+        return Err((LINK_LOCAL_SHORT.into(), context(RemoteError::usage(why))));
+    }
+    if !scope.permits_url(&selected.interface.url) {
+        let why = if target.sends_secrets() {
+            scope.refusal(&what, &selected.interface.url, label)
+        } else {
+            scope.unconsented(&what, &selected.interface.url, label)
+        };
+        return Err((ELSEWHERE_SHORT.into(), RemoteError::usage(why)));
     }
     Ok(selected)
+}
+
+/// The agent list's few words for a card whose interface is on another origin the user has not allowed.
+pub const ELSEWHERE_SHORT: &str = "interface on another origin";
+/// … and for one on a link-local address, which is never used.
+pub const LINK_LOCAL_SHORT: &str = "interface on a link-local address";
+
+/// The origin of the interface this card would be called on, when that is another origin than the agent's
+/// (and not link-local, which is never offered): what the console asks the user about before using it.
+pub fn elsewhere(card: &a2a::AgentCard, target: &AgentTarget) -> Option<super::origin::Origin> {
+    let scope = target.scope().ok()?;
+    let selected = client::select_interface_within(card, target.prefs, Some(&scope)).ok()?;
+    if super::origin::link_local_interface("", &selected.interface.url, &[]).is_some() {
+        return None;
+    }
+    super::origin::Origin::of(&selected.interface.url).filter(|o| !scope.permits(o))
 }
 
 /// Fetch the card, choose an interface, resolve credentials and build the client.
@@ -360,6 +378,23 @@ pub async fn connect_with(
         }
     };
     let label = inspected.label.clone();
+    // A name that resolves to a link-local address is refused like a literal one, before any connection
+    // (reqwest resolves again when it connects; a literal, the usual vector, is caught in `choose`).
+    let addresses = tokio::time::timeout(
+        target.timeout,
+        super::card::resolve_host(&selected.interface.url),
+    )
+    .await
+    .unwrap_or_default();
+    let what = format!("the card's {} interface", selected.binding.wire_name());
+    if let Some(why) =
+        super::origin::link_local_interface(&what, &selected.interface.url, &addresses)
+    {
+        let e = RemoteError::usage(why).context(format!("agent {label}"));
+        return Ok(Connection::CardOnly(
+            inspected.card_only(LINK_LOCAL_SHORT.into(), e),
+        ));
+    }
     let card = &inspected.card.card;
     let scope = match target.scope() {
         Ok(s) => s,

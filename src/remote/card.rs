@@ -55,6 +55,9 @@ struct CacheEntry {
 /// Card fetcher with an HTTP cache keyed by card URL.
 pub struct CardFetcher {
     http: reqwest::Client,
+    /// The whole fetch (every redirect hop and the legacy fallback, headers and body) must end within this:
+    /// a server that trickles its headers or never ends a chunked body is given up, not waited on for ever.
+    deadline: Duration,
     cache: Mutex<HashMap<String, CacheEntry>>,
     /// The JWKS documents signatures point at, cached for the run like the cards.
     pub jku: super::signature::JkuFetcher,
@@ -95,18 +98,21 @@ pub fn card_urls(input: &str) -> Result<Vec<Url>, RemoteError> {
 
 impl CardFetcher {
     /// A fetcher with its own HTTP client: one that follows no redirect by itself, so each hop can be judged
-    /// (and the headers dropped on an origin change) before any connection is made to it.
-    pub fn new(connect_timeout: Duration) -> Result<Self, RemoteError> {
-        let http = fetcher_builder(connect_timeout)
+    /// (and the headers dropped on an origin change) before any connection is made to it. `timeout` bounds
+    /// the connection and, by default, the whole fetch (see [`CardFetcher::fetch_scoped_within`]).
+    pub fn new(timeout: Duration) -> Result<Self, RemoteError> {
+        let http = fetcher_builder(timeout)
             .build()
             .map_err(|e| RemoteError::transport(format!("cannot build the HTTP client: {e}")))?;
-        Ok(Self::with_client(http))
+        Ok(Self::with_client(http, timeout))
     }
 
-    /// A fetcher over a client made from [`fetcher_builder`] (one agent's, with its TLS settings).
-    pub fn with_client(http: reqwest::Client) -> Self {
+    /// A fetcher over a client made from [`fetcher_builder`] (one agent's, with its TLS settings), whose
+    /// fetches end within `deadline` unless told otherwise.
+    pub fn with_client(http: reqwest::Client, deadline: Duration) -> Self {
         Self {
             http,
+            deadline,
             cache: Mutex::new(HashMap::new()),
             jku: super::signature::JkuFetcher::new(),
         }
@@ -143,7 +149,43 @@ impl CardFetcher {
         revalidate: bool,
         scope: &CredentialScope,
     ) -> Result<FetchedCard, RemoteError> {
+        self.fetch_scoped_within(input, headers, revalidate, scope, self.deadline)
+            .await
+    }
+
+    /// `fetch_scoped`, all of it (connect, every hop's headers, the body, the legacy fallback) within
+    /// `deadline` — the agent's `timeout_secs` or `--timeout`. reqwest's client has no overall timeout here
+    /// because the same settings serve streams; so it is enforced around the whole fetch.
+    pub async fn fetch_scoped_within(
+        &self,
+        input: &str,
+        headers: &HeaderMap,
+        revalidate: bool,
+        scope: &CredentialScope,
+        deadline: Duration,
+    ) -> Result<FetchedCard, RemoteError> {
         let urls = card_urls(input)?;
+        let first = urls.first().map(Url::to_string).unwrap_or_default();
+        match tokio::time::timeout(deadline, self.fetch_urls(&urls, headers, revalidate, scope))
+            .await
+        {
+            Ok(r) => r,
+            Err(_) => Err(RemoteError::transport(format!(
+                "no card from {} within {} s (the request timeout, --timeout or timeout_secs): the server did \
+                 not finish answering",
+                one_line(&first),
+                deadline.as_secs_f32()
+            ))),
+        }
+    }
+
+    async fn fetch_urls(
+        &self,
+        urls: &[Url],
+        headers: &HeaderMap,
+        revalidate: bool,
+        scope: &CredentialScope,
+    ) -> Result<FetchedCard, RemoteError> {
         let mut last_err = None;
         for (i, url) in urls.iter().enumerate() {
             match self.fetch_url(url, headers, revalidate, scope).await {
@@ -331,7 +373,7 @@ impl CardFetcher {
 /// The addresses a redirect target's host stands for: its literal address, or what DNS says (empty when the
 /// lookup fails; the request then fails on its own). reqwest resolves again when it connects, so a name that
 /// changes its answer in between is not caught here; IP literals, the usual SSRF vector in a Location, are.
-async fn resolve(url: &Url) -> Vec<std::net::IpAddr> {
+pub(crate) async fn resolve(url: &Url) -> Vec<std::net::IpAddr> {
     match url.host() {
         Some(url::Host::Ipv4(ip)) => vec![ip.into()],
         Some(url::Host::Ipv6(ip)) => vec![ip.into()],
@@ -343,6 +385,20 @@ async fn resolve(url: &Url) -> Vec<std::net::IpAddr> {
             }
         }
         None => Vec::new(),
+    }
+}
+
+/// `resolve` for an interface URL as a card writes it (a bare `host:port` counts as http); nothing when it
+/// does not parse (the client then says why).
+pub(crate) async fn resolve_host(url: &str) -> Vec<std::net::IpAddr> {
+    let parsed = if url.contains("://") {
+        Url::parse(url)
+    } else {
+        Url::parse(&format!("http://{url}"))
+    };
+    match parsed {
+        Ok(u) => resolve(&u).await,
+        Err(_) => Vec::new(),
     }
 }
 

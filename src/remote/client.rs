@@ -282,8 +282,9 @@ pub async fn build(spec: ClientSpec<'_>) -> Result<Client, RemoteError> {
                         )),
                         None => super::error::classify(&e),
                     })?;
-                // The SDK's gRPC transport has no deadline of its own: bound each call here.
-                let guarded = GuardedTransport::new(grpc, limits.request);
+                // The SDK's gRPC transport has no deadline of its own: bound each call, and each stream's
+                // silence and length, here.
+                let guarded = GuardedTransport::new(grpc, limits);
                 Box::new(match watch {
                     Some(w) => guarded.with_tls_watch(w),
                     None => guarded,

@@ -241,12 +241,24 @@ fn body_suffix(body: &str) -> String {
     }
 }
 
+/// The total deadline of one OAuth request when the caller names none.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// What a network failure's reason says when the deadline ended it (callers add the number of seconds).
+pub const TIMED_OUT: &str = "no complete answer within the request timeout";
+
 /// An HTTP client fit for OAuth endpoints: no redirects (see the module docs), bounded waits.
 pub fn http_client() -> Result<reqwest::Client, OAuthError> {
+    http_client_within(DEFAULT_TIMEOUT)
+}
+
+/// [`http_client`] whose every request (connect, headers and body) ends within `timeout` — the agent's
+/// `timeout_secs` or `--timeout`: a provider that trickles its headers or never ends its body is given up.
+pub fn http_client_within(timeout: Duration) -> Result<reqwest::Client, OAuthError> {
     reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
-        .connect_timeout(Duration::from_secs(10))
-        .timeout(Duration::from_secs(30))
+        .connect_timeout(timeout.min(Duration::from_secs(10)))
+        .timeout(timeout)
         .user_agent(concat!("a2a-console/", env!("CARGO_PKG_VERSION")))
         .build()
         .map_err(|e| OAuthError::Network {
@@ -562,10 +574,7 @@ pub(super) async fn post_form(
         value.set_sensitive(true);
         request = request.header(AUTHORIZATION, value);
     }
-    let network = |e: reqwest::Error| OAuthError::Network {
-        what,
-        reason: one_line(&e.without_url().to_string()),
-    };
+    let network = |e: reqwest::Error| network_failure(what, url, e);
     let mut response = request.send().await.map_err(network)?;
     if response.url() != url {
         return Err(OAuthError::InvalidResponse {
@@ -596,6 +605,16 @@ pub(super) async fn post_form(
         bytes.extend_from_slice(&chunk);
     }
     interpret(what, status, location, &bytes, redact)
+}
+
+/// A failed request as an error naming the endpoint; one the deadline ended says so ([`TIMED_OUT`]).
+pub(crate) fn network_failure(what: &'static str, url: &Url, e: reqwest::Error) -> OAuthError {
+    let reason = if e.is_timeout() {
+        format!("{}: {TIMED_OUT}", one_line(url.as_str()))
+    } else {
+        one_line(&e.without_url().to_string())
+    };
+    OAuthError::Network { what, reason }
 }
 
 /// Turns a status and body into the JSON object, an OAuth error, or an HTTP error.

@@ -8,8 +8,6 @@
 //! is checked with the provider's JWKS for an allowlisted asymmetric algorithm only (never `none` or
 //! an HMAC keyed with something public), then `iss`, `aud` (and `azp`), `exp`, `iat` and `nonce`.
 
-use std::time::Duration;
-
 use jsonwebtoken::jwk::JwkSet;
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use serde_json::{Map, Value};
@@ -180,14 +178,11 @@ async fn get_json(
     url: &Url,
     what: &'static str,
 ) -> Result<Map<String, Value>, OAuthError> {
-    let network = |e: reqwest::Error| OAuthError::Network {
-        what,
-        reason: one_line(&e.without_url().to_string()),
-    };
+    // The client's own timeout bounds the whole request (`oauth::http_client_within`).
+    let network = |e: reqwest::Error| oauth::network_failure(what, url, e);
     let mut response = http
         .get(url.clone())
         .header(reqwest::header::ACCEPT, "application/json")
-        .timeout(Duration::from_secs(15))
         .send()
         .await
         .map_err(network)?;

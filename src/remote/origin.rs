@@ -126,6 +126,18 @@ impl CredentialScope {
         Origin::of(url).is_some_and(|o| self.permits(&o))
     }
 
+    /// The error for a call that would go to `url`, another origin, for an agent that sends nothing secret:
+    /// the card alone does not choose where the console connects (blind SSRF); the user says yes first.
+    pub fn unconsented(&self, what: &str, url: &str, agent: &str) -> String {
+        let there = Origin::of(url).map_or_else(|| one_line_url(url), |o| o.to_string());
+        format!(
+            "{what} is on {there}, another origin than agent {agent}'s card ({}); nothing is sent there until you \
+             allow it: --allow-origin {there} (CLI), allowed_origins = [\"{there}\"] in its [[agents]] entry, or \
+             yes in the console's dialog",
+            self.home
+        )
+    }
+
     /// The error for a credential that would go to `url`: both origins named, and the way to allow it.
     pub fn refusal(&self, what: &str, url: &str, agent: &str) -> String {
         let there = Origin::of(url).map_or_else(|| url.to_string(), |o| o.to_string());
@@ -197,6 +209,43 @@ pub fn judge_redirect(
          [\"{target}\"] to the agent's entry if that is where its card lives",
         scope.home
     ))
+}
+
+/// The refusal for a card interface whose host is a link-local address (cloud metadata services live there):
+/// an IP literal in any spelling the URL parser accepts (`169.254.169.254`, `2852039166`, `0xa9fea9fe`,
+/// `0251.0376.0251.0376`, `[::ffff:169.254.169.254]`, `[fe80::1]`), or a name that `addresses` (what it
+/// resolves to) puts there. Checked before anything connects, like a redirect there (`judge_redirect`).
+pub fn link_local_interface(what: &str, url: &str, addresses: &[IpAddr]) -> Option<String> {
+    let literal = interface_ip(url);
+    let ip = literal
+        .iter()
+        .chain(addresses)
+        .find(|ip| is_link_local(ip))?;
+    Some(format!(
+        "{what} is at {} ({ip}), a link-local address; the console never connects there (cloud metadata \
+         services live at 169.254.169.254)",
+        one_line_url(url)
+    ))
+}
+
+/// The host of an interface URL as an address, when it is an IP literal (the WHATWG parser behind `Url`
+/// turns decimal, octal and hex IPv4 forms into the dotted one). A bare `host:port` counts as http.
+pub fn interface_ip(url: &str) -> Option<IpAddr> {
+    let url = url.trim();
+    let parsed = if url.contains("://") {
+        Url::parse(url).ok()?
+    } else {
+        Url::parse(&format!("http://{url}")).ok()?
+    };
+    match parsed.host()? {
+        url::Host::Ipv4(v4) => Some(IpAddr::V4(v4)),
+        url::Host::Ipv6(v6) => Some(IpAddr::V6(v6)),
+        url::Host::Domain(_) => None,
+    }
+}
+
+fn one_line_url(url: &str) -> String {
+    url.chars().filter(|c| !c.is_control()).take(200).collect()
 }
 
 /// 169.254.0.0/16 and fe80::/10 (and the IPv4-mapped forms).
@@ -316,6 +365,24 @@ mod tests {
             ),
             Redirect::Refuse(_)
         ));
+    }
+
+    #[test]
+    fn link_local_interfaces_are_refused_in_every_spelling() {
+        for u in [
+            "http://169.254.169.254/latest",
+            "http://2852039166/",
+            "http://0xa9fea9fe/",
+            "http://0251.0376.0251.0376/",
+            "http://[::ffff:169.254.169.254]/",
+            "http://[fe80::1]:8080/",
+            "169.254.1.1:50051",
+        ] {
+            assert!(link_local_interface("x", u, &[]).is_some(), "{u}");
+        }
+        assert!(link_local_interface("x", "http://127.0.0.1:1/", &[]).is_none());
+        let meta: IpAddr = "169.254.169.254".parse().unwrap();
+        assert!(link_local_interface("x", "http://meta.example/", &[meta]).is_some());
     }
 
     #[test]

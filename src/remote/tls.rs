@@ -99,7 +99,7 @@ pub fn agent_http(
         .map_err(|e| build_error(&e, settings))?;
     Ok(AgentHttp {
         http,
-        fetcher: Arc::new(CardFetcher::with_client(card)),
+        fetcher: Arc::new(CardFetcher::with_client(card, connect_timeout)),
         warnings: loaded.warnings,
     })
 }

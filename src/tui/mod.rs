@@ -164,6 +164,8 @@ pub async fn run(global: Overrides, demo: bool) -> Result<Ended, String> {
         let mut target = target;
         target.label = "demo".into();
         target.trust = crate::demo::signing::in_process_trust();
+        // Our own in-process agent: its gRPC port is another origin, and the user chose it by starting it.
+        target.allowed_origins.extend(agent.grpc_url());
         app.insert_agent(0, target, AgentOrigin::Demo);
         Some(agent)
     } else {

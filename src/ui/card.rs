@@ -244,6 +244,19 @@ pub fn card_lines(app: &App) -> Vec<Line<'static>> {
             Span::styled(unusable, t.warning),
         ]));
     }
+    // The card names its interface on another origin: nothing goes there until the user says yes.
+    if let Some(o) = crate::remote::agent::elsewhere(c, &entry.target) {
+        let key = app
+            .keymap
+            .keys_for(crate::config::keymap::Action::AllowOrigin)
+            .first()
+            .cloned()
+            .unwrap_or_default();
+        lines.push(Line::styled(
+            format!("  {key} reviews {o} (asks first; nothing is sent there until you say yes)"),
+            t.key_hint,
+        ));
+    }
     let caps = &c.capabilities;
     let yn = |b: Option<bool>| if b == Some(true) { "yes" } else { "no" };
     lines.push(Line::default());

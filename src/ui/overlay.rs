@@ -329,6 +329,45 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
                 r,
             );
         }
+        Overlay::ConfirmOrigin {
+            agent,
+            origin,
+            home,
+        } => {
+            let r = centered(area, 84, 11);
+            let name = app.agent(*agent).map(|a| a.name()).unwrap_or_default();
+            f.render_widget(Clear, r);
+            f.render_widget(
+                Paragraph::new(vec![
+                    Line::styled(
+                        format!("Call {name} on another origin than its card's?"),
+                        t.warning,
+                    ),
+                    Line::from(vec![
+                        Span::styled("  card, as you configured it  ", t.dim),
+                        Span::styled(home.clone(), t.text),
+                    ]),
+                    Line::from(vec![
+                        Span::styled("▍remote · where the card says to call  ", t.remote_label),
+                        Span::styled(origin.clone(), t.remote_text),
+                    ]),
+                    Line::styled(
+                        "The card chose this address, not you. Its calls, and any credential or header configured for the agent, would go there.",
+                        t.dim,
+                    ),
+                    Line::styled(
+                        format!(
+                            "{}: use it for this session · any other key: keep the agent card only",
+                            keys_or(app, Action::Confirm, "y")
+                        ),
+                        t.dim,
+                    ),
+                ])
+                .block(boxed(app, "Another origin"))
+                .wrap(Wrap { trim: true }),
+                r,
+            );
+        }
         Overlay::ConfirmDelete { tab } => {
             let r = centered(area, 64, 5);
             let what = app

@@ -9,6 +9,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 /// Path of the binary under test.
+pub mod hostile_http;
 pub mod oidc;
 pub mod tls;
 

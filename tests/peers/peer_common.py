@@ -38,8 +38,11 @@ EXTENDED_CARD_PATH_SUFFIXES = (
 
 
 def parse_args(description: str, with_v03_flag: bool = False,
-               with_sign_flag: bool = False) -> argparse.Namespace:
+               with_sign_flag: bool = False, with_grpc_flag: bool = False) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=description)
+    if with_grpc_flag:
+        p.add_argument('--grpc', action='store_true',
+                       help='also serve gRPC (SDK GrpcHandler) on another port; the card lists it first')
     if with_sign_flag:
         p.add_argument('--sign', choices=['ES256', 'RS256', 'PS256'],
                        help='sign the card at start with a fresh key of this algorithm (SDK signer)')
@@ -130,8 +133,9 @@ class AuthGate:
         return await self.app(scope, receive, send)
 
 
-def run(app, sock: socket.socket, args: argparse.Namespace) -> None:
-    """Serve `app` on the already bound socket until SIGTERM or stdin EOF."""
+def run(app, sock: socket.socket, args: argparse.Namespace, on_start=None) -> None:
+    """Serve `app` on the already bound socket until SIGTERM or stdin EOF. `on_start`, if given, is an async
+    function run in the server's loop before READY is printed (it returns a server with `stop(grace)`)."""
     config = uvicorn.Config(app, log_level=args.log_level, access_log=False,
                             timeout_graceful_shutdown=1, lifespan='off')
     server = uvicorn.Server(config)
@@ -159,6 +163,8 @@ def run(app, sock: socket.socket, args: argparse.Namespace) -> None:
         threading.Thread(target=watch_stdin, daemon=True).start()
 
     async def main():
+        extra = await on_start() if on_start is not None else None
+
         async def announce():
             while not server.started:
                 if server.should_exit:
@@ -177,6 +183,8 @@ def run(app, sock: socket.socket, args: argparse.Namespace) -> None:
             await asyncio.sleep(0.1)
         task.cancel()
         await serve
+        if extra is not None:
+            await extra.stop(0)
 
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     asyncio.run(main())

@@ -7,6 +7,8 @@ layer) and the card additionally lists 0.3 interfaces.
 With --sign ES256|RS256|PS256 the public card is signed at start with a fresh
 key by the SDK's a2a.utils.signing; the JWKS is served at /.well-known/jwks.json
 (and written to --jwks-out PATH).
+With --grpc the same handler is also served over gRPC (the SDK's GrpcHandler, a2a-sdk[grpc]) on another
+127.0.0.1 port, and the card lists that GRPC interface first.
 Scenarios: see tests/peers/README.md.
 """
 
@@ -65,6 +67,7 @@ REST_PATH = '/a2a/rest'
 SLOW_TICKS = 120          # 120 x 0.5 s = 60 s
 SLOW_INTERVAL = 0.5
 CHUNK_INTERVAL = 0.05
+QUIET_SECS = 60
 
 
 def now() -> Timestamp:
@@ -132,6 +135,12 @@ class PeerExecutor(AgentExecutor):
                 await asyncio.sleep(SLOW_INTERVAL)
                 await updater.update_status(TaskState.TASK_STATE_WORKING,
                                             message=agent_msg(f'tick {i}/{SLOW_TICKS}'))
+            await updater.complete()
+        elif word == 'quiet':
+            # Working, then silent for a long time: what an idle timeout is for. py10 only, and not on the
+            # card (the three peers' cards list the same six skills).
+            await updater.start_work()
+            await asyncio.sleep(QUIET_SECS)
             await updater.complete()
         elif word == 'code':
             # One artifact, two parts (markdown with a fenced block, then data), and no lastChunk: what the
@@ -240,9 +249,32 @@ def sign_card(card: AgentCard, alg: str, base: str, jwks_out: str | None) -> dic
     return jwks
 
 
+def grpc_starter(handler, card: AgentCard):
+    """The gRPC front: the SDK's GrpcHandler over the same request handler, on a free 127.0.0.1 port. Started
+    inside the server's event loop (grpc.aio needs one); the card gains the interface before anyone reads it."""
+    import grpc.aio
+
+    from a2a.server.request_handlers import GrpcHandler
+    from a2a.types import a2a_pb2_grpc
+
+    async def start():
+        server = grpc.aio.server()
+        a2a_pb2_grpc.add_A2AServiceServicer_to_server(GrpcHandler(handler), server)
+        port = server.add_insecure_port(f'{peer_common.HOST}:0')
+        await server.start()
+        card.supported_interfaces.insert(0, AgentInterface(
+            url=f'http://{peer_common.HOST}:{port}', protocol_binding='GRPC', protocol_version='1.0'))
+        return server
+
+    return start
+
+
 def main() -> None:
-    args = peer_common.parse_args(__doc__.splitlines()[0], with_v03_flag=True, with_sign_flag=True)
+    args = peer_common.parse_args(__doc__.splitlines()[0], with_v03_flag=True, with_sign_flag=True,
+                                  with_grpc_flag=True)
     args_v03 = args.with_v03
+    if args.grpc and args.sign:
+        raise SystemExit('--grpc and --sign: the gRPC port is known only after the card is signed')
     sock = peer_common.bind(args.port)
     base = peer_common.base_url(sock)
     card, extended = build_cards(base, args_v03)
@@ -268,7 +300,8 @@ def main() -> None:
         *create_jsonrpc_routes(handler, JSONRPC_PATH, enable_v0_3_compat=args_v03),
         Mount(REST_PATH, routes=create_rest_routes(handler, enable_v0_3_compat=args_v03)),
     ])
-    peer_common.run(peer_common.AuthGate(app, {JSONRPC_PATH}), sock, args)
+    on_start = grpc_starter(handler, card) if args.grpc else None
+    peer_common.run(peer_common.AuthGate(app, {JSONRPC_PATH}), sock, args, on_start=on_start)
 
 
 if __name__ == '__main__':

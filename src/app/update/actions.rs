@@ -334,6 +334,7 @@ pub fn run_action(app: &mut App, a: Action) -> Vec<Effect> {
         }
         Action::AddDemo => super::demo::add_demo(app),
         Action::PinCardKey => pin_offer(app),
+        Action::AllowOrigin => super::origin_consent::offer(app),
         Action::RemoveAgent => {
             if let Some(agent) = app.selected().map(|a| a.id) {
                 app.overlay = Some(Overlay::ConfirmRemoveAgent { agent });

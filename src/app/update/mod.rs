@@ -7,6 +7,7 @@ mod card_only;
 mod compose;
 mod demo;
 mod mouse;
+mod origin_consent;
 mod overlay;
 mod remote;
 mod save;

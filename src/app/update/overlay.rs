@@ -213,6 +213,17 @@ fn overlay_key_inner(app: &mut App, overlay: Overlay, k: KeyEvent) -> Vec<Effect
                 vec![]
             }
         }
+        Overlay::ConfirmOrigin { agent, origin, .. } => {
+            if keymap.modal_action(Context::Dialog, false, &k) == Some(Action::Confirm) {
+                super::origin_consent::allow(app, agent, origin)
+            } else {
+                app.set_status(
+                    format!("{origin} not allowed: the agent stays card only"),
+                    false,
+                );
+                vec![]
+            }
+        }
         Overlay::ConfirmDelete { tab } => {
             if keymap.modal_action(Context::Dialog, false, &k) == Some(Action::Confirm) {
                 delete_task(app, tab)
