@@ -22,6 +22,12 @@ fn grpc_origin(base: &str) -> String {
         .as_str()
         .unwrap()
         .to_string();
+    // Written `host:port` or `http://host:port`, depending on who normalised it.
+    let url = if url.contains("://") {
+        url
+    } else {
+        format!("http://{url}")
+    };
     let u = url::Url::parse(&url).unwrap();
     format!("http://{}:{}", u.host_str().unwrap(), u.port().unwrap())
 }
