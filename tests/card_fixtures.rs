@@ -441,7 +441,17 @@ fn a_0_2_9_card_is_spoken_to_as_0_3() {
         "{}",
         r.stdout
     );
+    // The card (served here) names the peer's endpoint, another origin: used once the user allows it.
     let r = cli(&["send", &base, "echo from 0.2.9"]);
+    assert_eq!(r.code, 2, "{}", r.all());
+    assert!(r.stderr.contains("--allow-origin"), "{}", r.stderr);
+    let r = cli(&[
+        "send",
+        &base,
+        "echo from 0.2.9",
+        "--allow-origin",
+        &peer.url,
+    ]);
     assert_eq!(r.code, 0, "{}", r.all());
     assert!(r.stdout.contains("echo: echo from 0.2.9"), "{}", r.stdout);
 }

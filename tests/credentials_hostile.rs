@@ -172,13 +172,23 @@ async fn a_card_interface_on_another_origin_gets_no_credential_until_allowed() {
     assert!(carried(&other_log, "token-for-the-hostile-agent"));
 }
 
+/// Issue 9, item 4: even with no credential, the card does not choose where the console connects (blind SSRF):
+/// the interface elsewhere is used only once the user allows its origin.
 #[tokio::test]
-async fn an_agent_without_credentials_may_use_an_interface_elsewhere() {
-    let (other, _) = server(|_, _| rpc_task()).await;
+async fn an_agent_without_credentials_uses_an_interface_elsewhere_only_when_allowed() {
+    let (other, other_log) = server(|_, _| rpc_task()).await;
     let rpc = format!("{other}/jsonrpc");
     let (plain, _) = server(move |_, _| json(card(&rpc, serde_json::json!({})))).await;
     let t = AgentTarget::from_url(&plain, Duration::from_secs(5));
-    let conn = try_connect(&t).await.unwrap();
+    let err = match try_connect(&t).await {
+        Ok(_) => panic!("connected to another origin nobody allowed"),
+        Err(e) => e,
+    };
+    assert!(err.contains(&format!("--allow-origin {other}")), "{err}");
+    assert!(other_log.lock().unwrap().is_empty(), "nothing went there");
+    let mut allowed = t.clone();
+    allowed.allowed_origins = vec![other.clone()];
+    let conn = try_connect(&allowed).await.unwrap();
     assert!(conn.selected.interface.url.starts_with(&other));
 }
 

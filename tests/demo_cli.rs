@@ -32,12 +32,34 @@ fn card_shows_identity_interfaces_skills_and_no_warnings() {
     );
 }
 
+/// The origin of the card's GRPC interface (`127.0.0.1:PORT` on the demo's card).
+fn grpc_origin(base: &str) -> String {
+    let r = cli(&["card", base, "--json"]);
+    assert_eq!(r.code, 0, "{}", r.all());
+    let card: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    let url = card["supportedInterfaces"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["protocolBinding"] == "GRPC")
+        .and_then(|i| i["url"].as_str())
+        .unwrap()
+        .to_string();
+    if url.contains("://") {
+        url
+    } else {
+        format!("http://{url}")
+    }
+}
+
 #[test]
 fn every_binding_runs_the_same_conversation() {
     let demo = demo_agent();
+    // The demo's gRPC port is another origin than its card's: the user allows it (issue 9, item 4).
+    let grpc = grpc_origin(&demo.url);
     for binding in ["JSONRPC", "HTTP+JSON", "GRPC"] {
         let run = |args: &[&str]| {
-            let mut all = vec!["--binding", binding];
+            let mut all = vec!["--binding", binding, "--allow-origin", &grpc];
             all.extend_from_slice(args);
             cli(&all)
         };

@@ -319,7 +319,7 @@ async fn the_library_connect_path_speaks_grpc_with_the_client_certificate() {
 async fn without_the_certificate_grpc_fails_in_one_line_naming_it() {
     let pki = pki();
     let demo = demo(&pki, true).await;
-    let cfg = config(&pki, &demo, "ca_bundle = \"ca.pem\"", false);
+    let cfg = config(&pki, &demo, "ca_bundle = \"ca.pem\"", true);
     let r = run(&cfg, &["--binding", "GRPC", "send", "secure", "echo hi"]).await;
     assert_ne!(r.code, 0, "{}", r.all());
     let line = error_line(&r);
@@ -334,7 +334,7 @@ async fn without_the_certificate_grpc_fails_in_one_line_naming_it() {
 async fn a_plain_https_grpc_agent_works_with_its_ca_bundle() {
     let pki = pki();
     let demo = demo(&pki, false).await;
-    send_and_stream(&config(&pki, &demo, "ca_bundle = \"ca.pem\"", false)).await;
+    send_and_stream(&config(&pki, &demo, "ca_bundle = \"ca.pem\"", true)).await;
     demo.agent.shutdown().await;
 }
 
@@ -343,7 +343,7 @@ async fn an_untrusted_grpc_server_certificate_says_so() {
     let pki = pki();
     let demo = demo(&pki, false).await;
     // The card is fetched with the bundle; the gRPC call through the shared roots (no bundle) must not pass.
-    let mut target = target_from(&config(&pki, &demo, "ca_bundle = \"ca.pem\"", false));
+    let mut target = target_from(&config(&pki, &demo, "ca_bundle = \"ca.pem\"", true));
     target.prefs.binding = Some(Binding::Grpc);
     let own = target.own_http().unwrap().unwrap();
     target.tls = None;

@@ -92,7 +92,7 @@ pub(super) async fn login(
         plan.flow,
         one_line(&plan.scheme),
         scopes_note(&plan.scopes),
-        remote_address(&[("open", &url)], from, &card.url)
+        remote_address(&[("", &url)], from, &card.url)
     );
     if sign_in::browser_available(no_browser) && webbrowser::open(&url).is_ok() {
         eprintln!("Opened in your browser.");
@@ -155,8 +155,14 @@ fn remote_address(rows: &[(&str, &str)], from: &str, card_url: &url::Url) -> Str
     use crate::trust::sanitize::sanitize_line;
     let mut out =
         format!("  ▍remote · {from} ({card_url}) — check the address before you sign in\n");
+    // The address stays alone on its line (after the indent) so it can be copied whole.
     for (what, value) in rows {
-        out.push_str(&format!("  ▍ {what:<6} {}\n", sanitize_line(value).0));
+        let value = sanitize_line(value).0;
+        if what.is_empty() {
+            out.push_str(&format!("  {value}\n"));
+        } else {
+            out.push_str(&format!("  {what:<6} {value}\n"));
+        }
     }
     let page = rows
         .first()
