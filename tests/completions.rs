@@ -119,13 +119,14 @@ fn zsh_and_fish_scripts_call_the_binary_back() {
 /// glob, and a `'` that would end single quotes early.
 fn hostile_names(dir: &std::path::Path) -> Vec<(String, std::path::PathBuf)> {
     let f = |i: usize| dir.join(format!("pwned-{i}"));
+    // Each starts with its own letter, typed before Tab so that it is the only candidate.
     let names = [
-        format!("$(touch {})", f(0).display()),
-        format!("`touch {}`", f(1).display()),
-        format!("x; touch {}", f(2).display()),
-        format!("x\ntouch {}", f(3).display()),
-        format!("it's \"q\" $(touch {})", f(4).display()),
-        format!("glob*?[a] && touch {}", f(5).display()),
+        format!("a$(touch {})", f(0).display()),
+        format!("b`touch {}`", f(1).display()),
+        format!("c; touch {}", f(2).display()),
+        format!("d\ntouch {}", f(3).display()),
+        format!("e it's \"q\" $(touch {})", f(4).display()),
+        format!("f glob*?[a] && touch {}", f(5).display()),
     ];
     names
         .into_iter()
@@ -142,7 +143,7 @@ fn hostile_agent_names_complete_to_quoted_words_that_run_nothing_in_bash() {
     let dir = tempfile::tempdir().unwrap();
     for (i, (name, pwned)) in hostile_names(dir.path()).into_iter().enumerate() {
         let config = config_with(dir.path(), &format!("h{i}.toml"), &[name.as_str()]);
-        let got = complete_in_bash(&["a2a-console", "card", ""], &config);
+        let got = complete_in_bash(&["a2a-console", "card", &name[..1]], &config);
         assert_eq!(got.len(), 1, "{name:?}: one candidate, got {got:?}");
         let word = &got[0];
         assert_ne!(word, &name, "{name:?} offered unquoted");
@@ -162,12 +163,13 @@ fn hostile_agent_names_complete_to_quoted_words_that_run_nothing_in_bash() {
     }
 }
 
-/// Type `a2a-console card ` and Tab in a real interactive shell (tmux), then put `printf` in front and a marker
+/// Type `a2a-console card ` and the first letter of the name, then Tab, in a real interactive shell (tmux), then put `printf` in front and a marker
 /// after, press Enter, and read what the command received. `None` when the shell is not installed.
 fn complete_interactively(
     shell: &str,
     dir: &std::path::Path,
     config: &std::path::Path,
+    first: char,
 ) -> Option<Vec<String>> {
     let path = Command::new("sh")
         .arg("-c")
@@ -221,22 +223,22 @@ fn complete_interactively(
         common::tmux(&a);
     };
     common::wait_pane(&session, "the prompt", |p| p.contains('$'));
-    send(&["-l", "a2a-console card "]);
+    send(&["-l", &format!("a2a-console card {first}")]);
     send(&["Tab"]);
     // Completion calls the binary back: give it its time by waiting for the line to change, or a second.
     let before = std::time::Instant::now();
     while before.elapsed() < std::time::Duration::from_secs(3) {
         let pane = common::tmux(&["capture-pane", "-p", "-t", &session]);
-        if !pane.trim_end().ends_with("a2a-console card") {
+        if !pane
+            .trim_end()
+            .ends_with(&format!("a2a-console card {first}"))
+        {
             break;
         }
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
     // The cursor is after the completed word: the marker goes there, `printf` in front.
-    send(&[
-        "-l",
-        &format!(" > '{}'; echo DONE-$((40+2))", out.display()),
-    ]);
+    send(&["-l", &format!(" > '{}'; echo DONE-4\"\"2", out.display())]);
     send(&["C-a"]);
     send(&["-l", "printf '%s\\n' "]);
     send(&["Enter"]);
@@ -264,7 +266,8 @@ fn hostile_agent_names_completed_at_a_real_prompt_run_nothing() {
     for shell in ["bash", "zsh", "fish"] {
         for (i, (name, pwned)) in names.iter().enumerate() {
             let config = config_with(dir.path(), &format!("{shell}{i}.toml"), &[name.as_str()]);
-            let Some(args) = complete_interactively(shell, dir.path(), &config) else {
+            let first = name.chars().next().unwrap();
+            let Some(args) = complete_interactively(shell, dir.path(), &config, first) else {
                 eprintln!("{shell} is not installed: not tried");
                 break;
             };
@@ -275,7 +278,7 @@ fn hostile_agent_names_completed_at_a_real_prompt_run_nothing() {
             );
             let shown: Vec<&str> = name.lines().collect();
             let expected: Vec<&str> = ["a2a-console", "card"].into_iter().chain(shown).collect();
-            let nothing = ["a2a-console", "card"];
+            let nothing = ["a2a-console", "card", &name[..1]];
             assert!(
                 args == expected || (shell != "bash" && name.contains('\n') && args == nothing),
                 "{shell}: {name:?} arrived as {args:?}"

@@ -17,6 +17,9 @@ use crate::markup::json_view::needs_escape;
 /// default `COMPLETE`, which is generic enough to be set for something else in a user's environment.
 pub const COMPLETE_VAR: &str = "A2A_CONSOLE_COMPLETE";
 
+/// The shell whose completion request this process answers (`bash`, `zsh`, …), read before clap clears it.
+static ASKING: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+
 /// The shells a registration script can be printed for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Shell {
@@ -42,6 +45,10 @@ impl Shell {
 /// Answer a completion request when the shell's script called us for one (then exit); otherwise return and
 /// let the program run. Must run before anything writes to stdout.
 pub fn answer_if_asked() {
+    // clap removes the variable before it calls our completers: keep which shell is asking for them.
+    if let Ok(shell) = std::env::var(COMPLETE_VAR) {
+        let _ = ASKING.set(shell);
+    }
     clap_complete::CompleteEnv::with_factory(Cli::command)
         .var(COMPLETE_VAR)
         .complete();
@@ -83,14 +90,14 @@ pub fn agent_candidates(current: &OsStr) -> Vec<CompletionCandidate> {
     let Ok((config, _)) = crate::config::load(explicit.as_deref()) else {
         return Vec::new();
     };
-    let shell = std::env::var(COMPLETE_VAR).unwrap_or_default();
+    let shell = ASKING.get().map(String::as_str).unwrap_or_default();
     let prefix = current.to_string_lossy();
     config
         .agents
         .iter()
         .filter_map(|a| Some((a.name.clone()?, a.url.clone())))
         .filter_map(|(name, url)| {
-            let word = quoted_for(&shell, &name)?;
+            let word = quoted_for(shell, &name)?;
             typed_so_far(&prefix, &name, &word).then_some((word, url))
         })
         .map(|(word, url)| CompletionCandidate::new(word).help(Some(one_line(&url).into())))
