@@ -134,7 +134,7 @@ fn assert_no_secret(what: &str, text: &str) {
 /// The agent really does echo them: without the redactor every one of them would be on screen.
 fn assert_echo_arrived(what: &str, text: &str) {
     assert!(
-        text.contains("Authorization: Bearer ‹redacted›"),
+        text.contains("Authorization: ‹redacted›; X-Api-Token: ‹redacted›"),
         "{what}: {text}"
     );
 }
@@ -214,10 +214,16 @@ async fn the_console_screen_store_and_export_never_hold_an_echoed_secret() {
         .unwrap_or_else(|e| panic!("{e}"));
     assert_no_secret("the transcript", &screen);
     assert_echo_arrived("the transcript", &screen);
-    // The raw JSON of the task and of the selected event.
+    // The raw JSON of the task and of the selected event (the artifact, two entries up from the newest).
+    h.key(KeyCode::Esc);
+    h.key(KeyCode::Char(','));
+    h.key(KeyCode::Char(','));
+    h.key(KeyCode::Char(','));
     h.key(KeyCode::Char('J'));
     let raw = h
-        .wait("Raw JSON", wait)
+        .wait_until("the raw JSON viewer", wait, |s| {
+            s.contains("Raw JSON") && s.contains("‹redacted›")
+        })
         .await
         .unwrap_or_else(|e| panic!("{e}"));
     assert_no_secret("the raw JSON view", &raw);
