@@ -38,8 +38,17 @@ fn signature_json(cfg: &std::path::Path) -> Value {
         &["card", "--config", cfg.to_str().unwrap(), "peer", "--json"],
         &[],
     );
-    assert_eq!(r.code, 0, "{}", r.all());
     let v: Value = serde_json::from_str(&r.stdout).unwrap();
+    // The card is printed either way; an alarm (another key, or no signature, where one is pinned or
+    // configured) is exit code 7.
+    let alarm = v["signature"]["state"] == "invalid"
+        && ["key changed", "signature removed"].iter().any(|a| {
+            v["signature"]["reason"]
+                .as_str()
+                .unwrap_or("")
+                .starts_with(a)
+        });
+    assert_eq!(r.code, if alarm { 7 } else { 0 }, "{}", r.all());
     v["signature"].clone()
 }
 
@@ -379,4 +388,63 @@ async fn a_refresh_after_a_key_rotation_shows_the_key_changed_alarm_despite_a_30
     assert_eq!(v.state, SignatureState::Invalid, "{}", v.reason);
     assert!(v.reason.starts_with("key changed"), "{}", v.reason);
     assert!(!card.revalidated, "the card judged is the one served now");
+}
+
+/// Issue [9] item 2: an agent whose key is pinned (by `trust`), restarted to serve its card without any
+/// signature, is the same alarm as a card signed by another key — not a quiet "unsigned": red wording of its
+/// own, exit code 7 from `card` with the alarm on stderr. The same for a key configured by `jwks_file`.
+#[test]
+fn a_pinned_or_configured_agent_whose_card_arrives_unsigned_is_the_signature_removed_alarm() {
+    let dir = tempfile::tempdir().unwrap();
+    let jwks = dir.path().join("py.jwks");
+    let peer = py10_peer_with(&["--sign", "ES256", "--jwks-out", jwks.to_str().unwrap()]);
+    let url = peer.url.clone();
+    let cfg = config(dir.path(), &url, "");
+    let path = cfg.to_str().unwrap();
+    let r = cli_env(&["trust", "--config", path, "peer", "--yes"], &[]);
+    assert_eq!(r.code, 0, "{}", r.all());
+    assert_eq!(signature_json(&cfg)["state"], "verified");
+
+    // The same agent on the same port, now serving its card with no `signatures` at all.
+    let port = url.rsplit(':').next().unwrap().to_string();
+    drop(peer);
+    let _peer = py10_peer_with(&["--port", &port]);
+    assert!(!raw_card(&url).contains("\"signatures\""));
+    let s = signature_json(&cfg);
+    assert_eq!(s["state"], "invalid", "{s}");
+    let reason = s["reason"].as_str().unwrap();
+    assert!(
+        reason.starts_with("signature removed") && reason.contains("pinned key"),
+        "{s}"
+    );
+    let r = cli_env(&["card", "--config", path, "peer"], &[]);
+    assert_eq!(r.code, 7, "{}", r.all());
+    assert!(
+        r.stdout
+            .contains("signature:   ✗ signature removed — key pinned"),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stderr.contains("alarm") && r.stderr.contains("signature removed"),
+        "{}",
+        r.stderr
+    );
+
+    // A key configured (`jwks_file`) says the same, in its own words; without any, the card is just unsigned.
+    let cfg = config(
+        dir.path(),
+        &url,
+        &format!("jwks_file = {:?}", jwks.to_str().unwrap()),
+    );
+    let r = cli_env(&["card", "--config", cfg.to_str().unwrap(), "peer"], &[]);
+    assert_eq!(r.code, 7, "{}", r.all());
+    assert!(
+        r.stdout.contains("✗ signature removed — key configured"),
+        "{}",
+        r.stdout
+    );
+    let cfg = config(dir.path(), &url, "");
+    let s = signature_json(&cfg);
+    assert_eq!(s["state"], "unsigned", "{s}");
 }

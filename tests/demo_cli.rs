@@ -253,3 +253,29 @@ fn file_attachment_and_data_artifacts() {
     assert_eq!(r.code, 0, "{}", r.all());
     assert!(r.stdout.contains("```rust"), "{}", r.stdout);
 }
+
+/// Issue [9] item 7: a C1 control (U+009D OSC, U+009B CSI, U+0090 DCS) in what the agent says is shown as a
+/// marker and hides nothing after it, in the CLI's text output, plain and streamed (the demo echoes it back).
+#[test]
+fn c1_controls_are_marked_and_hide_nothing_after_them() {
+    let demo = demo_agent();
+    let text = "echo osc\u{9d}0;after-osc csi\u{9b}2Jafter-csi dcs\u{90}qafter-dcs end";
+    for extra in [&[][..], &["--stream"]] {
+        let mut args = vec!["send", demo.url.as_str(), text];
+        args.extend_from_slice(extra);
+        let r = cli(&args);
+        assert_eq!(r.code, 0, "{}", r.all());
+        assert_terminal_safe(&r.all());
+        for shown in [
+            "osc⟨U+009D⟩0;after-osc",
+            "csi⟨U+009B⟩2Jafter-csi",
+            "dcs⟨U+0090⟩qafter-dcs end",
+        ] {
+            assert!(
+                r.stdout.contains(shown),
+                "{extra:?}: {shown:?} missing:\n{}",
+                r.stdout
+            );
+        }
+    }
+}

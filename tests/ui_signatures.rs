@@ -224,3 +224,32 @@ fn an_unchecked_signed_card_never_looks_verified() {
         fg(app.theme.dim)
     );
 }
+
+/// Issue [9] item 2: the card of an agent whose key is pinned arrives with no signature at all — red, in
+/// words of its own, in the agent list and on the card page, and nothing offered for pinning.
+#[test]
+fn a_pinned_agent_whose_card_has_no_signature_is_a_red_alarm() {
+    let (_, jwk) = signed_card();
+    let pinned = Trust {
+        pinned: vec![jws::thumbprint(&jwk).unwrap()],
+        ..Trust::default()
+    };
+    let mut app = app_with(DEMO_CARD, &jwk, pinned);
+    let v = verdict(&app);
+    assert_eq!(v.state, SignatureState::Invalid);
+    assert_eq!(v.alarm(), Some("signature removed"));
+    let text = render_text(&app);
+    // In the agent list (cut to its width) and, whole, on the card page.
+    assert!(text.contains("│  ✗ signature removed"), "{text}");
+    assert!(
+        text.contains("signature       ✗ signature removed — key pinned"),
+        "{text}"
+    );
+    assert!(!text.contains("unsigned"), "{text}");
+    assert_eq!(
+        fg(style_of(&app, "✗ signature removed")),
+        fg(app.theme.error)
+    );
+    assert!(key(&mut app, 'P').is_empty());
+    assert!(app.overlay.is_none(), "nothing to pin");
+}

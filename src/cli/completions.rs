@@ -11,10 +11,14 @@ use clap_complete::engine::CompletionCandidate;
 use clap_complete::env::{Bash, Elvish, EnvCompleter, Fish, Powershell, Zsh};
 
 use super::args::Cli;
+use crate::markup::json_view::needs_escape;
 
 /// The variable that switches the binary into answering a completion request. Ours rather than clap's
 /// default `COMPLETE`, which is generic enough to be set for something else in a user's environment.
 pub const COMPLETE_VAR: &str = "A2A_CONSOLE_COMPLETE";
+
+/// The shell whose completion request this process answers (`bash`, `zsh`, …), read before clap clears it.
+static ASKING: std::sync::OnceLock<String> = std::sync::OnceLock::new();
 
 /// The shells a registration script can be printed for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -41,6 +45,10 @@ impl Shell {
 /// Answer a completion request when the shell's script called us for one (then exit); otherwise return and
 /// let the program run. Must run before anything writes to stdout.
 pub fn answer_if_asked() {
+    // clap removes the variable before it calls our completers: keep which shell is asking for them.
+    if let Ok(shell) = std::env::var(COMPLETE_VAR) {
+        let _ = ASKING.set(shell);
+    }
     clap_complete::CompleteEnv::with_factory(Cli::command)
         .var(COMPLETE_VAR)
         .complete();
@@ -73,20 +81,106 @@ pub fn print(shell: Shell) -> Result<(), std::io::Error> {
 
 /// Configured agent names, with their URL as the description, for an `AGENT` argument. The config is the one
 /// the command being completed would use: its `--config FILE` if it has one, else the usual discovery.
+///
+/// Each name is written as the shell asking must read it (see [`quoted_for`]), so a name like `$(rm -rf ~)`
+/// or `a; b` completes to one quoted word that runs nothing.
 pub fn agent_candidates(current: &OsStr) -> Vec<CompletionCandidate> {
     let words: Vec<OsString> = std::env::args_os().collect();
     let explicit = config_flag(&words);
     let Ok((config, _)) = crate::config::load(explicit.as_deref()) else {
         return Vec::new();
     };
+    let shell = ASKING.get().map(String::as_str).unwrap_or_default();
     let prefix = current.to_string_lossy();
     config
         .agents
         .iter()
         .filter_map(|a| Some((a.name.clone()?, a.url.clone())))
-        .filter(|(name, _)| name.starts_with(prefix.as_ref()))
-        .map(|(name, url)| CompletionCandidate::new(name).help(Some(url.into())))
+        .filter_map(|(name, url)| {
+            let word = quoted_for(shell, &name)?;
+            typed_so_far(&prefix, &name, &word).then_some((word, url))
+        })
+        .map(|(word, url)| CompletionCandidate::new(word).help(Some(one_line(&url).into())))
         .collect()
+}
+
+/// Whether what the user typed so far is the start of this name: as typed raw (`bil`), or as the start of
+/// the quoted word we offer (`'bil`, `$'a\x3b`), or with its opening quote dropped.
+fn typed_so_far(typed: &str, name: &str, word: &str) -> bool {
+    let unquoted = typed
+        .strip_prefix("$'")
+        .or_else(|| typed.strip_prefix(['\'', '"']))
+        .unwrap_or(typed);
+    name.starts_with(typed) || word.starts_with(typed) || name.starts_with(unquoted)
+}
+
+/// The URL as the description: one line, no control characters (fish and PowerShell cut value from help at a
+/// tab, zsh at a line break).
+fn one_line(s: &str) -> String {
+    s.chars()
+        .map(|c| if needs_escape(c) { ' ' } else { c })
+        .collect()
+}
+
+/// `name` as one word of `shell`'s command line, or `None` when that shell's completion cannot carry it
+/// faithfully (then it is not offered; the user can still type it).
+///
+/// - bash inserts what we print as it is, and reads our output unquoted (word splitting on `\x0b`, then
+///   globbing): so a name that is not plain is single-quoted, or ANSI-C quoted (`$'…'`, with `\xHH` for every
+///   quote, backslash, glob character and control character) when single quotes cannot hold it.
+/// - zsh (`compadd`), fish and elvish quote the word themselves when they insert it; they take one
+///   candidate per line, so a name with a control character (a line break would make two) is left out.
+/// - PowerShell inserts the text as it is: single-quoted (with `'` and its typographic look-alikes doubled,
+///   as PowerShell reads all four as quotes), names with control characters left out.
+pub fn quoted_for(shell: &str, name: &str) -> Option<String> {
+    let plain = !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_-.,:@%+=/".contains(c));
+    // Controls, and what a terminal draws as nothing or reorders (bidi controls, zero-width characters):
+    // a completed word must look like what it is.
+    let has_control = name.chars().any(needs_escape);
+    match shell {
+        "bash" if plain => Some(name.to_string()),
+        "bash" if has_control || name.contains(['\'', '\\', '*', '?', '[', ']']) => {
+            Some(ansi_c_quote(name))
+        }
+        "bash" => Some(format!("'{name}'")),
+        _ if has_control => None,
+        "powershell" if plain => Some(name.to_string()),
+        "powershell" => {
+            let mut out = String::from("'");
+            for c in name.chars() {
+                if matches!(c, '\'' | '\u{2018}' | '\u{2019}' | '\u{201A}' | '\u{201B}') {
+                    out.push(c);
+                }
+                out.push(c);
+            }
+            out.push('\'');
+            Some(out)
+        }
+        _ => Some(name.to_string()),
+    }
+}
+
+/// bash's `$'…'`: printable ASCII other than quotes, backslashes and glob characters as it is, non-ASCII
+/// printable characters as they are, everything else as `\xHH` (ASCII) or `\uHHHH` / `\UHHHHHHHH`.
+fn ansi_c_quote(name: &str) -> String {
+    let mut out = String::from("$'");
+    for c in name.chars() {
+        match c {
+            '\'' | '\\' | '*' | '?' | '[' | ']' => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c if c.is_ascii() && !c.is_control() => out.push(c),
+            c if c.is_ascii() => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c if needs_escape(c) && (c as u32) <= 0xFFFF => {
+                out.push_str(&format!("\\u{:04x}", c as u32))
+            }
+            c if needs_escape(c) => out.push_str(&format!("\\U{:08x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('\'');
+    out
 }
 
 /// The value of the last `--config FILE` / `--config=FILE` among the words being completed.

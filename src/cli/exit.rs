@@ -19,6 +19,9 @@ pub enum Exit {
     TaskUnsuccessful = 5,
     /// The task waits for the user (input-required, auth-required).
     Waiting = 6,
+    /// `card`: the card of an agent whose signing key is pinned or configured came signed by another key, or
+    /// with no signature at all (the card is still printed).
+    SignatureAlarm = 7,
     /// Stdout could not be written: a reader such as `head` closed the pipe (quietly, the code a shell gives a
     /// tool killed by SIGPIPE), or another write error (said on stderr). See `print.rs`.
     OutputClosed = 141,
@@ -26,7 +29,8 @@ pub enum Exit {
 
 pub const EXIT_CODES_HELP: &str = "Exit codes: 0 done (task completed, or a direct message reply); 2 usage or config error; \
 3 network/transport error; 4 error returned by the agent; 5 task ended failed, rejected or canceled; \
-6 task is waiting for you (input-required or auth-required); 141 stdout closed early (e.g. piped to head) or not \
+6 task is waiting for you (input-required or auth-required); 7 (card) the agent's pinned or configured signing \
+key did not sign the card: signed by another key, or the signature removed; 141 stdout closed early (e.g. piped to head) or not \
 writable.";
 
 impl Exit {

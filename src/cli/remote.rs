@@ -45,6 +45,17 @@ async fn show_card(
     if let Err((_, e)) = &seen.selection {
         eprintln!("a2a-console: card only: {}", e.message);
     }
+    // The user pinned or configured the key that signs this card, and it did not: say so where a script
+    // looks (stderr, the exit code), not only in the printed verdict.
+    if let Some(v) = seen.card.signature.as_ref().filter(|v| v.alarm().is_some()) {
+        eprintln!(
+            "a2a-console: alarm: agent {}: {} — {}",
+            crate::remote::error::one_line(&seen.label),
+            v.badge(),
+            crate::remote::error::one_line(&v.reason)
+        );
+        return Ok(Exit::SignatureAlarm);
+    }
     Ok(Exit::Done)
 }
 

@@ -291,6 +291,9 @@ pub async fn build(spec: ClientSpec<'_>) -> Result<Client, RemoteError> {
                 })
             }
         };
+    // Every reply passes one redactor: a credential the agent echoes back is gone before anything shows or
+    // stores it (`echoed`).
+    let transport: Box<dyn Transport> = Box::new(super::echoed::RedactingTransport::new(transport));
     let mut client = A2AClient::new(transport).with_interceptors(vec![spec.headers.clone()]);
     if let Some(tenant) = iface.tenant.as_deref().filter(|t| !t.is_empty()) {
         client = client.with_tenant(tenant);

@@ -355,6 +355,9 @@ fn task_from_v03(t: &Value) -> Result<Value, A2AError> {
 /// A 0.3 `kind`-tagged result (task, message, status-update, artifact-update) as a v1.0 `StreamResponse`,
 /// plus whether it carried `final: true`.
 pub fn event_from_v03(v: &Value) -> Result<(StreamResponse, bool), A2AError> {
+    if !v.is_object() {
+        return Err(parse_err("a stream event", "not a JSON object"));
+    }
     let kind = v.get("kind").and_then(Value::as_str).unwrap_or("");
     let (wrapped, is_final) = match kind {
         "task" => (json!({"task": task_from_v03(v)?}), false),
@@ -719,6 +722,29 @@ mod tests {
         );
         let e = event_from_v03(&json!({"kind": "weather"})).unwrap_err();
         assert!(e.message.contains("unknown kind"));
+    }
+
+    /// The fuzzer's find (`tests/fuzz_corpus/regressions/v03/array_wraps_event.json`): an SSE `data:` line
+    /// holding an array around an event was read as a JSON-RPC envelope whose `result` was the array's first
+    /// element, and became that event.
+    #[test]
+    fn an_array_around_an_event_is_no_event() {
+        let data = r#"[{"kind":"artifact-update","taskId":"t1","contextId":"c1","append":true,"lastChunk":null,"artifact":{"artifactId":"a1","parts":[{"type":"text","text":"chunk"}]}}]"#;
+        let e = event_from_sse_data(data).unwrap_err();
+        assert!(e.message.contains("not a JSON object"), "{}", e.message);
+        let wrapped = format!(
+            r#"[{{"jsonrpc":"2.0","id":1,"result":{}}}]"#,
+            &data[1..data.len() - 1]
+        );
+        assert!(event_from_sse_data(&wrapped).is_err());
+        // The same event as an object, alone or in an envelope, still decodes.
+        let inner = &data[1..data.len() - 1];
+        assert!(event_from_sse_data(inner).is_ok());
+        let env = format!(r#"{{"jsonrpc":"2.0","id":1,"result":{inner}}}"#);
+        assert!(matches!(
+            event_from_sse_data(&env),
+            Ok((StreamResponse::ArtifactUpdate(_), false))
+        ));
     }
 
     #[test]

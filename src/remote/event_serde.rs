@@ -123,8 +123,20 @@ macro_rules! wired_by_remote {
             fn put<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
                 $def::serialize(self, s)
             }
+            // Only from an object: the derived impl alone would also read an array of the field values
+            // as the struct (see `wire::envelope::Obj`).
             fn take<'de, D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                $def::deserialize(d)
+                struct Only;
+                impl<'de> Visitor<'de> for Only {
+                    type Value = $ty;
+                    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                        f.write_str(concat!("a ", stringify!($ty), " object"))
+                    }
+                    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<$ty, A::Error> {
+                        $def::deserialize(de::value::MapAccessDeserializer::new(map))
+                    }
+                }
+                d.deserialize_map(Only)
             }
         }
     )*};

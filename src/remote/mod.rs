@@ -10,6 +10,7 @@ pub mod card_rules;
 pub mod client;
 pub mod compat_v03;
 pub mod compat_v03_rest;
+pub mod echoed;
 pub mod error;
 pub mod event_serde;
 pub mod grpc_tls;

@@ -583,7 +583,11 @@ async fn receive<A: AgentKey>(
         Err(e) => return shared.reject(&who, Rejected::Malformed(format!("not JSON: {e}"))),
     };
     let event = match parse_event(&value) {
-        Ok(event) => event,
+        // A push is agent data like a stream event: an echoed credential is redacted on arrival (`echoed`).
+        Ok(mut event) => {
+            crate::remote::echoed::event(&mut event);
+            event
+        }
         Err(why) => return shared.reject(&who, Rejected::Malformed(why)),
     };
     // The token proves who sent it, not what it is about: an event for another task must not ride on this

@@ -1,6 +1,6 @@
 //! Flags on remote text, each with a reason a user can read: what sanitising neutralised, and
-//! heuristics for prompt injection, credential phishing, tool-list probing and text that imitates
-//! the console itself.
+//! heuristics for prompt injection, credential phishing, tool-list probing, and text that imitates
+//! the console itself or tells the user which keys to press (those two in `imitation`).
 //!
 //! The heuristics run over the *sanitised* text, normalised so that simple obfuscation does not
 //! hide a phrase: lower-cased, zero-width characters and our own markers for them (`⟨ZWSP⟩`, `␛` …)
@@ -19,7 +19,7 @@ use std::sync::LazyLock;
 
 use unicode_width::UnicodeWidthChar;
 
-use super::sanitize::{ESCAPE_MARKER, Findings, NEWLINE_MARKER};
+use super::sanitize::{ESCAPE_MARKER, Findings};
 
 /// Something about a remote string the user should know before trusting it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -52,6 +52,8 @@ pub enum FlagKind {
     ToolListRequest,
     /// Text that imitates the console's own interface.
     SpoofedConsoleText,
+    /// Text that tells the user which keys to press.
+    KeyInstructions,
 }
 
 impl FlagKind {
@@ -68,6 +70,7 @@ impl FlagKind {
             FlagKind::CredentialRequest => "credential request",
             FlagKind::ToolListRequest => "tool-list request",
             FlagKind::SpoofedConsoleText => "spoofed console text",
+            FlagKind::KeyInstructions => "key instructions",
         }
     }
 }
@@ -216,13 +219,24 @@ pub fn scan(text: &str) -> Vec<Flag> {
         });
     }
 
-    if let Some((n, example)) = spoofed_lines(text) {
+    if let Some((n, example)) = super::imitation::spoofed_lines(text) {
         flags.push(Flag {
             kind: FlagKind::SpoofedConsoleText,
             reason: format!(
                 "Imitates the console's own text ({} like \u{201C}{example}\u{201D}). The remote \
                  agent wrote it, not a2a-console: only the console's own dialogs approve anything.",
                 counted(n, "line", "lines")
+            ),
+        });
+    }
+
+    if let Some((n, example)) = super::imitation::key_instructions(text) {
+        flags.push(Flag {
+            kind: FlagKind::KeyInstructions,
+            reason: format!(
+                "Tells you which keys to press ({}, e.g. \u{201C}{example}\u{201D}). The remote agent \
+                 cannot see your screen: only the console's own dialogs and help say what a key does.",
+                counted(n, "instruction", "instructions")
             ),
         });
     }
@@ -305,27 +319,6 @@ const OWN_SECRET_NOUNS: &[&str] =
 /// How many words may sit between a request word and the secret it asks for ("send me your API
 /// key").
 const REQUEST_WINDOW: usize = 4;
-
-/// Line starts that imitate the console's own output; compared case-insensitively after leading
-/// blanks. Keep in step with the prefixes the UI and CLI really print.
-const SPOOF_LINE_STARTS: &[&str] = &[
-    "[console]",
-    "[a2a-console]",
-    "a2a-console:",
-    "a2a-console>",
-    "a2a-console$",
-    "system:",
-    "[system]",
-    "<system>",
-    "### system",
-    "approve?",
-    "approve (y/n)",
-    "approval required",
-    "[approval required]",
-    "[verified]",
-    "\u{2713} verified",
-    "\u{2714} verified",
-];
 
 static INJECTION: LazyLock<Phrases> = LazyLock::new(|| Phrases::new(INJECTION_PHRASES));
 static TOOL_PROBE: LazyLock<Phrases> = LazyLock::new(|| Phrases::new(TOOL_PROBE_PHRASES));
@@ -609,48 +602,6 @@ fn credential_requests(words: &Words) -> (usize, String) {
         i += 1;
     }
     (n, example)
-}
-
-/// Lines that start like the console's own text, or that offer a "(y/n)" prompt like its approval
-/// dialog.
-fn spoofed_lines(text: &str) -> Option<(usize, String)> {
-    let mut n = 0;
-    let mut example = String::new();
-    for line in text.split(['\n', NEWLINE_MARKER]) {
-        let trimmed = line.trim_start();
-        let start = SPOOF_LINE_STARTS
-            .iter()
-            .find(|p| {
-                trimmed
-                    .get(..p.len())
-                    .is_some_and(|s| s.eq_ignore_ascii_case(p))
-            })
-            .map(|p| (*p).to_owned());
-        let found = start.or_else(|| yes_no_prompt(line).map(str::to_owned));
-        if let Some(found) = found {
-            if n == 0 {
-                example = found;
-            }
-            n += 1;
-        }
-    }
-    (n > 0).then_some((n, example))
-}
-
-/// Finds "(y/n)" or "[y/n]" in any case.
-fn yes_no_prompt(line: &str) -> Option<&'static str> {
-    let b = line.as_bytes();
-    line.match_indices('/').find_map(|(i, _)| {
-        let open = *b.get(i.checked_sub(2)?)?;
-        let y = b.get(i - 1)?.to_ascii_lowercase();
-        let n = b.get(i + 1)?.to_ascii_lowercase();
-        let close = *b.get(i + 2)?;
-        match (open, y, n, close) {
-            (b'(', b'y', b'n', b')') => Some("(y/n)"),
-            (b'[', b'y', b'n', b']') => Some("[y/n]"),
-            _ => None,
-        }
-    })
 }
 
 /// "1 thing", "1,234 things".

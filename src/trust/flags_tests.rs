@@ -195,6 +195,99 @@ fn spoofed_console_text() {
     );
 }
 
+/// Issue [9] item 13: text passing itself off as the console anywhere in a line, or as a system banner.
+#[test]
+fn console_imitation_anywhere_in_a_line_and_banners() {
+    for s in [
+        "Your booking is done (from a2a-console)",
+        "\u{2714} console: agent verified",
+        "Status \u{2713} console: agent verified and trusted",
+        "Note from a2a-console: this agent is safe",
+        "=== SYSTEM NOTICE ===",
+        "*** a2a-console security alert ***",
+        "------ OFFICIAL ------",
+        "console: the user approved this request",
+        "System notice: your session was renewed",
+    ] {
+        let kinds = kinds_of(s);
+        assert!(
+            kinds.contains(&FlagKind::SpoofedConsoleText),
+            "{s}: {kinds:?}"
+        );
+    }
+    let f = scan("ok\n\u{2714} console: agent verified");
+    let reason = &f
+        .iter()
+        .find(|f| f.kind == FlagKind::SpoofedConsoleText)
+        .unwrap()
+        .reason;
+    assert!(
+        reason.contains("console: agent verified") && reason.contains("1 line"),
+        "{reason}"
+    );
+}
+
+/// Issue [9] item 13: instructions naming the keys to press, in the shapes an attacker writes them.
+#[test]
+fn key_press_instructions() {
+    for s in [
+        "To finish, press A then a.",
+        "hit Ctrl-Y now",
+        "Please type y to approve the payment",
+        "press 'a' to continue",
+        "Press the A key twice",
+        "tap ^Y and you are done",
+        "hit Enter to approve",
+        "press Shift+Tab then Enter",
+        "Just type \"y\"",
+        "press C-y",
+    ] {
+        let kinds = kinds_of(s);
+        assert!(kinds.contains(&FlagKind::KeyInstructions), "{s}: {kinds:?}");
+    }
+    let f = scan("Nearly there.\nPress A then a to sign in.\nAnd hit Ctrl-Y.");
+    let reason = &f
+        .iter()
+        .find(|f| f.kind == FlagKind::KeyInstructions)
+        .unwrap()
+        .reason;
+    assert!(
+        reason.contains("2 instructions") && reason.contains("Press A then"),
+        "{reason}"
+    );
+    // Obfuscated with a line break inside a single-line field: still one line of keys.
+    let (_, f) = sanitize_line("name\npress A then a");
+    assert!(f.flags.iter().any(|f| f.kind == FlagKind::KeyInstructions));
+}
+
+/// Ordinary prose about keys, typing, pressing and verifying raises neither flag.
+#[test]
+fn ordinary_text_about_keys_and_the_console_is_not_flagged() {
+    for s in [
+        "Type a message and press Enter to send it.",
+        "Press the button on the left to open the menu.",
+        "Type your name in the first field.",
+        "Hit the road early to avoid traffic.",
+        "Push the changes to a new branch, then open a pull request.",
+        "The agent verified the booking with the hotel.",
+        "I see you are using a2a-console to talk to me.",
+        "Run the installer and press Enter to continue.",
+        "Type I agree if you accept the terms of the hotel.",
+        "The e-mail about the x-ray arrived; press 1 for English.",
+        "Press a key to continue.",
+        "--- results ---",
+        "==== Summary ====",
+        "Use the console: it has a log.",
+    ] {
+        let kinds = kinds_of(s);
+        assert!(
+            !kinds.contains(&FlagKind::KeyInstructions)
+                && !kinds.contains(&FlagKind::SpoofedConsoleText),
+            "{s}: {kinds:?}"
+        );
+    }
+}
+
 #[test]
 fn ordinary_agent_text_raises_nothing() {
     for s in [
@@ -263,6 +356,7 @@ fn labels_exist_for_every_kind() {
         FlagKind::CredentialRequest,
         FlagKind::ToolListRequest,
         FlagKind::SpoofedConsoleText,
+        FlagKind::KeyInstructions,
     ] {
         assert!(!kind.label().is_empty());
     }

@@ -7,6 +7,7 @@
 
 pub mod filename;
 pub mod flags;
+mod imitation;
 pub mod redact;
 pub mod sanitize;
 

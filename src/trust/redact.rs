@@ -89,6 +89,54 @@ pub fn is_secret_header(name: &str) -> bool {
     .any(|w| n.contains(w))
 }
 
+/// `text` with every registered secret (and nothing else) replaced by [`REDACTED`]: for what an agent sends,
+/// where a `?code=…` in a link it wrote is its own business but our token echoed back is not.
+pub fn redact_secrets(text: &str) -> Cow<'_, str> {
+    let Ok(r) = REGISTRY.read() else {
+        return Cow::Borrowed(text);
+    };
+    let mut out = Cow::Borrowed(text);
+    for s in &r.secrets {
+        if out.contains(s.as_str()) {
+            out = Cow::Owned(out.replace(s.as_str(), REDACTED));
+        }
+    }
+    out
+}
+
+/// `bytes` with every registered secret replaced by [`REDACTED`] (a file part that echoes a token); `None`
+/// when none occurs.
+pub fn redact_secret_bytes(bytes: &[u8]) -> Option<Vec<u8>> {
+    let r = REGISTRY.read().ok()?;
+    let mut out: Option<Vec<u8>> = None;
+    for s in &r.secrets {
+        let needle = s.as_bytes();
+        let hay = out.as_deref().unwrap_or(bytes);
+        if !hay.windows(needle.len()).any(|w| w == needle) {
+            continue;
+        }
+        let mut next = Vec::with_capacity(hay.len());
+        let mut i = 0;
+        while i < hay.len() {
+            if hay.get(i..i + needle.len()) == Some(needle) {
+                next.extend_from_slice(REDACTED.as_bytes());
+                i += needle.len();
+            } else {
+                next.extend_from_slice(hay.get(i..i + 1).unwrap_or_default());
+                i += 1;
+            }
+        }
+        out = Some(next);
+    }
+    out
+}
+
+/// Whether any secret is registered (the common case for an agent without credentials is none, and then
+/// nothing an agent sends needs looking at).
+pub fn has_secrets() -> bool {
+    REGISTRY.read().is_ok_and(|r| !r.secrets.is_empty())
+}
+
 /// `text` with every registered secret, and every secret-carrying query value, replaced by [`REDACTED`].
 pub fn redact(text: &str) -> Cow<'_, str> {
     let Ok(r) = REGISTRY.read() else {

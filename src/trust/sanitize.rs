@@ -12,7 +12,8 @@
 //!
 //! | input | output | counted as |
 //! |---|---|---|
-//! | escape sequence (CSI, OSC, DCS, SOS, PM, APC, two-byte `ESC x`, their 8-bit forms, a lone ESC) | `␛` | `escapes` |
+//! | escape sequence (CSI, OSC, DCS, SOS, PM, APC, two-byte `ESC x`, a lone ESC) | `␛` | `escapes` |
+//! | 8-bit introducer (U+009B CSI, U+009D OSC, U+0090 DCS, U+0098 SOS, U+009E PM, U+009F APC) | `⟨U+009D⟩`, the text after it kept | `escapes` |
 //! | other C0 control, DEL | its control picture (`␀`…`␟`, `␡`) | `controls` |
 //! | `'\r'` not followed by `'\n'` | `␍` | `controls` |
 //! | other C1 control (U+0080–U+009F) | `⟨U+0085⟩` | `controls` |
@@ -387,13 +388,12 @@ impl Pass<'_> {
             '\0'..='\x1F' | '\x7F' => self.control(c),
             _ => match classify(c) {
                 Class::Plain => self.visible(c),
-                Class::Csi8 => {
-                    skip_csi(it);
-                    self.escape();
-                }
-                Class::String8 => {
-                    skip_string(it);
-                    self.escape();
+                // An 8-bit introducer is shown where it stood and what follows is kept: with the introducer
+                // gone the rest is inert text, and swallowing it as a terminal would let an agent hide
+                // anything after one character (a U+009D once hid the rest of a message).
+                Class::Csi8 | Class::String8 => {
+                    self.findings.escapes += 1;
+                    self.hex_marker(c);
                 }
                 Class::C1 => {
                     self.findings.controls += 1;

@@ -131,23 +131,24 @@ fn dcs_sos_pm_apc_strings_are_removed() {
     assert_eq!(text("a\x1b_Gf=100;AAAA\x1b\\b").0, "a␛b");
 }
 
+/// A C1 introducer is one character: it is shown as a marker where it stood and hides nothing after it
+/// (before, U+009D swallowed the rest of the text as a terminal would, so an agent could hide a sentence
+/// behind one invisible character).
 #[test]
-fn eight_bit_introducers_are_removed() {
+fn eight_bit_introducers_are_shown_and_hide_nothing() {
     let (out, f) = text("x\u{9B}2Jy");
-    assert_eq!(out, "x␛y");
+    assert_eq!(out, "x⟨U+009B⟩2Jy");
     assert_eq!(f.escapes, 1);
-    assert_eq!(text("x\u{9D}0;title\u{9C}y").0, "x␛y");
-    assert_eq!(text("x\u{90}q\u{9C}y").0, "x␛y");
-    assert_eq!(text("x\u{9F}apc\x07y").0, "x␛y");
-    assert_eq!(text("x\u{98}sos\u{9C}y\u{9E}pm\u{9C}z").0, "x␛y␛z");
-}
-
-#[test]
-fn unterminated_strings_run_to_the_end() {
-    let (out, f) = text("shown\x1b]0;hidden title\nand the rest of the text");
-    assert_eq!(out, "shown␛");
+    assert_eq!(text("x\u{9D}0;title\u{9C}y").0, "x⟨U+009D⟩0;title⟨U+009C⟩y");
+    assert_eq!(text("x\u{90}q\u{9C}y").0, "x⟨U+0090⟩q⟨U+009C⟩y");
+    assert_eq!(text("x\u{9F}apc\x07y").0, "x⟨U+009F⟩apc␇y");
+    assert_eq!(
+        text("x\u{98}sos\u{9C}y\u{9E}pm\u{9C}z").0,
+        "x⟨U+0098⟩sos⟨U+009C⟩y⟨U+009E⟩pm⟨U+009C⟩z"
+    );
+    let (out, f) = line("name\u{9D}0;evil\nsecond");
+    assert_eq!(out, "name⟨U+009D⟩0;evil⏎second");
     assert_eq!(f.escapes, 1);
-    assert_eq!(text("shown\u{9D}hidden").0, "shown␛");
 }
 
 #[test]
@@ -364,7 +365,7 @@ fn invalid_utf8_bytes() {
     assert_eq!(kinds(&f), vec![FlagKind::InvalidUtf8]);
     // A raw 0x9B byte is not CSI in UTF-8; the two-byte encoding of U+009B is.
     assert_eq!(sanitize_bytes(b"a\x9b2Jb").0, "a\u{FFFD}2Jb");
-    assert_eq!(sanitize_bytes(b"a\xc2\x9b2Jb").0, "a␛b");
+    assert_eq!(sanitize_bytes(b"a\xc2\x9b2Jb").0, "a⟨U+009B⟩2Jb");
     assert_eq!(sanitize_bytes(b"a\x1b[2Jb").0, "a␛b");
     // A leading byte-order mark is a file signature, not hidden content; later ones are revealed.
     let (out, f) = sanitize_bytes(b"\xEF\xBB\xBFhi\xEF\xBB\xBF");

@@ -263,18 +263,16 @@ pub fn audit_response(app: &App, msg: &Msg) -> Option<Record> {
     Some(Record::Audit(Box::new(e)))
 }
 
-/// A card signed by another key than the one the user pinned or configured: an alarm, so it is in the audit
-/// log (with both the key that signed and the reason), not only on the screen.
+/// A card signed by another key than the one the user pinned or configured, or carrying no signature at all:
+/// an alarm, so it is in the audit log (with the reason, which names the key that signed), not only on the
+/// screen.
 fn key_changed_alarm(
     app: &App,
     agent: crate::app::state::AgentId,
     info: &crate::app::state::AgentInfo,
 ) -> Option<Record> {
-    use crate::remote::signature::SignatureState;
     let v = info.card.signature.as_ref()?;
-    if v.state != SignatureState::Invalid || !v.reason.starts_with("key changed") {
-        return None;
-    }
+    let alarm = v.alarm()?;
     tracing::warn!(target: "a2a_console::audit", "card signature: {}", v.reason);
     Some(Record::Audit(Box::new(AuditEntry {
         at: Utc::now(),
@@ -288,7 +286,7 @@ fn key_changed_alarm(
         context_id: None,
         message_id: None,
         detail_json: serde_json::json!({
-            "alarm": "key changed",
+            "alarm": alarm,
             "reason": v.reason,
             "card": info.card.url.as_str(),
         }),
@@ -505,6 +503,14 @@ mod tests {
                 assert_eq!(e.detail_json["alarm"], "key changed");
             }
             _ => panic!("no audit entry for a key change"),
+        }
+        let removed = with(
+            SignatureState::Invalid,
+            "signature removed: the card carries no signature, but the pinned key signs this agent's card",
+        );
+        match audit_response(&app, &removed) {
+            Some(Record::Audit(e)) => assert_eq!(e.detail_json["alarm"], "signature removed"),
+            _ => panic!("no audit entry for a removed signature"),
         }
         assert!(audit_response(&app, &with(SignatureState::Verified, "signed by x")).is_none());
         assert!(

@@ -125,12 +125,7 @@ pub fn run_action(app: &mut App, a: Action) -> Vec<Effect> {
         Action::ExportTask => {
             match app.active_tab() {
                 Some(t) if t.log.task_id.is_some() || (t.exchanged() && t.stored) => {
-                    let name = match t.short_task() {
-                        Some(id) => format!("task-{id}.md"),
-                        None => {
-                            format!("exchange-{}.md", t.key.chars().take(8).collect::<String>())
-                        }
-                    };
+                    let name = export_file_name(t);
                     let mut input = TextArea::from(vec![name]);
                     input.move_cursor(ratatui_textarea::CursorMove::End);
                     app.overlay = Some(Overlay::Prompt {
@@ -745,4 +740,16 @@ pub(super) fn pin_key(app: &mut App, agent: AgentId, thumbprint: String) -> Vec<
     }
     app.set_status(format!("pinned key sha256:{thumbprint}"), false);
     fx
+}
+
+/// The export prompt's suggested file name. The task id is the agent's: its separators become `_` before the
+/// name is made safe the way a saved artifact's is (`trust::filename::safe_file_name`: no directory part, no
+/// `..`, no control or invisible characters), so an id like `../../.bashrc` cannot point the export
+/// elsewhere or at a dotfile.
+fn export_file_name(t: &crate::app::task::TaskTab) -> String {
+    let name = match t.short_task() {
+        Some(id) => format!("task-{}.md", id.replace(['/', '\\'], "_")),
+        None => format!("exchange-{}.md", t.key.chars().take(8).collect::<String>()),
+    };
+    crate::trust::filename::safe_file_name(&name, "task.md").0
 }

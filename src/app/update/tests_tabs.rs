@@ -145,6 +145,41 @@ fn two_uuid_v7_ids_with_the_same_time_prefix_get_distinct_short_ids() {
     assert_eq!(short(&app, 0), "11112222");
 }
 
+/// Issue [9] item 8: the export's suggested name is a safe base name, whatever the agent called its task.
+#[test]
+fn the_export_name_is_a_safe_base_name_whatever_the_task_id() {
+    for id in [
+        "../../.bashrc",
+        "x/../../etc/passwd",
+        "/tmp/evil",
+        "..",
+        "a\u{1b}]0;pwned\u{7}b",
+        "..\\..\\win",
+        "id\u{202e}dm.exe",
+    ] {
+        let (mut app, tabs) = tabs_with_tasks(&[id]);
+        app.view = View::Tab(tabs[0]);
+        app.focus = Focus::Main;
+        key(&mut app, KeyCode::Char('E'));
+        let Some(Overlay::Prompt { input, .. }) = &app.overlay else {
+            panic!("E asks where to export");
+        };
+        let name = &input.lines()[0];
+        assert!(
+            !name.contains(['/', '\\']) && !name.chars().any(char::is_control),
+            "{id:?} gave {name:?}"
+        );
+        assert!(
+            name.starts_with("task-") && name.ends_with(".md"),
+            "{id:?} gave {name:?}"
+        );
+        assert!(
+            !name.contains('\u{202e}') && !name.contains('\u{1b}'),
+            "{id:?} gave {name:?}"
+        );
+    }
+}
+
 #[test]
 fn the_tab_bar_scrolls_to_keep_the_active_tab_in_view() {
     let ids: Vec<String> = (0..7).map(|i| format!("task-000{i}")).collect();

@@ -6,7 +6,8 @@
 //! Trust: a signature by a key the user configured or pinned makes the card **verified**; one by a key only
 //! the card itself points at (`jku`, an embedded `jwk`) proves the card was not changed since that key signed
 //! it, nothing more — **valid · key not pinned**, offered for pinning. Once a key is configured or pinned, a
-//! card signed only by another key is **invalid: key changed**, never a silent switch.
+//! card signed only by another key is **invalid: key changed**, never a silent switch, and a card with no
+//! signature at all is **invalid: signature removed**, never a quiet "unsigned".
 
 pub mod canonical;
 pub mod jws;
@@ -56,6 +57,11 @@ impl SignatureState {
     }
 }
 
+/// How the reason of the alarm "another key signed this card" starts.
+pub const KEY_CHANGED: &str = "key changed";
+/// How the reason of the alarm "the card of an agent whose key is pinned or configured came unsigned" starts.
+pub const SIGNATURE_REMOVED: &str = "signature removed";
+
 /// Which key, which algorithm, which form: what the card page and `card --json` show.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct SignatureDetail {
@@ -89,6 +95,29 @@ impl SignatureVerdict {
             state,
             reason: reason.into(),
             detail,
+        }
+    }
+
+    /// The alarm this verdict raises, if any: the user pinned or configured the key that signs this agent's
+    /// card, and the card came signed by another key ([`KEY_CHANGED`]) or with no signature at all
+    /// ([`SIGNATURE_REMOVED`]). Audited, red on screen, and a non-zero exit from `card`.
+    pub fn alarm(&self) -> Option<&'static str> {
+        if self.state != SignatureState::Invalid {
+            return None;
+        }
+        [KEY_CHANGED, SIGNATURE_REMOVED]
+            .into_iter()
+            .find(|a| self.reason.starts_with(a))
+    }
+
+    /// The badge: the state's, or the alarm's own wording for a signature removed from a pinned agent's card.
+    pub fn badge(&self) -> &'static str {
+        match self.alarm() {
+            Some(SIGNATURE_REMOVED) if self.reason.contains("the pinned key") => {
+                "✗ signature removed — key pinned"
+            }
+            Some(SIGNATURE_REMOVED) => "✗ signature removed — key configured",
+            _ => self.state.badge(),
         }
     }
 
@@ -132,7 +161,7 @@ pub fn badge_of(
     signed: bool,
 ) -> (&'static str, Option<SignatureState>) {
     match v {
-        Some(v) => (v.state.badge(), Some(v.state)),
+        Some(v) => (v.badge(), Some(v.state)),
         None if signed => ("signed · not checked yet", None),
         None => ("unsigned", Some(SignatureState::Unsigned)),
     }
@@ -195,6 +224,17 @@ pub fn verify_value(card: &Value, trust: &Trust, jku: &JkuKeys) -> SignatureVerd
                 "`signatures` is not a list",
                 SignatureDetail::default(),
             );
+        } else if trust.has_expectation() {
+            // The user said which key signs this agent's card: a card without any signature is the same
+            // alarm as one signed by another key (stripping the signature must not downgrade to "unsigned").
+            return SignatureVerdict::new(
+                SignatureState::Invalid,
+                format!(
+                    "{SIGNATURE_REMOVED}: the card carries no signature, but the {} key signs this agent's card",
+                    trust.expectation_name()
+                ),
+                SignatureDetail::default(),
+            );
         } else {
             "the card carries no signature"
         };
@@ -251,7 +291,7 @@ pub fn verify_value(card: &Value, trust: &Trust, jku: &JkuKeys) -> SignatureVerd
             return SignatureVerdict::new(
                 SignatureState::Invalid,
                 format!(
-                    "key changed: signed by key {thumb}, not by the {} key{}",
+                    "{KEY_CHANGED}: signed by key {thumb}, not by the {} key{}",
                     trust.expectation_name(),
                     of(i)
                 ),

@@ -5,11 +5,13 @@
 //! transports do): one parse per event instead of two.
 
 use std::collections::HashMap;
+use std::marker::PhantomData;
 
 use a2a::{A2AError, TypedDetail, error_code, errordetails, reason_to_error_code};
 use a2a_pb::protojson_conv::{self, ProtoJsonPayload};
 use reqwest::StatusCode;
-use serde::Deserialize;
+use serde::de::{self, MapAccess, Visitor};
+use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
@@ -34,6 +36,29 @@ struct RpcErrorObject {
     data: Option<Value>,
 }
 
+/// A struct read only from a JSON object. serde's derived struct impls also take an array of the field values
+/// in declaration order, so `[{"kind":"artifact-update",…}]` read as an envelope became `{"result": …}` and
+/// the array's first element was taken as the event (fuzz target `v03`, `regressions/v03/`). An envelope,
+/// an event and an error body are objects on every A2A binding (spec §9.2, §11.3): anything else is refused
+/// with "invalid type: sequence, expected a JSON object".
+pub struct Obj<T>(pub T);
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Obj<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Only<T>(PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> Visitor<'de> for Only<T> {
+            type Value = T;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<T, A::Error> {
+                T::deserialize(de::value::MapAccessDeserializer::new(map))
+            }
+        }
+        d.deserialize_map(Only(PhantomData)).map(Obj)
+    }
+}
+
 /// What an error object without a `message` is shown as.
 fn no_message() -> String {
     "error without a message".into()
@@ -53,7 +78,7 @@ pub enum RpcOutcome<'a> {
 
 /// Read a JSON-RPC reply. `Err` means the text is not a JSON-RPC reply at all.
 pub fn rpc_reply(text: &str) -> Result<RpcOutcome<'_>, serde_json::Error> {
-    let reply: RpcReply<'_> = serde_json::from_str(text)?;
+    let reply: RpcReply<'_> = serde_json::from_str::<Obj<RpcReply<'_>>>(text)?.0;
     if let Some(e) = reply.error {
         return Ok(RpcOutcome::Error(agent_error(
             e.code,
@@ -162,7 +187,7 @@ pub fn rpc_stream_event(data: &str) -> Option<Result<a2a::StreamResponse, A2AErr
         #[serde(default)]
         error: Option<RpcErrorObject>,
     }
-    match serde_json::from_str::<RpcEvent>(data).ok()? {
+    match serde_json::from_str::<Obj<RpcEvent>>(data).ok()?.0 {
         RpcEvent { error: Some(e), .. } => Some(Err(agent_error(
             e.code,
             e.message.unwrap_or_else(no_message),
@@ -195,7 +220,7 @@ struct RestStatus {
 /// flat `{"message":…}`): the agent's error, its code from the details or else from the HTTP status. `None`
 /// if the body is no such object (then the status itself is the news).
 pub fn rest_error(status: StatusCode, body: &str) -> Option<A2AError> {
-    let parsed: RestErrorBody = serde_json::from_str(body).ok()?;
+    let parsed: RestErrorBody = serde_json::from_str::<Obj<RestErrorBody>>(body).ok()?.0;
     let (message, details) = match (parsed.error, parsed.message) {
         (Some(e), _) => (e.message.unwrap_or_else(no_message), e.details),
         (None, Some(m)) => (m, Vec::new()),
@@ -334,5 +359,36 @@ mod serde_vs_protojson {
             super::stream_event(snake).unwrap(),
             StreamResponse::StatusUpdate(u) if u.task_id == "t"
         ));
+    }
+
+    /// An array holding an envelope or an event is neither (fuzz target `v03`, `regressions/v03/`): before,
+    /// serde read the array's elements as the envelope's fields in order and the first became the result.
+    #[test]
+    fn an_array_is_never_an_envelope_or_an_event() {
+        let ev = r#"{"statusUpdate":{"taskId":"t","contextId":"c","status":{"state":"TASK_STATE_WORKING"}}}"#;
+        let env = format!(r#"{{"jsonrpc":"2.0","id":"1","result":{ev}}}"#);
+        for data in [
+            format!("[{ev}]"),
+            format!("[{env}]"),
+            format!(" [{ev}, null]"),
+        ] {
+            assert!(super::rpc_reply(&data).is_err(), "{data}");
+            assert!(super::rpc_stream_event(&data).is_none(), "{data}");
+            assert!(super::stream_event(&data).is_err(), "{data}");
+        }
+        let err = super::rpc_reply(&format!("[{ev}]"))
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(err.contains("expected a JSON object"), "{err}");
+        // Nor is an array of an event's fields inside the union.
+        let fields = r#"{"statusUpdate":["t","c",{"state":"TASK_STATE_WORKING"}]}"#;
+        assert!(super::stream_event(fields).is_err());
+        let fields = format!(r#"{{"jsonrpc":"2.0","id":"1","result":{fields}}}"#);
+        assert!(!matches!(super::rpc_stream_event(&fields), Some(Ok(_))));
+        // An error body as an array names no error.
+        assert!(super::rest_error(reqwest::StatusCode::BAD_REQUEST, r#"[null,"gone"]"#).is_none());
+        // Objects still read.
+        assert!(super::rpc_stream_event(&env).unwrap().is_ok());
     }
 }
