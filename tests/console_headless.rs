@@ -85,6 +85,14 @@ impl Console {
             .unwrap_or_else(|e| panic!("{e}"))
     }
 
+    /// Wait for the authorization dialog with its keys live (its key guard has run out).
+    async fn wait_for_dialog(&mut self) -> String {
+        self.wait_until("the authorization dialog, its keys live", |s| {
+            s.contains("Authorization requested") && !s.contains("keys are ignored")
+        })
+        .await
+    }
+
     async fn quit(self) -> (App, u64) {
         let done = self
             .h
@@ -273,7 +281,10 @@ async fn auth_required_is_approved_by_hand_or_denied() {
     c.key(KeyCode::Char('n'));
     c.wait_for("Message → demo").await;
     send(&c, "auth");
-    let screen = c.wait_for("Authorization requested").await;
+    // The user is in the compose box: the request waits there, announced, until they leave it.
+    c.wait_for("authorization waits: Esc").await;
+    c.key(KeyCode::Esc);
+    let screen = c.wait_for_dialog().await;
     assert!(
         screen.contains("bearer: HTTP Bearer"),
         "the card's schemes are shown:\n{screen}"
@@ -281,8 +292,12 @@ async fn auth_required_is_approved_by_hand_or_denied() {
     // Approve at once, while the demo agent still holds its stream open in auth-required (it refuses the
     // follow-up for a moment; the console retries).
     // Approve with a pasted token: masked on screen, sent only on the follow-up request.
-    c.key(KeyCode::Char('p'));
-    let before = c.wait_for("Approve with a token").await;
+    c.press(KeyEvent::new(KeyCode::Char('t'), KeyModifiers::CONTROL));
+    let before = c
+        .wait_until("the token prompt, its keys live", |s| {
+            s.contains("Approve with a token") && !s.contains("keys are ignored")
+        })
+        .await;
     c.type_text("demo-secret");
     let masked = c.wait_for("•••••••••••").await;
     // The agent's own message mentions the demo token; what the user typed must add no copy of it.
@@ -299,8 +314,10 @@ async fn auth_required_is_approved_by_hand_or_denied() {
     c.key(KeyCode::Char('n'));
     c.wait_for(" 2 demo").await;
     send(&c, "auth");
-    c.wait_for("Authorization requested").await;
-    c.key(KeyCode::Char('d'));
+    c.wait_for("authorization waits: Esc").await;
+    c.key(KeyCode::Esc);
+    c.wait_for_dialog().await;
+    c.press(KeyEvent::new(KeyCode::Char('x'), KeyModifiers::CONTROL));
     c.wait_for("⊘ canceled").await;
     c.quit().await;
     demo.shutdown().await;
@@ -450,9 +467,11 @@ async fn auth_required_approved_by_signing_in_with_the_device_flow() {
     c.key(KeyCode::Char('n'));
     c.wait_for("Message → demo").await;
     send(&c, "auth");
-    let modal = c.wait_for("Authorization requested").await;
+    c.wait_for("authorization waits: Esc").await;
+    c.key(KeyCode::Esc);
+    let modal = c.wait_for_dialog().await;
     assert!(
-        modal.contains("o sign in with the OAuth 2.0 device flow"),
+        modal.contains("Ctrl-O sign in with the OAuth 2.0 device flow"),
         "{modal}"
     );
     c.key(KeyCode::Char('l'));
@@ -462,8 +481,8 @@ async fn auth_required_approved_by_signing_in_with_the_device_flow() {
     .await;
     // "Later" leaves command keys live: `A` reopens the dialog at once (no Esc needed to leave the compose box).
     c.key(KeyCode::Char('A'));
-    c.wait_for("Authorization requested").await;
-    c.key(KeyCode::Char('o'));
+    c.wait_for_dialog().await;
+    c.press(KeyEvent::new(KeyCode::Char('o'), KeyModifiers::CONTROL));
     let sign_in = c.wait_for("DEMO-4242").await;
     assert!(sign_in.contains("/oauth/verify"), "{sign_in}");
     c.wait_for("✓ completed").await;

@@ -34,7 +34,7 @@ fn approval_dialog_offers_the_browser_sign_in() {
     let (mut app, tab) = waiting();
     app.overlay = Some(Overlay::Approval { tab, scroll: 0 });
     let text = snap("sign_in_approval", &app);
-    assert!(text.contains("o sign in in a browser"), "{text}");
+    assert!(text.contains("Ctrl-O sign in in a browser"), "{text}");
 }
 
 #[test]

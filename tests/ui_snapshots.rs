@@ -302,8 +302,8 @@ fn board_split_and_approval_modal() {
     for needle in [
         "Authorization requested",
         "bearer: HTTP Bearer",
-        "p approve with a token",
-        "d deny",
+        "Ctrl-T approve with a token",
+        "Ctrl-X deny",
         "l later",
         "remote · parts",
     ] {
@@ -333,9 +333,9 @@ fn approval_dialog_cannot_be_spoofed_by_a_long_message() {
     for needle in [
         "rows 1–6 of 43",
         "to      http://127.0.0.1:9  (http://127.0.0.1:9/rpc)",
-        "d deny",
+        "Ctrl-X deny",
         "l later",
-        "p approve with a token you paste (masked, never logged) → http://127.0.0.1:9",
+        "Ctrl-T approve with a token you paste (masked, never logged) → http://127.0.0.1:9",
     ] {
         assert!(text.contains(needle), "{needle:?} missing:\n{text}");
     }

@@ -78,7 +78,11 @@ pub fn tab_items(app: &App) -> Vec<(View, String)> {
             String::new()
         };
         let alert = if t.attention { " •" } else { "" };
-        let name: String = t.agent_name.chars().take(14).collect();
+        let mut name: String = t.agent_name.chars().take(14).collect();
+        // A look-alike name carries its origin in the title, so two such tabs never read the same.
+        if let Some(origin) = app.lookalike_origin(t.agent) {
+            name = format!("{name} ≈{origin}");
+        }
         items.push((
             View::Tab(t.id),
             format!(
@@ -217,14 +221,18 @@ pub fn elapsed(app: &App, t: &TaskTab) -> String {
     }
 }
 
+/// Lines of a piece of remote text as drawn: its provenance, its lines (at least one), its flags.
+fn remote_len(text: &crate::trust::sanitize::Untrusted) -> usize {
+    1 + text.as_str().lines().count().max(1) + text.findings.flags.len()
+}
+
 /// How many logical lines an entry takes, without laying it out (so scrolling a long transcript stays cheap).
 pub fn entry_len(t: &TaskTab, e: &Entry) -> usize {
     match e {
         Entry::User { text, files, .. } => 1 + text.lines().count() + files.len(),
-        Entry::Remote { text, .. } => {
-            1 + text.as_str().lines().count().max(1) + text.findings.flags.len()
-        }
-        Entry::State { .. } | Entry::Console { .. } => 1,
+        Entry::Remote { text, .. } => remote_len(text),
+        Entry::Console { quote, .. } => 1 + quote.as_deref().map_or(0, remote_len),
+        Entry::State { .. } => 1,
         Entry::Artifact { index } => t.artifacts.get(*index).map(artifact_len).unwrap_or(0),
     }
 }

@@ -1,9 +1,11 @@
 //! The console's state machine: state, messages in, effects out, and `update`. No network, no terminal.
 
 pub mod board;
+pub mod guard;
 pub mod help;
 pub mod kept;
 pub mod layout;
+pub mod lookalike;
 pub mod msg;
 pub mod parts;
 pub mod save;

@@ -127,6 +127,8 @@ pub enum Msg {
     Tick,
     /// The status message's time is up (the runtime wakes for it at its deadline, not on a tick).
     StatusDue(std::time::Instant),
+    /// The key guard of the dialog on screen has run out (the runtime's timer): its keys are live.
+    KeyGuardDue(std::time::Instant),
     /// The program was told to end (SIGINT, SIGTERM, SIGHUP, SIGQUIT): quit whatever the focus, the open
     /// dialog or the keymap (a signal is not a key the user may have bound to something else).
     Stop,

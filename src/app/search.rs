@@ -233,10 +233,51 @@ fn artifact_text(first: usize, text: &str, f: &Finder, out: &mut Vec<Match>) -> 
     false
 }
 
+/// The logical lines of a piece of remote text as `ui::remote::block` draws it: provenance (with the time for a
+/// transcript entry), its lines behind the bar, its flags.
+fn remote_lines<'a>(
+    text: &'a crate::trust::sanitize::Untrusted,
+    at: Option<&chrono::DateTime<chrono::Local>>,
+) -> Vec<Cow<'a, str>> {
+    let bar = BAR;
+    let p = &text.provenance;
+    let task = p
+        .task
+        .as_deref()
+        .map(|t| {
+            format!(
+                " · task {}",
+                super::short_id::tail(t, super::short_id::SHORT)
+            )
+        })
+        .unwrap_or_default();
+    let time = at
+        .map(|at| format!(" · {}", at.format("%H:%M:%S")))
+        .unwrap_or_default();
+    let mut v = vec![Cow::Owned(format!(
+        "{bar}remote · {}{task} · {}{time}",
+        p.agent, p.field
+    ))];
+    v.extend(
+        text.as_str()
+            .lines()
+            .map(|l| Cow::Owned(format!("{bar}{l}"))),
+    );
+    if text.as_str().is_empty() {
+        v.push(Cow::Owned(format!("{bar}(empty)")));
+    }
+    v.extend(
+        text.findings
+            .flags
+            .iter()
+            .map(|f| Cow::Owned(format!("{bar}⚠ {}", f.reason))),
+    );
+    v
+}
+
 /// The text of an entry's logical lines as `ui::tab` draws them (tested against it), for every entry but an
 /// artifact.
 pub fn entry_lines<'a>(t: &'a TaskTab, e: &'a Entry) -> Vec<Cow<'a, str>> {
-    let bar = BAR;
     match e {
         Entry::User { text, files, at } => {
             let mut v = vec![Cow::Owned(format!("you · {}", at.format("%H:%M:%S")))];
@@ -244,40 +285,7 @@ pub fn entry_lines<'a>(t: &'a TaskTab, e: &'a Entry) -> Vec<Cow<'a, str>> {
             v.extend(files.iter().map(|f| Cow::Owned(format!("  📎 {f}"))));
             v
         }
-        Entry::Remote { text, at } => {
-            let p = &text.provenance;
-            let task = p
-                .task
-                .as_deref()
-                .map(|t| {
-                    format!(
-                        " · task {}",
-                        super::short_id::tail(t, super::short_id::SHORT)
-                    )
-                })
-                .unwrap_or_default();
-            let mut v = vec![Cow::Owned(format!(
-                "{bar}remote · {}{task} · {} · {}",
-                p.agent,
-                p.field,
-                at.format("%H:%M:%S")
-            ))];
-            v.extend(
-                text.as_str()
-                    .lines()
-                    .map(|l| Cow::Owned(format!("{bar}{l}"))),
-            );
-            if text.as_str().is_empty() {
-                v.push(Cow::Owned(format!("{bar}(empty)")));
-            }
-            v.extend(
-                text.findings
-                    .flags
-                    .iter()
-                    .map(|f| Cow::Owned(format!("{bar}⚠ {}", f.reason))),
-            );
-            v
-        }
+        Entry::Remote { text, at } => remote_lines(text, Some(at)),
         Entry::State { state, at } => {
             let b = super::task::Badge::of_state(state);
             vec![Cow::Owned(format!(
@@ -287,10 +295,18 @@ pub fn entry_lines<'a>(t: &'a TaskTab, e: &'a Entry) -> Vec<Cow<'a, str>> {
                 at.format("%H:%M:%S")
             ))]
         }
-        Entry::Console { text, at, .. } => vec![Cow::Owned(format!(
-            "console · {} · {text}",
-            at.format("%H:%M:%S")
-        ))],
+        Entry::Console {
+            text, at, quote, ..
+        } => {
+            let mut v = vec![Cow::Owned(format!(
+                "console · {} · {text}",
+                at.format("%H:%M:%S")
+            ))];
+            if let Some(q) = quote {
+                v.extend(remote_lines(q, None));
+            }
+            v
+        }
         Entry::Artifact { index } => t
             .artifacts
             .get(*index)

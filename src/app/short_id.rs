@@ -32,9 +32,39 @@ fn is_uuid(id: &str) -> bool {
         })
 }
 
-/// A short id for each of the given `(tab, task id)`s: the tail of [`SHORT`] characters, lengthened four at
-/// a time for the ids that would otherwise look alike (the same task open twice keeps one short id).
-pub fn distinct(ids: &[(TabId, &str)]) -> HashMap<TabId, String> {
+/// A short id for each of the given `(tab, agent, task id)`s: the tail of [`SHORT`] characters, lengthened four
+/// at a time for the ids that would otherwise look alike (the same task open twice keeps one short id). Two
+/// agents may mint the same task id (one agent can copy another's on purpose): those short ids get the agent's
+/// rank among them, `#1`, `#2`, so a task of one is never taken for the other's.
+pub fn distinct(ids: &[(TabId, u64, &str)]) -> HashMap<TabId, String> {
+    let by_id: Vec<(TabId, &str)> = ids.iter().map(|(t, _, i)| (*t, *i)).collect();
+    let mut out = lengthened(&by_id);
+    let mut by_short: HashMap<String, Vec<(TabId, u64)>> = HashMap::new();
+    for (tab, agent, _) in ids {
+        if let Some(short) = out.get(tab) {
+            by_short
+                .entry(short.clone())
+                .or_default()
+                .push((*tab, *agent));
+        }
+    }
+    for (short, group) in by_short {
+        let mut agents: Vec<u64> = group.iter().map(|g| g.1).collect();
+        agents.sort_unstable();
+        agents.dedup();
+        if agents.len() < 2 {
+            continue;
+        }
+        for (tab, agent) in group {
+            let rank = agents.iter().position(|a| *a == agent).unwrap_or(0) + 1;
+            out.insert(tab, format!("{short}#{rank}"));
+        }
+    }
+    out
+}
+
+/// [`distinct`] by task id alone.
+fn lengthened(ids: &[(TabId, &str)]) -> HashMap<TabId, String> {
     let mut out = HashMap::new();
     let mut n = SHORT;
     let mut pending: Vec<(TabId, &str)> = ids.to_vec();
@@ -80,10 +110,23 @@ mod tests {
         let a = "01a230b3-6f1e-7c2a-9d4b-00ff11112222";
         let b = "01a230b3-6f1e-7c2a-8e5c-77ff11112222";
         let c = "01a230b3-6f1e-7c2a-9d4b-1234abcd5678";
-        let short = distinct(&[(1, a), (2, b), (3, c), (4, a)]);
+        let short = distinct(&[(1, 1, a), (2, 1, b), (3, 1, c), (4, 1, a)]);
         assert_eq!(short[&3], "abcd5678", "no collision: eight");
         assert_ne!(short[&1], short[&2]);
         assert_eq!(short[&1], "00ff11112222");
         assert_eq!(short[&1], short[&4], "the same task keeps one short id");
+    }
+
+    #[test]
+    fn two_agents_tasks_with_the_same_id_get_different_short_ids() {
+        let id = "01a230b3-6f1e-7c2a-9d4b-1234abcd5678";
+        let short = distinct(&[(1, 7, id), (2, 9, id), (3, 7, id), (4, 9, "task-1")]);
+        assert_eq!(short[&1], "abcd5678#1");
+        assert_eq!(short[&2], "abcd5678#2");
+        assert_eq!(
+            short[&1], short[&3],
+            "one agent's task open twice keeps one short id"
+        );
+        assert_eq!(short[&4], "task-1");
     }
 }

@@ -472,14 +472,16 @@ pub struct App {
     pub saving: Option<Box<crate::app::save::SaveTarget>>,
     /// The embedded demo agent was asked for and has not answered yet (one at a time).
     pub demo_starting: bool,
-    /// An approval dialog an agent's event opened has not been drawn yet: until it is, keys decide nothing.
-    pub approval_unseen: bool,
+    /// The key guard of the dialog on screen that can decide something (see `app::guard`).
+    pub key_guard: Option<crate::app::guard::KeyGuard>,
     /// The code-flow sign-in in progress, shown by `Overlay::CodeFlow` (kept here so pasting the address
     /// in a prompt can return to it).
     pub code_flow: Option<CodeFlowView>,
     /// What the last frame measured of the panes only the renderer can measure (set by the runtime after each
     /// frame), so scrolling there stops at the last page.
     pub measured: crate::app::scroll::Measured,
+    /// Agents whose names look alike, marked with their origin (`app::lookalike`).
+    pub lookalikes: crate::app::lookalike::Lookalikes,
     /// The tabs (count, id sum) the short ids were last worked out for.
     short_ids_for: (usize, u64),
     next_tab: TabId,
@@ -513,9 +515,10 @@ impl App {
             save_dir: None,
             saving: None,
             demo_starting: false,
-            approval_unseen: false,
+            key_guard: None,
             code_flow: None,
             measured: crate::app::scroll::Measured::default(),
+            lookalikes: Default::default(),
             short_ids_for: (0, 0),
             next_tab: 1,
             next_agent: 1,
@@ -575,12 +578,13 @@ impl App {
             return;
         }
         self.short_ids_for = now;
-        let ids: Vec<(TabId, String)> = self
+        let ids: Vec<(TabId, u64, String)> = self
             .tabs
             .iter()
-            .filter_map(|t| Some((t.id, t.task_id_shown()?.to_string())))
+            .filter_map(|t| Some((t.id, t.agent.0, t.task_id_shown()?.to_string())))
             .collect();
-        let refs: Vec<(TabId, &str)> = ids.iter().map(|(t, i)| (*t, i.as_str())).collect();
+        let refs: Vec<(TabId, u64, &str)> =
+            ids.iter().map(|(t, a, i)| (*t, *a, i.as_str())).collect();
         let mut short = crate::app::short_id::distinct(&refs);
         for t in self.tabs.iter_mut() {
             t.short_id = short.remove(&t.id);

@@ -131,11 +131,13 @@ pub enum Entry {
         state: TaskState,
         at: DateTime<Local>,
     },
-    /// Something the console itself says (errors, notes).
+    /// Something the console itself says (errors, notes). `text` is the console's own words; an agent's error
+    /// message it quotes is `quote`, remote text with its provenance, drawn behind the remote bar.
     Console {
         text: String,
         error: bool,
         at: DateTime<Local>,
+        quote: Option<Box<Untrusted>>,
     },
     /// An artifact, by index into `TaskTab::artifacts`; shown where it first appeared.
     Artifact { index: usize },
@@ -254,6 +256,9 @@ pub struct TaskTab {
     pub flag_count: usize,
     /// Set when something happened while the tab was not on screen.
     pub attention: bool,
+    /// The agent asked for authorization and its dialog has not been put in front of the user yet (they were
+    /// typing, or looking elsewhere): it opens when they leave the text input, or on `A`.
+    pub auth_unreviewed: bool,
     /// When the tab was created, when the task entered its current state, and when anything last arrived.
     pub created_at: DateTime<Utc>,
     pub state_since: DateTime<Utc>,
@@ -340,6 +345,7 @@ impl TaskTab {
             input_rounds: 0,
             flag_count: 0,
             attention: false,
+            auth_unreviewed: false,
             created_at: now,
             state_since: now,
             last_update: now,
@@ -533,11 +539,24 @@ impl TaskTab {
             error,
             at,
         });
+        let (text, quote) = self.split_quote(text);
         self.push_entry(Entry::Console {
             text,
             error,
             at: at.with_timezone(&Local),
+            quote,
         });
+    }
+
+    /// A note that quotes an agent's error message: the console's words, and the agent's as remote text (the
+    /// store keeps the note whole; this split is made again when it is read back).
+    fn split_quote(&mut self, mut text: String) -> (String, Option<Box<Untrusted>>) {
+        let Some(at) = crate::remote::error::agent_text_start(&text) else {
+            return (text, None);
+        };
+        let said = text.split_off(at);
+        let quote = Untrusted::new(said.trim_end(), self.provenance("error message"));
+        (text.trim_end().to_string(), Some(Box::new(quote)))
     }
 
     /// A note that is about the store itself (it failed): shown, never recorded (it would fail the same way).
@@ -546,6 +565,7 @@ impl TaskTab {
             text: text.into(),
             error,
             at: Local::now(),
+            quote: None,
         });
     }
 

@@ -275,6 +275,7 @@ actions! {
     Board => "board", Global, "Show every task across agents, the ones needing you first", [ch('b')];
     AuditLog => "audit_log", Global, "Show the audit log: requests and your decisions (credentials redacted)", [ch('L')];
     Split => "split", Global, "Show the tasks marked on the board side by side (none marked: the four newest live ones)", [ch('v')];
+    Approve => "approve", Global, "Review an agent's authorization request (this tab's, else the next waiting one): approve, deny or later", [ch('A')];
     // Agent list, card and skills
     Up => "up", AgentList, "Select the previous agent or skill", [key(KeyCode::Up), ch('k')];
     Down => "down", AgentList, "Select the next agent or skill", [key(KeyCode::Down), ch('j')];
@@ -318,7 +319,6 @@ actions! {
     RawJson => "raw_json", TaskTab, "Show this task as JSON, and the event behind the selected entry", [ch('J')];
     Reattach => "reattach", TaskTab, "Re-subscribe to this task's updates", [ch('R')];
     RefreshTask => "refresh_task", TaskTab, "Fetch this task's current state (GetTask)", [ch('r')];
-    Approve => "approve", TaskTab, "Review this task's auth-required request: approve, deny or later", [ch('A')];
     DeleteTask => "delete_task", TaskTab, "Delete this task from the local store and close its tab (asks first; the agent keeps it)", [ch('D')];
     ExportTask => "export_task", TaskTab, "Export this task's transcript to a file (.md, or .json)", [ch('E')];
     PushList => "push_list", TaskTab, "List this task's push-notification configs", [ch('P')];
@@ -339,11 +339,12 @@ actions! {
     // Confirmations
     Confirm => "confirm", Dialog, "Yes: cancel the task, remove the agent or delete the task", [ch('y'), ch('Y'), key(KeyCode::Enter)];
     PasteRedirect => "paste_redirect", Dialog, "While signing in: paste the address the browser was sent to (when it runs on another machine)", [ch('p')];
-    // The authorization dialog (Esc, like later, leaves the task waiting)
-    ApproveConfigured => "approve_configured", Approval, "Approve with the agent's configured credential", [ch('a')];
-    ApproveDeviceFlow => "approve_device_flow", Approval, "Sign in with the flow the card declares (authorization code with PKCE, OpenID Connect, else device code), then approve", [ch('o')];
-    ApprovePaste => "approve_paste", Approval, "Approve with a token you paste (masked, never logged)", [ch('p')];
-    Deny => "deny", Approval, "Deny: cancel the task", [ch('d')];
+    // The authorization dialog (Esc, like later, leaves the task waiting). Its decisions are Ctrl chords, which
+    // typing never produces; `[keys]` may not bind them to a bare letter, digit, space or Enter.
+    ApproveConfigured => "approve_configured", Approval, "Approve with the agent's configured credential", [ctrl('y')];
+    ApproveDeviceFlow => "approve_device_flow", Approval, "Sign in with the flow the card declares (authorization code with PKCE, OpenID Connect, else device code), then approve", [ctrl('o')];
+    ApprovePaste => "approve_paste", Approval, "Approve with a token you paste (masked, never logged)", [ctrl('t')];
+    Deny => "deny", Approval, "Deny: cancel the task", [ctrl('x')];
     Later => "later", Approval, "Later: leave the task waiting (A reopens the dialog)", [ch('l')];
     CopySignInUrl => "copy_sign_in_url", Approval, "While signing in: copy the sign-in address to the clipboard (OSC 52)", [ch('y')];
     // The save dialogs
@@ -369,6 +370,17 @@ impl Action {
             .parse::<usize>()
             .ok()?;
         n.checked_sub(1)
+    }
+
+    /// A decision of the authorization dialog: sends a credential, signs in, takes a token, or cancels the task.
+    pub fn decides(self) -> bool {
+        matches!(
+            self,
+            Action::ApproveConfigured
+                | Action::ApproveDeviceFlow
+                | Action::ApprovePaste
+                | Action::Deny
+        )
     }
 
     /// One of the shared scrolling actions (line, half page, page, top, end).
@@ -435,6 +447,14 @@ impl Keymap {
                     return Err(format!(
                         "keys.{name}: '{s}' is a plain character, which types text in {place}; \
                          add Ctrl or Alt"
+                    ));
+                }
+                // A decision on the user's behalf must not be a key that typing produces: a dialog that opened
+                // under a typing user would take the next letter, space or Enter as the answer.
+                if action.decides() && (k.is_plain_char() || k == key(KeyCode::Enter)) {
+                    return Err(format!(
+                        "keys.{name}: '{s}' is a key typing produces, and {name} decides for you; \
+                         use a Ctrl or Alt chord"
                     ));
                 }
                 if !parsed.contains(&k) {

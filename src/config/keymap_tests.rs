@@ -555,8 +555,17 @@ fn dialog_keys_are_actions_in_their_own_contexts() {
         Some(Action::Confirm)
     );
     assert_eq!(
-        modal(Context::Approval, true, KeyCode::Char('o')),
+        km.modal_action(
+            Context::Approval,
+            true,
+            &KeyEvent::new(KeyCode::Char('o'), KeyModifiers::CONTROL)
+        ),
         Some(Action::ApproveDeviceFlow)
+    );
+    assert_eq!(
+        modal(Context::Approval, true, KeyCode::Char('o')),
+        None,
+        "a bare letter decides nothing in the authorization dialog"
     );
     assert_eq!(
         modal(Context::Approval, true, KeyCode::Char('l')),
@@ -649,13 +658,22 @@ fn every_pane_reads_the_same_scroll_keys() {
 
 #[test]
 fn remapping_a_dialog_key_works_in_the_dialog_and_conflicts_are_refused() {
-    let km = Keymap::with_overrides(&overrides(&[("deny", &["x"]), ("confirm", &["j"])])).unwrap();
+    let km =
+        Keymap::with_overrides(&overrides(&[("deny", &["alt-x"]), ("confirm", &["j"])])).unwrap();
     assert_eq!(
-        km.modal_action(Context::Approval, true, &press(KeyCode::Char('x'))),
+        km.modal_action(
+            Context::Approval,
+            true,
+            &KeyEvent::new(KeyCode::Char('x'), KeyModifiers::ALT)
+        ),
         Some(Action::Deny)
     );
     assert_ne!(
-        km.modal_action(Context::Approval, true, &press(KeyCode::Char('d'))),
+        km.modal_action(
+            Context::Approval,
+            true,
+            &KeyEvent::new(KeyCode::Char('x'), KeyModifiers::CONTROL)
+        ),
         Some(Action::Deny),
         "the old key no longer denies"
     );
@@ -664,7 +682,7 @@ fn remapping_a_dialog_key_works_in_the_dialog_and_conflicts_are_refused() {
         Some(Action::Confirm)
     );
     // Two actions of one dialog on one key: refused, naming both and the context.
-    let e = Keymap::with_overrides(&overrides(&[("deny", &["a"])])).unwrap_err();
+    let e = Keymap::with_overrides(&overrides(&[("deny", &["ctrl-y"])])).unwrap_err();
     assert!(
         e.contains("'approve_configured'") && e.contains("'deny'"),
         "{e}"

@@ -27,6 +27,8 @@ const FLOOD_MAX: u64 = 1_000_000;
 /// How long `auth` keeps its stream open in AUTH_REQUIRED, so clients see an interrupted state on a
 /// live stream (§7.6.1) rather than only after the stream closed.
 const AUTH_HOLD: Duration = Duration::from_secs(2);
+/// The longest `auth N` works before it asks for authorization, in seconds.
+const AUTH_DELAY_MAX: u64 = 600;
 
 /// What the user asked for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -38,7 +40,9 @@ pub(crate) enum Scenario {
     /// Three file parts in two artifacts: a source file and a PNG, then a dotfile.
     Files,
     Ask,
-    Auth,
+    /// Working, then auth-required after this many seconds (`auth 3`: a request that arrives while the user
+    /// is typing their next message).
+    Auth(u64),
     Fail,
     Reject,
     Slow(u64),
@@ -64,7 +68,11 @@ pub(crate) fn parse(text: &str) -> Scenario {
         "file" => Scenario::File,
         "files" => Scenario::Files,
         "ask" => Scenario::Ask,
-        "auth" => Scenario::Auth,
+        "auth" => Scenario::Auth(
+            first_arg
+                .and_then(|a| a.parse::<u64>().ok())
+                .map_or(0, |n| n.min(AUTH_DELAY_MAX)),
+        ),
         "fail" => Scenario::Fail,
         "reject" => Scenario::Reject,
         "slow" => Scenario::Slow(number(first_arg, SLOW_DEFAULT, SLOW_MAX)),
@@ -190,7 +198,15 @@ pub(crate) async fn run(mut em: Emitter, ctx: ExecutorContext, env: &Env) -> Res
             em.status(TaskState::Working, None).await?;
             em.status(TaskState::InputRequired, Some("What is your name?")).await
         }
-        Scenario::Auth => {
+        Scenario::Auth(delay) => {
+            if delay > 0 {
+                em.status(
+                    TaskState::Working,
+                    Some(&format!("Working; this step asks for authorization in {delay} s.")),
+                )
+                .await?;
+                em.pause(Duration::from_secs(delay)).await?;
+            }
             em.status(TaskState::Working, None).await?;
             let why = format!(
                 "This step needs the operator token. Reply on this task with the token (for this demo it is \
@@ -448,6 +464,9 @@ mod tests {
         assert_eq!(parse("big 1000"), Scenario::Big(BIG_MAX));
         assert_eq!(parse("flood 100_000"), Scenario::Flood(100_000));
         assert_eq!(parse("slow 3"), Scenario::Slow(3));
+        assert_eq!(parse("auth"), Scenario::Auth(0));
+        assert_eq!(parse("auth 3"), Scenario::Auth(3));
+        assert_eq!(parse("auth 99999"), Scenario::Auth(AUTH_DELAY_MAX));
         assert_eq!(parse("message"), Scenario::Message);
         assert_eq!(parse("hello world"), Scenario::Echo("hello world".into()));
         assert_eq!(parse(""), Scenario::Echo(String::new()));

@@ -117,8 +117,22 @@ pub fn classify(err: &A2AError) -> RemoteError {
     let name = code_name(err.code);
     RemoteError::agent(
         err.code,
-        format!("agent returned error {} ({name}): {text}", err.code),
+        format!("{AGENT_ERROR} {} ({name}): {text}", err.code),
     )
+}
+
+/// How an agent's own error message is introduced in every message that quotes it.
+const AGENT_ERROR: &str = "agent returned error";
+
+/// Where the agent's own words start in a message that quotes an agent error ("… agent returned error -32603
+/// (internal error): <the agent's message>"), so a note can show them as remote text. The first occurrence is
+/// ours: what the agent wrote comes after it.
+pub fn agent_text_start(message: &str) -> Option<usize> {
+    let intro = message.find(AGENT_ERROR)?;
+    let rest = message.get(intro..)?;
+    let colon = rest.find("): ")?;
+    let start = intro + colon + 3;
+    (start < message.len()).then_some(start)
 }
 
 /// A named HTTP status that has a usual cause gets it said.

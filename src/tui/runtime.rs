@@ -320,6 +320,12 @@ impl Runtime {
             let live = app.is_live();
             // The status bar's message goes at its deadline: a timer only while one is shown.
             let status_due = app.status_deadline().map(tokio::time::Instant::from_std);
+            // A guarded dialog says when its keys go live: a timer only while a guard holds.
+            let guard_due = app
+                .key_guard
+                .as_ref()
+                .and_then(crate::app::guard::KeyGuard::due)
+                .map(tokio::time::Instant::from_std);
             let behind = self.writer_behind(&status);
             tokio::select! {
                 biased;
@@ -359,6 +365,10 @@ impl Runtime {
                     self.apply(app, Msg::StatusDue(Instant::now()));
                     dirty = true;
                 }
+                _ = tokio::time::sleep_until(guard_due.unwrap_or(frame_due)), if guard_due.is_some() => {
+                    self.apply(app, Msg::KeyGuardDue(Instant::now()));
+                    dirty = true;
+                }
                 _ = tick.tick(), if live => {
                     self.apply(app, Msg::Tick);
                     self.flush_app(app);
@@ -392,14 +402,9 @@ impl Runtime {
             .map_err(|e| format!("drawing failed: {e}"))?;
         let mut frame = terminal.get_frame();
         crate::ui::draw(&mut frame, app);
-        // An approval dialog that an agent's event opened takes decisions from now on (it goes on screen with this
-        // frame, at most a store commit later): keys typed before it was visible did not count.
-        if matches!(
-            app.overlay,
-            Some(crate::app::state::Overlay::Approval { .. })
-        ) {
-            app.approval_unseen = false;
-        }
+        // A dialog that can decide something goes on screen with this frame (at most a store commit later): its
+        // key guard's time starts now; keys typed before it was visible never count.
+        app.frame_drawn(Instant::now());
         // What only the renderer can measure (wrapped pages), so the next scroll key stops at the last page.
         app.measured = crate::ui::measure(app);
         let text = self

@@ -67,6 +67,17 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
             Span::styled(format!("{dot} "), dot_style),
             Span::styled(name, name_style),
         ]));
+        // Another agent's name looks like this one's: say where each of them really is.
+        if let Some(origin) = app.lookalike_origin(a.id) {
+            let note = ellipsize(
+                &format!("≈ look-alike name · {origin}"),
+                inner_w.saturating_sub(2),
+            );
+            lines.push(Line::from(vec![
+                Span::raw("  "),
+                Span::styled(note, t.flag),
+            ]));
+        }
         let detail = ellipsize(&detail, inner_w.saturating_sub(2));
         let card_only = a.info().is_some_and(|i| i.selected().is_none());
         let detail_style = if matches!(a.state, Reachability::Error(_)) {

@@ -92,6 +92,11 @@ pub fn draw_board(f: &mut Frame, app: &App, area: Rect) {
             .take(60)
             .collect();
         let name: String = tab.agent_name.chars().take(18).collect();
+        // A look-alike name: its origin after the row's name column, in the flag style.
+        let lookalike = app
+            .lookalike_origin(tab.agent)
+            .map(|o| format!("≈{o} "))
+            .unwrap_or_default();
         let row_style = if sel { t.selection } else { t.text };
         let mark = if app.board.marked.contains(id) {
             "● "
@@ -101,9 +106,11 @@ pub fn draw_board(f: &mut Frame, app: &App, area: Rect) {
         lines.push(Line::from(vec![
             Span::styled(if sel { "▶ " } else { "  " }, t.accent),
             Span::styled(mark, t.accent),
+            Span::styled(format!("{name:<18} "), row_style),
+            Span::styled(lookalike, t.flag),
             Span::styled(
                 format!(
-                    "{name:<18} {:<10} {:<10} ",
+                    "{:<10} {:<10} ",
                     short(tab.short_task()),
                     short(tab.short_context())
                 ),

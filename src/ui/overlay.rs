@@ -26,11 +26,17 @@ pub(super) fn centered(area: Rect, w: u16, h: u16) -> Rect {
 }
 
 /// A modal's frame: focused border, title in the theme's title style.
+/// A dialog that can decide something says on its lower edge that it ignores the keys typed as it opened,
+/// and afterwards how many it ignored.
 pub(super) fn boxed<'a>(app: &App, title: &str) -> Block<'a> {
-    Block::default()
+    let block = Block::default()
         .borders(Borders::ALL)
         .title(Span::styled(format!(" {title} "), app.theme.title))
-        .border_style(app.theme.border_focus)
+        .border_style(app.theme.border_focus);
+    match app.key_guard_footer() {
+        Some(note) => block.title_bottom(Span::styled(format!(" {note} "), app.theme.warning)),
+        None => block,
+    }
 }
 
 /// An action's keys as the dialogs name them (`y / Y / Enter`), or `fallback` when the user unbound it.

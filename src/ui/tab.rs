@@ -86,12 +86,22 @@ fn entry_segments<'a>(theme: &Theme, t: &'a TaskTab, e: &'a Entry) -> Vec<Segmen
                     Span::styled(format!(" · {}", at.format("%H:%M:%S")), theme.dim),
                 ])]));
             }
-            Entry::Console { text, error, at } => {
+            Entry::Console {
+                text,
+                error,
+                at,
+                quote,
+            } => {
                 let style = if *error { theme.error } else { theme.dim };
-                out.push(Segment::Lines(vec![Line::styled(
+                let mut lines = vec![Line::styled(
                     format!("console · {} · {text}", at.format("%H:%M:%S")),
                     style,
-                )]));
+                )];
+                // The agent's own words, quoted: behind the remote bar with their provenance, on every row.
+                if let Some(q) = quote {
+                    lines.extend(remote::block(theme, q));
+                }
+                out.push(Segment::Lines(lines));
             }
             Entry::Artifact { index } => {
                 let Some(a) = t.artifacts.get(*index) else {
@@ -519,7 +529,10 @@ pub fn draw(f: &mut Frame, app: &App, t: &TaskTab, area: Rect) {
     } else {
         format!(" · 📎 {} file(s)", t.attachments.len())
     };
-    let hint = if t.waiting() {
+    // An authorization request never opens over the box while the user types: the box's title says it waits.
+    let hint = if t.auth_unreviewed {
+        " · ⚠ authorization waits: Esc, then its dialog opens"
+    } else if t.waiting() {
         " · the agent is waiting for your answer"
     } else {
         ""

@@ -164,18 +164,7 @@ pub fn run_action(app: &mut App, a: Action) -> Vec<Effect> {
             }
             _ => vec![],
         },
-        Action::Approve => {
-            match app.active_tab() {
-                Some(t) if t.log.state == a2a::TaskState::AuthRequired => {
-                    app.overlay = Some(Overlay::Approval {
-                        tab: t.id,
-                        scroll: 0,
-                    });
-                }
-                _ => app.set_status("this task is not waiting for authorization", true),
-            }
-            vec![]
-        }
+        Action::Approve => super::pending::review(app),
         // Tab and Shift-Tab move between the agent list and the main pane; the compose box is never on the way,
         // since a key pressed after a focus move must never become text (it is entered with i/Enter or a click).
         Action::FocusNext | Action::FocusPrev => {

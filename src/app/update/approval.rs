@@ -30,16 +30,8 @@ pub(super) fn approval_key(app: &mut App, tab: TabId, scroll: u16, k: KeyEvent) 
         super::overlay::scroll_overlay(app, a);
         return vec![];
     }
-    // Opened by the agent's event rather than by the user: a key typed before the dialog was on screen (an `a`
-    // meant for the agent list, a `d`) must not approve or deny. Decisions count once a frame has shown it.
-    if action.is_some() && app.approval_unseen {
-        app.overlay = Some(Overlay::Approval { tab, scroll });
-        app.set_status(
-            "the agent's authorization request just opened: read it, then press your choice again",
-            true,
-        );
-        return vec![];
-    }
+    // Keys typed as it opened never reach here (the key guard, `app::guard`), and every decision below is a
+    // chord typing does not produce (the keymap refuses bare keys for them).
     match action {
         Some(Action::ApproveConfigured) if has_configured => approve(
             app,

@@ -42,7 +42,13 @@ pub(super) fn demo_started(app: &mut App, result: Result<String, String>) -> Vec
     // The demo runs in this process, so its card key is known here: the card shows "verified".
     target.trust = crate::demo::signing::in_process_trust();
     let id = app.insert_agent(0, target.clone(), AgentOrigin::Demo);
-    select(app, 0);
+    // It starts in the background: a user who went on typing (the compose box, a prompt) keeps the keyboard.
+    if app.focus != Focus::Compose && app.overlay.is_none() {
+        select(app, 0);
+    } else {
+        // The list grew at the top: keep the cursor on the agent it was on.
+        app.selected_agent = (app.selected_agent + 1).min(app.agents.len().saturating_sub(1));
+    }
     app.set_status(
         format!("demo agent added ({url}); s shows its skills, Enter on an example starts a task"),
         false,

@@ -9,6 +9,7 @@ mod demo;
 mod mouse;
 mod origin_consent;
 mod overlay;
+mod pending;
 mod remote;
 mod save;
 mod sign_in;
@@ -36,7 +37,24 @@ pub use stream::lay_out_artifacts;
 pub use transcript::{OSC52_LIMIT, code_blocks, task_json};
 
 pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
+    // Agents come and go, and their cards load, on these; a stream's events (thousands) never change them.
+    let agents_may_change = !matches!(
+        msg,
+        Msg::Stream { .. }
+            | Msg::Push { .. }
+            | Msg::Tick
+            | Msg::Highlighted(_)
+            | Msg::StatusDue(_)
+            | Msg::KeyGuardDue(_)
+    );
     let mut fx = dispatch(app, msg);
+    if agents_may_change {
+        app.refresh_lookalikes();
+    }
+    // A waiting authorization request opens once the keyboard is free; a guarded dialog that just opened
+    // starts its key guard.
+    pending::surface(app);
+    app.sync_key_guard();
     app.refresh_short_ids();
     note_scroll_away(app);
     transcript::follow_searches(app);
@@ -74,7 +92,10 @@ fn dispatch(app: &mut App, msg: Msg) -> Vec<Effect> {
             vec![]
         }
         Msg::Input(Event::Paste(text)) => {
-            paste(app, &text);
+            // A paste into a dialog that has just opened was meant for what was there before.
+            if app.key_passes_guard(std::time::Instant::now()) {
+                paste(app, &text);
+            }
             vec![]
         }
         Msg::Input(_) => vec![],
@@ -186,6 +207,10 @@ fn dispatch(app: &mut App, msg: Msg) -> Vec<Effect> {
             app.expire_status(now);
             vec![]
         }
+        Msg::KeyGuardDue(now) => {
+            app.key_guard_due(now);
+            vec![]
+        }
         Msg::Stop => {
             app.quit = true;
             vec![Effect::Quit]
@@ -239,6 +264,8 @@ mod tests_gate;
 mod tests_nav;
 #[cfg(test)]
 mod tests_parts;
+#[cfg(test)]
+mod tests_pending;
 #[cfg(test)]
 mod tests_save;
 #[cfg(test)]

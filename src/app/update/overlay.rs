@@ -27,6 +27,12 @@ pub(super) fn overlay_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
         app.quit = true;
         return vec![Effect::Quit];
     }
+    // A dialog that can decide something ignores the keys typed as it opened (they were meant for what was
+    // there before); it counts them and says so.
+    if !app.key_passes_guard(std::time::Instant::now()) {
+        app.overlay = Some(overlay);
+        return vec![];
+    }
     // Whatever a modal was, closing it returns to command keys, never to the compose box: a key meant for the
     // console (an `A`, a `p`, a pasted token) must not become a message to the agent. The attach-file prompt
     // is opened from the box while writing, and goes back to it.

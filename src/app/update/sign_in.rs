@@ -33,7 +33,7 @@ pub(super) fn plan_for(app: &App, owner: SignInFor) -> Result<Plan, String> {
     let auth = agent.target.auth.as_ref().filter(|a| a.signs_in_a_person());
     if auth.is_some_and(|a| a.flow.as_deref() == Some("device_code")) {
         return Err(format!(
-            "{}: its [agents.auth] asks for the device flow: sign in with `a2a-console login`, or with o in an approval dialog",
+            "{}: its [agents.auth] asks for the device flow: sign in with `a2a-console login`, or with Ctrl-O in an approval dialog",
             agent.name()
         ));
     }

@@ -4,7 +4,7 @@
 use chrono::Utc;
 
 use crate::app::msg::{Effect, StreamItem};
-use crate::app::state::{App, Focus, Overlay};
+use crate::app::state::{App, Focus};
 use crate::app::task::{Link, TabId};
 use crate::app::tasklog::Source;
 
@@ -139,7 +139,6 @@ pub(super) fn stream_item(
     item: StreamItem,
 ) -> Vec<Effect> {
     let on_screen = app.active_tab().map(|t| t.id) == Some(tab);
-    let overlay_free = app.overlay.is_none();
     let bell = app.bell;
     let Some(t) = app.tab_mut(tab) else {
         return vec![];
@@ -164,12 +163,9 @@ pub(super) fn stream_item(
             if before != after && !on_screen && (t.waiting() || t.is_terminal()) {
                 t.attention = true;
             }
+            // Never opened here: the dialog waits until the keyboard is free (`pending`).
             if before != after && after == crate::app::task::Badge::AuthRequired {
-                t.note("the agent needs authorization: press A to review (approve, deny or later); nothing is sent without you", false);
-                if on_screen && overlay_free {
-                    app.overlay = Some(Overlay::Approval { tab, scroll: 0 });
-                    app.approval_unseen = true;
-                }
+                super::pending::announce(app, tab, on_screen);
             }
             // The agent asked a question. The keyboard stays where the user left it: an event that moved it into
             // the compose box would turn the next command key (`b`, `]`) into answer text. The note and the

@@ -188,6 +188,7 @@ fn cancel_asks_for_confirmation_first() {
     key(&mut app, KeyCode::Esc);
     assert!(key(&mut app, KeyCode::Char('c')).is_empty());
     assert!(matches!(app.overlay, Some(Overlay::ConfirmCancel { .. })));
+    app.pass_key_guard(); // it can cancel a task: shown longer than its key guard
     let fx = key(&mut app, KeyCode::Char('y'));
     assert!(
         matches!(fx.as_slice(), [Effect::Cancel { task_id, .. }] if task_id == "t9"),
@@ -352,6 +353,16 @@ fn mouse_click_selects_tab_and_wheel_scrolls() {
     );
 }
 
+fn ctrl(app: &mut App, c: char) -> Vec<Effect> {
+    update(
+        app,
+        Msg::Input(Event::Key(KeyEvent::new(
+            KeyCode::Char(c),
+            KeyModifiers::CONTROL,
+        ))),
+    )
+}
+
 #[test]
 fn auth_required_opens_the_approval_and_nothing_is_sent_without_a_choice() {
     let mut app = app();
@@ -373,19 +384,17 @@ fn auth_required_opens_the_approval_and_nothing_is_sent_without_a_choice() {
             .all(|e| !matches!(e, Effect::Send { .. } | Effect::Approve { .. })),
         "never approved automatically: {fx:?}"
     );
+    // The user was typing: the dialog waits until they leave the box.
+    assert!(app.overlay.is_none());
+    key(&mut app, KeyCode::Esc);
     assert!(matches!(app.overlay, Some(Overlay::Approval { .. })));
-    // A decision key at once (one already typed when the dialog opened) decides nothing.
-    assert!(key(&mut app, KeyCode::Char('p')).is_empty());
+    // A key at once (one already typed when the dialog opened) decides nothing, even a decision's chord.
+    assert!(ctrl(&mut app, 't').is_empty());
     assert!(
         matches!(app.overlay, Some(Overlay::Approval { .. })),
         "still asking"
     );
-    assert!(
-        app.status
-            .as_ref()
-            .is_some_and(|s| s.text.contains("just opened"))
-    );
-    app.approval_unseen = false; // a frame has shown the dialog
+    app.pass_key_guard(); // a frame has shown the dialog, longer ago than the guard
     // The agent's message scrolls in its box; scrolling sends nothing and keeps the dialog open.
     assert!(key(&mut app, KeyCode::Char('j')).is_empty());
     assert!(key(&mut app, KeyCode::PageDown).is_empty());
@@ -398,9 +407,22 @@ fn auth_required_opens_the_approval_and_nothing_is_sent_without_a_choice() {
         app.overlay,
         Some(Overlay::Approval { scroll: 0, .. })
     ));
-    // No credential configured: `a` explains, `p` asks for a token, Enter approves with it.
-    assert!(key(&mut app, KeyCode::Char('a')).is_empty());
-    key(&mut app, KeyCode::Char('p'));
+    // Bare letters decide nothing; with no credential configured Ctrl-Y explains, Ctrl-T asks for a token, and
+    // Enter there approves with it.
+    for c in ['a', 'p', 'd', 'o'] {
+        assert!(key(&mut app, KeyCode::Char(c)).is_empty());
+        assert!(matches!(app.overlay, Some(Overlay::Approval { .. })), "{c}");
+    }
+    assert!(ctrl(&mut app, 'y').is_empty());
+    ctrl(&mut app, 't');
+    assert!(matches!(
+        app.overlay,
+        Some(Overlay::Prompt {
+            kind: crate::app::state::PromptKind::ApprovalToken(_),
+            ..
+        })
+    ));
+    app.pass_key_guard();
     keys(&mut app, "s3cret");
     let fx = key(&mut app, KeyCode::Enter);
     assert!(
@@ -429,7 +451,8 @@ fn approval_deny_cancels_and_later_keeps_waiting() {
             item: StreamItem::Event(Box::new(ev(TaskState::AuthRequired, "t8"))),
         },
     );
-    app.approval_unseen = false; // a frame has shown the dialog
+    key(&mut app, KeyCode::Esc);
+    app.pass_key_guard(); // a frame has shown the dialog
     let fx = key(&mut app, KeyCode::Char('l'));
     assert!(
         matches!(fx.as_slice(), [Effect::Audit { line, .. }] if line.contains("decision=later"))
@@ -440,7 +463,12 @@ fn approval_deny_cancels_and_later_keeps_waiting() {
     assert_ne!(app.focus, crate::app::state::Focus::Compose);
     key(&mut app, KeyCode::Char('A'));
     assert!(matches!(app.overlay, Some(Overlay::Approval { .. })));
-    let fx = key(&mut app, KeyCode::Char('d'));
+    app.pass_key_guard();
+    assert!(
+        key(&mut app, KeyCode::Char('d')).is_empty(),
+        "a bare d denies nothing"
+    );
+    let fx = ctrl(&mut app, 'x');
     assert!(
         matches!(fx.as_slice(), [Effect::Audit { line, .. }, Effect::Cancel { task_id, .. }] if line.contains("decision=deny") && task_id == "t8"),
         "{fx:?}"

@@ -195,6 +195,7 @@ fn the_approval_message_and_the_save_picker() {
     }
     app.focus = Focus::Main;
     app.overlay = Some(Overlay::Approval { tab: id, scroll: 0 });
+    app.pass_key_guard();
     every_scroll_key(&mut app, "approval", |a| match a.overlay {
         Some(Overlay::Approval { scroll, .. }) => usize::from(scroll),
         _ => usize::MAX,

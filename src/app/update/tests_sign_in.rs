@@ -12,7 +12,10 @@ use crate::testing::sign_in_app;
 use a2a::*;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
+/// A key pressed once the dialog on screen has been there longer than its key guard (tested on its own in
+/// `tests_pending`).
 fn key(app: &mut App, code: KeyCode) -> Vec<Effect> {
+    app.pass_key_guard();
     update(
         app,
         Msg::Input(Event::Key(KeyEvent::new(code, KeyModifiers::NONE))),
@@ -51,15 +54,29 @@ fn waiting_for_auth(app: &mut App) -> TabId {
             ))),
         },
     );
-    app.approval_unseen = false;
+    // The user was typing: the dialog waits until they leave the compose box.
+    assert!(app.overlay.is_none(), "never opened over the compose box");
+    key(app, KeyCode::Esc);
     id
+}
+
+/// A Ctrl chord (the approval dialog's decisions).
+fn ctrl(app: &mut App, c: char) -> Vec<Effect> {
+    app.pass_key_guard();
+    update(
+        app,
+        Msg::Input(Event::Key(KeyEvent::new(
+            KeyCode::Char(c),
+            KeyModifiers::CONTROL,
+        ))),
+    )
 }
 
 #[test]
 fn o_starts_the_openid_connect_code_flow_the_card_declares_for_the_configured_agent() {
     let mut app = sign_in_app();
     let tab = waiting_for_auth(&mut app);
-    let fx = key(&mut app, KeyCode::Char('o'));
+    let fx = ctrl(&mut app, 'o');
     assert!(
         matches!(app.overlay, Some(Overlay::CodeFlow { owner }) if owner == SignInFor::Approval(tab))
     );
@@ -100,7 +117,7 @@ fn o_starts_the_openid_connect_code_flow_the_card_declares_for_the_configured_ag
 fn the_redirected_address_can_be_pasted_and_esc_in_the_prompt_returns_to_the_sign_in() {
     let mut app = sign_in_app();
     let tab = waiting_for_auth(&mut app);
-    key(&mut app, KeyCode::Char('o'));
+    ctrl(&mut app, 'o');
     key(&mut app, KeyCode::Char('p'));
     assert!(matches!(
         app.overlay,
@@ -138,7 +155,7 @@ fn the_redirected_address_can_be_pasted_and_esc_in_the_prompt_returns_to_the_sig
 fn esc_stops_the_sign_in_and_the_task_keeps_waiting() {
     let mut app = sign_in_app();
     let tab = waiting_for_auth(&mut app);
-    key(&mut app, KeyCode::Char('o'));
+    ctrl(&mut app, 'o');
     let fx = key(&mut app, KeyCode::Esc);
     assert!(
         matches!(fx.first(), Some(Effect::CancelOAuth { owner }) if *owner == SignInFor::Approval(tab)),
@@ -155,7 +172,7 @@ fn esc_stops_the_sign_in_and_the_task_keeps_waiting() {
 fn a_finished_sign_in_approves_with_its_token_and_a_failed_one_says_why() {
     let mut app = sign_in_app();
     let tab = waiting_for_auth(&mut app);
-    key(&mut app, KeyCode::Char('o'));
+    ctrl(&mut app, 'o');
     let fx = update(
         &mut app,
         Msg::OAuthDone {
@@ -176,7 +193,7 @@ fn a_finished_sign_in_approves_with_its_token_and_a_failed_one_says_why() {
 
     let mut app = sign_in_app();
     let tab = waiting_for_auth(&mut app);
-    key(&mut app, KeyCode::Char('o'));
+    ctrl(&mut app, 'o');
     let fx = update(
         &mut app,
         Msg::OAuthDone {
@@ -263,7 +280,7 @@ fn a_sign_in_from_the_approval_dialog_also_connects_the_agent_again() {
     let mut app = sign_in_app();
     let tab = waiting_for_auth(&mut app);
     let agent = app.tab(tab).unwrap().agent;
-    key(&mut app, KeyCode::Char('o'));
+    ctrl(&mut app, 'o');
     let fx = update(
         &mut app,
         Msg::OAuthDone {
@@ -290,7 +307,7 @@ fn a_sign_in_from_the_approval_dialog_also_connects_the_agent_again() {
 fn y_copies_the_sign_in_address_once_it_is_known() {
     let mut app = sign_in_app();
     let tab = waiting_for_auth(&mut app);
-    key(&mut app, KeyCode::Char('o'));
+    ctrl(&mut app, 'o');
     let fx = key(&mut app, KeyCode::Char('y'));
     assert!(fx.is_empty(), "{fx:?}");
     assert!(format!("{:?}", app.status).contains("not ready yet"));

@@ -239,7 +239,13 @@ fn entry_text(t: &TaskTab, e: &Entry) -> (String, String) {
             format!("state → {}", crate::remote::tracker::state_name(state)),
             "state change".into(),
         ),
-        Entry::Console { text, .. } => (text.clone(), "console note".into()),
+        Entry::Console { text, quote, .. } => (
+            match quote {
+                Some(q) => format!("{text} {}", q.as_str()),
+                None => text.clone(),
+            },
+            "console note".into(),
+        ),
         Entry::Artifact { index } => t
             .artifacts
             .get(*index)
