@@ -13,6 +13,7 @@ use serde_json::{Value, json};
 use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
 
 use super::*;
+use super::token::{bearer, ct_eq};
 
 const PATIENCE: Duration = Duration::from_secs(30);
 
