@@ -61,7 +61,12 @@ fn main() {
 /// 1 MiB of numbered 64-byte lines (the same text in every chunk: what matters here is its size).
 fn chunk_text() -> String {
     (0..CHUNK_BYTES / 64)
-        .map(|i| format!("{i:>08} {:<54}\n", "the quick brown fox jumps over the lazy dog"))
+        .map(|i| {
+            format!(
+                "{i:>08} {:<54}\n",
+                "the quick brown fox jumps over the lazy dog"
+            )
+        })
         .collect()
 }
 
@@ -71,10 +76,12 @@ fn frames() -> Vec<Bytes> {
     let mut out = vec![Bytes::from(sse_frame(serde_json::json!({"task": {
         "id": "t-big", "contextId": "c-big", "status": {"state": "TASK_STATE_WORKING"}}})))];
     for i in 0..CHUNKS {
-        out.push(Bytes::from(sse_frame(serde_json::json!({"artifactUpdate": {
+        out.push(Bytes::from(sse_frame(
+            serde_json::json!({"artifactUpdate": {
             "taskId": "t-big", "contextId": "c-big", "append": i > 0, "lastChunk": i + 1 == CHUNKS,
             "artifact": {"artifactId": "big", "name": "big.txt",
-                "parts": [{"text": text, "mediaType": "text/plain"}]}}}))));
+                "parts": [{"text": text, "mediaType": "text/plain"}]}}}),
+        )));
     }
     out.push(Bytes::from(sse_frame(serde_json::json!({"statusUpdate": {
         "taskId": "t-big", "contextId": "c-big", "status": {"state": "TASK_STATE_COMPLETED"}}}))));
@@ -109,8 +116,7 @@ async fn spawn_server() -> String {
                     .expect("card"),
                 (Method::POST, RPC_PATH) => {
                     let stream = futures::stream::iter(
-                        (0..frames.len())
-                            .map(move |i| Ok::<_, std::io::Error>(frames[i].clone())),
+                        (0..frames.len()).map(move |i| Ok::<_, std::io::Error>(frames[i].clone())),
                     );
                     Response::builder()
                         .header(header::CONTENT_TYPE, "text/event-stream")
@@ -158,7 +164,12 @@ async fn child(limit_mib: u64, url: &str, db: &Path) {
         .expect("completed");
     let secs = start.elapsed().as_secs_f64();
     let done = h.finish(Duration::from_secs(60)).await.expect("quit");
-    let kept = done.app.tabs.first().and_then(|t| t.artifacts.first()).map_or(0, |a| a.bytes);
+    let kept = done
+        .app
+        .tabs
+        .first()
+        .and_then(|t| t.artifacts.first())
+        .map_or(0, |a| a.bytes);
     println!(
         "CHILD vmhwm_kb={} secs={secs:.2} kept={kept}",
         vm_hwm_kb().expect("VmHWM")
@@ -241,7 +252,11 @@ async fn parent() {
             store_size(&db) as f64 / 1_048_576.0,
             kept as f64 / 1_048_576.0,
             if mib != 0 {
-                if rss < TARGET_MB { "  ok (< 250 MB)" } else { "  MISSED (>= 250 MB)" }
+                if rss < TARGET_MB {
+                    "  ok (< 250 MB)"
+                } else {
+                    "  MISSED (>= 250 MB)"
+                }
             } else {
                 ""
             }

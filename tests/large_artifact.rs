@@ -94,7 +94,11 @@ async fn an_artifact_past_the_size_limit_is_cut_with_a_note_and_the_task_continu
     let store = a2a_console::store::Store::open(&db).unwrap();
     let events = store.events(&demo.base_url(), &task_id).unwrap();
     let stored: usize = events.iter().map(|e| e.json.len()).sum();
-    assert!(events.len() > 16, "every chunk has its row: {}", events.len());
+    assert!(
+        events.len() > 16,
+        "every chunk has its row: {}",
+        events.len()
+    );
     assert!(
         stored < LIMIT + 512 * 1024,
         "the store holds {stored} bytes of events"
@@ -112,8 +116,10 @@ async fn an_artifact_past_the_size_limit_is_cut_with_a_note_and_the_task_continu
     assert_eq!(
         t.transcript
             .iter()
-            .filter(|e| matches!(e, a2a_console::app::task::Entry::Console { text, .. }
-                if text.contains("size limit")))
+            .filter(
+                |e| matches!(e, a2a_console::app::task::Entry::Console { text, .. }
+                if text.contains("size limit"))
+            )
             .count(),
         1
     );

@@ -583,10 +583,7 @@ impl TaskLog {
         let Some(have) = self.artifacts.get(index).map(|l| l.artifact.parts.len()) else {
             return Verdict::Duplicate;
         };
-        if append
-            && !self.is_terminal()
-            && self.artifacts.get(index).is_some_and(|l| l.at_limit)
-        {
+        if append && !self.is_terminal() && self.artifacts.get(index).is_some_and(|l| l.at_limit) {
             // Past the limit positions no longer matter (nothing more is kept); only `lastChunk` does.
             let o = self.offsets.get(&(source, index)).copied().unwrap_or(have);
             self.offsets.insert((source, index), o + k);

@@ -50,10 +50,10 @@ use super::compat_v03;
 mod conn;
 #[path = "push_inflight.rs"]
 mod inflight;
-#[path = "push_token.rs"]
-mod token;
 #[path = "push_refusals.rs"]
 mod refusals;
+#[path = "push_token.rs"]
+mod token;
 
 pub use inflight::Crowded;
 use refusals::Refusals;
@@ -545,8 +545,9 @@ impl<A: AgentKey> Shared<A> {
     /// [`reject`](Self::reject) for a sender that proved who it is: the log line names the agent too, so
     /// the user can tell which of their agents is crowding the receiver.
     fn reject_from(&self, agent: &A, who: &str, why: Rejected) -> Response {
-        self.refusals
-            .note(why.kind(), || format!("agent {agent:?}, task {who:?}: {why}"));
+        self.refusals.note(why.kind(), || {
+            format!("agent {agent:?}, task {who:?}: {why}")
+        });
         self.keep(who, why)
     }
 
@@ -621,9 +622,10 @@ async fn receive<A: AgentKey>(
             let mut refused = shared.reject_from(&reg.agent, &who, Rejected::Crowded(crowded));
             // Its body is never read; closing is the only way to be rid of it, and costs the sender nothing
             // it is owed.
-            refused
-                .headers_mut()
-                .insert(header::CONNECTION, header::HeaderValue::from_static("close"));
+            refused.headers_mut().insert(
+                header::CONNECTION,
+                header::HeaderValue::from_static("close"),
+            );
             return refused;
         }
     };

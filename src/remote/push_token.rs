@@ -48,7 +48,11 @@ pub(super) fn ct_eq(a: &[u8], b: &[u8]) -> bool {
 
 /// The body, refusing more than `limit` bytes: a declared length over the limit before reading anything,
 /// a chunked or longer body as soon as the limit is crossed.
-pub(super) async fn read_capped(headers: &HeaderMap, body: Body, limit: usize) -> Result<Vec<u8>, Rejected> {
+pub(super) async fn read_capped(
+    headers: &HeaderMap,
+    body: Body,
+    limit: usize,
+) -> Result<Vec<u8>, Rejected> {
     let declared = headers
         .get(header::CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())

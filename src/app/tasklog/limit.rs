@@ -12,7 +12,8 @@ use a2a::{Artifact, Part, PartContent};
 use super::ArtifactLog;
 
 /// The limit unless the user configures another (`[store] max_artifact_mib`), in bytes.
-pub const DEFAULT_ARTIFACT_LIMIT: usize = crate::config::DEFAULT_MAX_ARTIFACT_MIB as usize * 1024 * 1024;
+pub const DEFAULT_ARTIFACT_LIMIT: usize =
+    crate::config::DEFAULT_MAX_ARTIFACT_MIB as usize * 1024 * 1024;
 
 /// What a part costs towards the limit: the bytes it carries (text, file bytes, URL, data as JSON).
 pub fn part_bytes(p: &Part) -> usize {
