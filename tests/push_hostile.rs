@@ -433,3 +433,145 @@ async fn slow_headers_and_idle_keep_alive_connections_are_dropped() {
     .await;
     r.shutdown().await;
 }
+
+/// What became of one of a crowding agent's connections.
+#[derive(Debug, Default)]
+struct Trickled {
+    /// What the server wrote back (a 429 naming the reason, for a refused one).
+    answer: String,
+    /// The server closed it.
+    closed: bool,
+}
+
+/// Sends `head` and then one byte of body every 200 ms (never finishing it), until the server answers or
+/// closes, or `stop` fires.
+async fn trickle(
+    addr: std::net::SocketAddr,
+    head: String,
+    mut stop: tokio::sync::watch::Receiver<bool>,
+) -> Trickled {
+    let mut s = TcpStream::connect(addr).await.unwrap();
+    let mut out = Trickled::default();
+    if s.write_all(head.as_bytes()).await.is_err() {
+        out.closed = true;
+        return out;
+    }
+    let mut buf = [0u8; 1024];
+    loop {
+        tokio::select! {
+            read = s.read(&mut buf) => match read {
+                Ok(0) | Err(_) => {
+                    out.closed = true;
+                    return out;
+                }
+                Ok(n) => out.answer.push_str(&String::from_utf8_lossy(&buf[..n])),
+            },
+            _ = tokio::time::sleep(Duration::from_millis(200)) => {
+                if s.write_all(b" ").await.is_err() {
+                    out.closed = true;
+                    return out;
+                }
+            }
+            _ = stop.changed() => return out,
+        }
+    }
+}
+
+/// Issue 9, item 10: agent X holds slow bodies on its own valid path (right token, a request head, then a
+/// byte now and then). Before, its connections took every place of the receiver (all busy, so each new
+/// connection was closed at once) until the bodies timed out, and agent Y's push was refused. Now X gets at
+/// most its few places in flight; its extra requests are answered 429 with the reason and closed, and Y's
+/// push is delivered at once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_agent_trickling_bodies_on_its_own_path_cannot_starve_another_agents_push() {
+    let (r, mut rx) = receiver(Limits {
+        max_connections: 16,
+        // Long, so nothing frees X's places during the test but the per-agent bound itself.
+        body_timeout: Duration::from_secs(120),
+        header_timeout: Duration::from_secs(120),
+        ..Limits::default()
+    })
+    .await;
+    let x = r.register("agent-x".into(), "t-x", None).unwrap();
+    let y = r.register("agent-y".into(), "t-1", Some("c-1")).unwrap();
+    let path = x
+        .url
+        .trim_start_matches(&format!("http://{}", r.local_addr()))
+        .to_owned();
+    let head = format!(
+        "POST {path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {}\r\n\
+         Content-Type: application/json\r\nContent-Length: 100000\r\n\r\n{{",
+        x.token
+    );
+    let (stop, stopped) = tokio::sync::watch::channel(false);
+    let mut crowd = Vec::new();
+    for _ in 0..40 {
+        crowd.push(tokio::spawn(trickle(
+            r.local_addr(),
+            head.clone(),
+            stopped.clone(),
+        )));
+    }
+    // X's requests reach the handler; at most its per-registration bound stays in progress.
+    eventually("X's crowd is served or refused", PATIENCE, || {
+        r.rejected().len() + r.busy_connections() >= 16
+    })
+    .await;
+    eventually(
+        "X holds at most a few places",
+        Duration::from_secs(10),
+        || r.busy_connections() <= 4,
+    )
+    .await;
+    let started = Instant::now();
+    assert_eq!(
+        post_push(&y.url, &y.token, &event("Y gets through")).await,
+        200
+    );
+    let e = next(&mut rx).await;
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!((e.agent.as_str(), e.task_id.as_str()), ("agent-y", "t-1"));
+    // X's extra connections were answered with the reason and closed; the few in flight are still open.
+    let finished = {
+        let deadline = Instant::now() + PATIENCE;
+        loop {
+            let done = crowd.iter().filter(|t| t.is_finished()).count();
+            if done >= 36 || Instant::now() >= deadline {
+                break done;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    };
+    let _ = stop.send(true);
+    let mut outcomes = Vec::new();
+    for t in crowd {
+        outcomes.push(t.await.unwrap());
+    }
+    let closed = outcomes.iter().filter(|o| o.closed).count();
+    assert!(
+        finished >= 36 && closed >= 36,
+        "X kept too many connections: {closed} of 40 closed"
+    );
+    let told = outcomes
+        .iter()
+        .filter(|o| {
+            o.answer.starts_with("HTTP/1.1 429") && o.answer.contains("already in progress")
+        })
+        .count();
+    assert!(
+        told >= 1,
+        "no refused connection was told why: {outcomes:?}"
+    );
+    assert!(
+        r.rejected()
+            .iter()
+            .any(|(_, task, why)| task == "t-x" && why.to_string().contains("already in progress")),
+        "{:?}",
+        r.rejected()
+    );
+    r.shutdown().await;
+}

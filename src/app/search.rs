@@ -325,10 +325,12 @@ pub fn artifact_head(t: &TaskTab, a: &super::task::ArtifactView) -> Vec<String> 
     } else {
         format!(" {:?}", a.name)
     };
-    let progress = if a.complete {
-        "complete"
-    } else {
-        "streaming…"
+    let progress = match (a.complete, a.limited) {
+        (true, None) => "complete",
+        (false, None) => "streaming…",
+        // What is shown is all that is kept: the user must not take a cut artifact for the whole one.
+        (true, Some(_)) => "complete · cut at the size limit",
+        (false, Some(_)) => "streaming… · cut at the size limit",
     };
     let task = t
         .short_task()

@@ -463,6 +463,8 @@ pub struct App {
     pub board: BoardState,
     /// Ring the terminal bell when a task off screen needs the user or finishes.
     pub bell: bool,
+    /// Most bytes kept of one artifact in each tab (`[store] max_artifact_mib`; `None`: no limit).
+    pub artifact_limit: Option<usize>,
     /// The local push receiver is running: register it for tasks whose agent supports push.
     pub push_enabled: bool,
     /// Where a saved artifact goes unless the user types another path: the directory the console was started
@@ -511,6 +513,7 @@ impl App {
             size: (80, 24),
             board: BoardState::default(),
             bell: false,
+            artifact_limit: Some(crate::app::tasklog::limit::DEFAULT_ARTIFACT_LIMIT),
             push_enabled: false,
             save_dir: None,
             saving: None,
@@ -596,7 +599,9 @@ impl App {
         let id = self.next_tab;
         self.next_tab += 1;
         let name = self.agent(agent).map(AgentEntry::name).unwrap_or_default();
-        self.tabs.push(TaskTab::new(id, agent, &name));
+        let mut tab = TaskTab::new(id, agent, &name);
+        tab.log.artifact_limit = self.artifact_limit;
+        self.tabs.push(tab);
         id
     }
 

@@ -181,6 +181,8 @@ pub struct ArtifactView {
     pub markdown_meta: bool,
     /// When the event that first showed it arrived (the store files that event under this time).
     pub first_at: Option<DateTime<Utc>>,
+    /// It reached the per-artifact size limit (this many bytes): what is shown is all that was kept.
+    pub limited: Option<usize>,
 }
 
 impl ArtifactView {
@@ -327,7 +329,7 @@ impl TaskTab {
             key: uuid::Uuid::new_v4().to_string().into(),
             agent,
             agent_name: agent_name.to_string(),
-            log: TaskLog::default(),
+            log: TaskLog::with_limit(Some(super::tasklog::limit::DEFAULT_ARTIFACT_LIMIT)),
             transcript: Vec::new(),
             artifacts: Vec::new(),
             link: Link::Idle,
@@ -509,7 +511,7 @@ impl TaskTab {
     pub fn set_replaying(&mut self, on: bool) {
         if on && self.state_while_loading.is_none() {
             self.state_while_loading = Some(self.log.state.clone());
-            self.log = TaskLog::default();
+            self.log = TaskLog::with_limit(self.log.artifact_limit);
             self.transcript.clear();
             self.fixed_lines = 0;
             self.has_state_entry = false;
@@ -682,6 +684,24 @@ impl TaskTab {
             Verdict::Illegal(why) => self.anomaly(why, at),
             Verdict::Duplicate | Verdict::Stale(_) => {}
         }
+        for i in self.log.take_limited() {
+            self.artifact_limited(i, at);
+        }
+        // A chunk of an artifact already at its limit is stored without its parts: the store must not grow by
+        // what the console neither keeps nor shows (replayed, it is dropped the same way).
+        let mut event = event;
+        if let Verdict::Applied {
+            change:
+                Change::Artifact(ArtifactChange {
+                    edit: ArtifactEdit::Dropped,
+                    ..
+                }),
+            ..
+        } = &verdict
+            && let StreamResponse::ArtifactUpdate(u) = &mut *event
+        {
+            u.artifact.parts = Vec::new();
+        }
         if adopted && let Some(task_id) = self.log.task_id.clone() {
             self.record(Record::TaskAdopted {
                 tab: self.key.to_string(),
@@ -797,7 +817,7 @@ impl TaskTab {
                     v.rendered = None;
                 }
             }
-            ArtifactEdit::Completed => {}
+            ArtifactEdit::Completed | ArtifactEdit::Dropped => {}
         }
         let newly_complete = self
             .artifacts
@@ -811,6 +831,35 @@ impl TaskTab {
         if newly_complete {
             self.count_flags(i);
         }
+    }
+
+    /// Artifact `i` reached the size limit: marked, and said once in the transcript (a replay brings the
+    /// stored note back instead).
+    fn artifact_limited(&mut self, i: usize, at: DateTime<Utc>) {
+        let Some(max) = self.log.artifact_limit else {
+            return;
+        };
+        let Some(view) = self.artifacts.get_mut(i) else {
+            return;
+        };
+        view.limited = Some(max);
+        let label = view.label().to_owned();
+        if self.replaying {
+            return;
+        }
+        self.note_at(
+            format!(
+                "artifact {label:?} reached the size limit of {} ([store] max_artifact_mib): what is shown is \
+                 kept; its further chunks are not kept, shown or stored — the task itself continues",
+                if max % (1024 * 1024) == 0 {
+                    format!("{} MiB", max / (1024 * 1024))
+                } else {
+                    super::parts::human_bytes(max)
+                }
+            ),
+            true,
+            at,
+        );
     }
 
     fn count_flags(&mut self, index: usize) {
@@ -983,6 +1032,7 @@ fn view_of(a: &Artifact) -> ArtifactView {
         parts: Vec::new(),
         markdown_meta: super::parts::says_markdown(a.metadata.as_ref()),
         first_at: None,
+        limited: None,
     };
     extend_view(&mut view, &a.parts, 0);
     view.kind = kind_of(&a.parts);

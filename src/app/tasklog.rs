@@ -19,6 +19,7 @@
 
 use std::collections::HashMap;
 
+pub mod limit;
 mod recent;
 use recent::RecentSet;
 
@@ -156,6 +157,8 @@ pub enum ArtifactEdit {
     Replaced,
     /// Nothing new but its completeness (`lastChunk` arrived, or a snapshot healed a gap).
     Completed,
+    /// New parts, not kept: the artifact is at its size limit ([`limit`]). The task goes on.
+    Dropped,
 }
 
 /// One artifact as reassembled.
@@ -166,6 +169,10 @@ pub struct ArtifactLog {
     pub last_chunk: bool,
     /// A chunk could not be placed after the parts before it (something was skipped); only a snapshot heals it.
     pub gap: bool,
+    /// Bytes of the parts kept, counted towards the size limit.
+    pub bytes: usize,
+    /// A part did not fit under the size limit: nothing more of this artifact is kept.
+    pub at_limit: bool,
 }
 
 impl ArtifactLog {
@@ -205,12 +212,24 @@ pub struct TaskLog {
     /// We just answered an interrupted task: a snapshot that still shows the old input-required /
     /// auth-required state is stale (the JS SDK sends one first), so it must not end the wait.
     pub resuming: bool,
+    /// Most bytes kept of one artifact (`None`: no limit). Set by the console from its config.
+    pub artifact_limit: Option<usize>,
+    /// Artifacts that reached the limit since the caller last took this list ([`TaskLog::take_limited`]).
+    limited: Vec<usize>,
 }
 
 /// How far back to look for a chunk from a source that joined in the middle of an artifact.
 const ALIGN_WINDOW: usize = 256;
 
 impl TaskLog {
+    /// A fresh log keeping at most `artifact_limit` bytes of each artifact.
+    pub fn with_limit(artifact_limit: Option<usize>) -> Self {
+        TaskLog {
+            artifact_limit,
+            ..TaskLog::default()
+        }
+    }
+
     /// Follow a task we know by id (a subscribe).
     pub fn for_task(task_id: impl Into<String>) -> Self {
         TaskLog {
@@ -271,8 +290,14 @@ impl TaskLog {
         let context_id = self.context_id.take();
         *self = TaskLog {
             context_id,
+            artifact_limit: self.artifact_limit,
             ..TaskLog::default()
         };
+    }
+
+    /// The artifacts that reached the size limit during the events judged since the last call (each once).
+    pub fn take_limited(&mut self) -> Vec<usize> {
+        std::mem::take(&mut self.limited)
     }
 
     /// Judge one piece of task data from `source`, and apply it if it is legal.
@@ -484,17 +509,18 @@ impl TaskLog {
     /// Take a snapshot's artifact as the new baseline; `None` when it matches what we have.
     fn rebase(&mut self, source: Source, a: &Artifact, settled: bool) -> Option<ArtifactEdit> {
         let Some(&index) = self.by_id.get(&a.artifact_id) else {
-            let index = self.push_artifact(a.clone(), settled);
+            let index = self.push_artifact(a, settled);
             self.offsets.insert((source, index), a.parts.len());
             return Some(ArtifactEdit::New);
         };
         self.offsets.insert((source, index), a.parts.len());
+        let limit = self.artifact_limit;
         let log = self.artifacts.get_mut(index)?;
         let have = log.artifact.parts.len();
         let edit = if a.parts.len() >= have
             && a.parts.get(..have) == Some(log.artifact.parts.as_slice())
         {
-            if a.parts.len() == have {
+            if a.parts.len() == have || log.at_limit {
                 // Same content: only completeness can change (a settled task's artifacts are done; a snapshot
                 // heals a gap).
                 if (settled && !log.last_chunk) || log.gap {
@@ -504,12 +530,12 @@ impl TaskLog {
                 }
                 return None;
             }
-            log.artifact
-                .parts
-                .extend(a.parts.iter().skip(have).cloned());
+            if limit::take(log, a.parts.iter().skip(have), limit) {
+                self.limited.push(index);
+            }
             ArtifactEdit::Appended { from_part: have }
         } else {
-            log.artifact = a.clone();
+            *log = fresh(a, settled, limit, &mut self.limited, index);
             ArtifactEdit::Replaced
         };
         log.artifact.name = a.name.clone().or(log.artifact.name.take());
@@ -518,14 +544,17 @@ impl TaskLog {
         Some(edit)
     }
 
-    fn push_artifact(&mut self, artifact: Artifact, last_chunk: bool) -> usize {
+    fn push_artifact(&mut self, artifact: &Artifact, last_chunk: bool) -> usize {
         let index = self.artifacts.len();
         self.by_id.insert(artifact.artifact_id.clone(), index);
-        self.artifacts.push(ArtifactLog {
+        let log = fresh(
             artifact,
             last_chunk,
-            gap: false,
-        });
+            self.artifact_limit,
+            &mut self.limited,
+            index,
+        );
+        self.artifacts.push(log);
         index
     }
 
@@ -535,7 +564,7 @@ impl TaskLog {
             if self.is_terminal() {
                 return self.after_terminal(source, "an artifact chunk");
             }
-            let index = self.push_artifact(chunk.clone(), last);
+            let index = self.push_artifact(chunk, last);
             self.offsets.insert((source, index), k);
             let warning = append.then(|| {
                 format!(
@@ -554,6 +583,13 @@ impl TaskLog {
         let Some(have) = self.artifacts.get(index).map(|l| l.artifact.parts.len()) else {
             return Verdict::Duplicate;
         };
+        if append && !self.is_terminal() && self.artifacts.get(index).is_some_and(|l| l.at_limit) {
+            // Past the limit positions no longer matter (nothing more is kept); only `lastChunk` does.
+            let o = self.offsets.get(&(source, index)).copied().unwrap_or(have);
+            self.offsets.insert((source, index), o + k);
+            let edit = self.append(index, chunk, k, last);
+            return Verdict::applied(Change::Artifact(ArtifactChange { index, edit }));
+        }
         // Where this chunk starts, counted in the artifact's parts.
         let start = if append {
             match self.offsets.get(&(source, index)) {
@@ -574,9 +610,7 @@ impl TaskLog {
                 if terminal {
                     return self.after_terminal(source, "an artifact chunk");
                 }
-                log.artifact = chunk.clone();
-                log.last_chunk = last;
-                log.gap = false;
+                *log = fresh(chunk, last, self.artifact_limit, &mut self.limited, index);
                 self.offsets.retain(|(_, i), _| *i != index);
                 self.offsets.insert((source, index), k);
                 Verdict::applied(Change::Artifact(ArtifactChange {
@@ -605,16 +639,9 @@ impl TaskLog {
                     log.gap = true;
                 }
                 let skip = have.saturating_sub(o);
-                log.artifact
-                    .parts
-                    .extend(chunk.parts.iter().skip(skip).cloned());
-                merge_metadata(&mut log.artifact, chunk);
-                log.last_chunk |= last;
+                let edit = self.append(index, chunk, skip, last);
                 self.offsets.insert((source, index), o + k);
-                Verdict::applied(Change::Artifact(ArtifactChange {
-                    index,
-                    edit: ArtifactEdit::Appended { from_part: have },
-                }))
+                Verdict::applied(Change::Artifact(ArtifactChange { index, edit }))
             }
             None => {
                 if terminal {
@@ -623,15 +650,29 @@ impl TaskLog {
                 // A source that joined in the middle, with parts we cannot find: new content, but we cannot tell
                 // what came between.
                 log.gap = true;
-                log.artifact.parts.extend(chunk.parts.iter().cloned());
-                merge_metadata(&mut log.artifact, chunk);
-                log.last_chunk |= last;
+                let edit = self.append(index, chunk, 0, last);
                 self.offsets.insert((source, index), have + k);
-                Verdict::applied(Change::Artifact(ArtifactChange {
-                    index,
-                    edit: ArtifactEdit::Appended { from_part: have },
-                }))
+                Verdict::applied(Change::Artifact(ArtifactChange { index, edit }))
             }
+        }
+    }
+
+    /// Appends `chunk`'s parts from `skip` on to artifact `index`, as far as its size limit allows.
+    fn append(&mut self, index: usize, chunk: &Artifact, skip: usize, last: bool) -> ArtifactEdit {
+        let Some(log) = self.artifacts.get_mut(index) else {
+            return ArtifactEdit::Dropped;
+        };
+        let have = log.artifact.parts.len();
+        let was_at_limit = log.at_limit;
+        if limit::take(log, chunk.parts.iter().skip(skip), self.artifact_limit) {
+            self.limited.push(index);
+        }
+        merge_metadata(&mut log.artifact, chunk);
+        log.last_chunk |= last;
+        if was_at_limit {
+            ArtifactEdit::Dropped
+        } else {
+            ArtifactEdit::Appended { from_part: have }
         }
     }
 
@@ -666,6 +707,28 @@ impl TaskLog {
         }
         Verdict::applied(Change::Message { direct })
     }
+}
+
+/// A new log for `a` (first seen, or replaced), its parts taken as far as `max` allows; notes in `limited`
+/// when `a` alone is over it.
+fn fresh(
+    a: &Artifact,
+    last_chunk: bool,
+    max: Option<usize>,
+    limited: &mut Vec<usize>,
+    index: usize,
+) -> ArtifactLog {
+    let mut log = ArtifactLog {
+        artifact: limit::shell(a),
+        last_chunk,
+        gap: false,
+        bytes: 0,
+        at_limit: false,
+    };
+    if limit::take(&mut log, &a.parts, max) {
+        limited.push(index);
+    }
+    log
 }
 
 fn merge_metadata(into: &mut Artifact, chunk: &Artifact) {

@@ -62,6 +62,10 @@ pub struct PushConfig {
     pub bind: Option<String>,
 }
 
+/// `[store] max_artifact_mib` unless configured: a large report fits; a runaway artifact costs the console
+/// about a hundred MB at most.
+pub const DEFAULT_MAX_ARTIFACT_MIB: u64 = 32;
+
 /// How long the local store keeps things (defaults: 30 days, 512 MiB, audit log 180 days).
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -75,6 +79,9 @@ pub struct StoreConfig {
     /// Audit-log entries older than this many days are dropped (the audit log's own retention).
     #[serde(default)]
     pub audit_keep_days: Option<u32>,
+    /// Most MiB the console keeps (in memory and in the store) of one artifact; 0 means no limit.
+    #[serde(default)]
+    pub max_artifact_mib: Option<u64>,
 }
 
 impl StoreConfig {
@@ -84,6 +91,17 @@ impl StoreConfig {
             keep_days: self.keep_days.unwrap_or(d.keep_days),
             max_mb: self.max_mb.unwrap_or(d.max_mb),
             audit_keep_days: self.audit_keep_days.unwrap_or(d.audit_keep_days),
+        }
+    }
+
+    /// The per-artifact size limit in bytes (`None`: no limit).
+    pub fn artifact_limit(&self) -> Option<usize> {
+        match self.max_artifact_mib {
+            Some(0) => None,
+            mib => {
+                let mib = mib.unwrap_or(DEFAULT_MAX_ARTIFACT_MIB);
+                Some(usize::try_from(mib.saturating_mul(1024 * 1024)).unwrap_or(usize::MAX))
+            }
         }
     }
 }

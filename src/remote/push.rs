@@ -38,7 +38,6 @@ use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
-use futures::StreamExt;
 use serde_json::Value;
 use tokio::net::TcpListener;
 use tokio::sync::mpsc::UnboundedSender;
@@ -49,10 +48,16 @@ use super::compat_v03;
 
 #[path = "push_conn.rs"]
 mod conn;
+#[path = "push_inflight.rs"]
+mod inflight;
 #[path = "push_refusals.rs"]
 mod refusals;
+#[path = "push_token.rs"]
+mod token;
 
+pub use inflight::Crowded;
 use refusals::Refusals;
+use token::{read_capped, token_matches};
 
 /// Where the receiver listens unless the user says otherwise: loopback, any free port.
 pub const DEFAULT_BIND: SocketAddr = SocketAddr::V4(SocketAddrV4::new(Ipv4Addr::LOCALHOST, 0));
@@ -82,8 +87,6 @@ const LABEL_MAX_CHARS: usize = 200;
 /// How long `shutdown` waits for in-flight requests before dropping them.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
 
-const TOKEN_HEADERS: [&str; 2] = ["x-a2a-notification-token", "a2a-notification-token"];
-
 /// What one client of the receiver may cost. The defaults suit a console on a desktop; tests shorten the times.
 #[derive(Clone, Debug)]
 pub struct Limits {
@@ -99,6 +102,12 @@ pub struct Limits {
     /// has been idle longest (a sender with a request ready beats a socket that says nothing); when every
     /// connection is busy, the new one is closed at once rather than queued.
     pub max_connections: usize,
+    /// Requests one registration (one agent's task) may have in progress at once, and one agent over all
+    /// its registrations. Past these a request is refused (429) before its body is read and its connection
+    /// closed, so an agent holding slow bodies on its own valid path takes at most these places, never every
+    /// place under `max_connections`, and other agents' pushes still get through.
+    pub max_in_flight_per_registration: usize,
+    pub max_in_flight_per_agent: usize,
     /// Largest body accepted.
     pub max_body_bytes: usize,
     /// Refused requests are logged as one WARN line for the first, then one summary line per interval with
@@ -115,6 +124,10 @@ impl Default for Limits {
             // Far below the usual 1024 open files, so a flood never takes the descriptors the console needs
             // for its own connections to agents; far above what a few agents sending pushes use.
             max_connections: 64,
+            // A sender posts one event at a time per task (the SDKs await each POST); a few spare places
+            // allow for retries overlapping a slow answer. Eight agents at their limit still leave room.
+            max_in_flight_per_registration: 4,
+            max_in_flight_per_agent: 8,
             max_body_bytes: MAX_BODY_BYTES,
             log_interval: Duration::from_secs(10),
         }
@@ -155,6 +168,9 @@ pub enum Rejected {
     WrongContext(String),
     /// The same event was already delivered (answered 200, not applied again).
     Duplicate,
+    /// The registration or its agent already has as many requests in progress as allowed; refused before
+    /// the body is read, and the connection is closed.
+    Crowded(Crowded),
 }
 
 impl Rejected {
@@ -165,6 +181,7 @@ impl Rejected {
             Rejected::UnknownTask => StatusCode::NOT_FOUND,
             Rejected::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             Rejected::SlowBody => StatusCode::REQUEST_TIMEOUT,
+            Rejected::Crowded(_) => StatusCode::TOO_MANY_REQUESTS,
             Rejected::Malformed(_) | Rejected::WrongContext(_) => StatusCode::BAD_REQUEST,
             // Acknowledged so an at-least-once sender stops retrying.
             Rejected::Duplicate => StatusCode::OK,
@@ -181,6 +198,7 @@ impl Rejected {
             Rejected::Malformed(_) => "malformed",
             Rejected::WrongContext(_) => "wrong context",
             Rejected::Duplicate => "duplicate",
+            Rejected::Crowded(_) => "too many at once from one agent",
         }
     }
 }
@@ -197,6 +215,14 @@ impl std::fmt::Display for Rejected {
             Rejected::Malformed(why) => write!(f, "malformed notification: {why}"),
             Rejected::WrongContext(why) => write!(f, "wrong context: {why}"),
             Rejected::Duplicate => f.write_str("duplicate of an event already delivered"),
+            Rejected::Crowded(Crowded::Registration(n)) => write!(
+                f,
+                "{n} notifications for this task are already in progress; connection closed"
+            ),
+            Rejected::Crowded(Crowded::Agent(n)) => write!(
+                f,
+                "{n} notifications from this agent are already in progress; connection closed"
+            ),
         }
     }
 }
@@ -257,6 +283,10 @@ impl<A: AgentKey> PushReceiver<A> {
             refusals: Arc::clone(&refusals),
             limits: limits.clone(),
             conns: Arc::clone(&conns),
+            in_flight: Arc::new(inflight::InFlight::new(
+                limits.max_in_flight_per_registration,
+                limits.max_in_flight_per_agent,
+            )),
         });
         let app = Router::new()
             .route("/a2a/push/{id}", post(receive::<A>))
@@ -406,6 +436,7 @@ struct Shared<A> {
     refusals: Arc<Refusals>,
     limits: Limits,
     conns: Arc<conn::Conns>,
+    in_flight: Arc<inflight::InFlight<A>>,
 }
 
 /// The registrations, by their secret path id (how requests find them) and by owner (how the app names them).
@@ -508,6 +539,19 @@ impl<A: AgentKey> Shared<A> {
         // Debug formatting escapes control characters, so the sender cannot forge log lines.
         self.refusals
             .note(why.kind(), || format!("task or path {who:?}: {why}"));
+        self.keep(who, why)
+    }
+
+    /// [`reject`](Self::reject) for a sender that proved who it is: the log line names the agent too, so
+    /// the user can tell which of their agents is crowding the receiver.
+    fn reject_from(&self, agent: &A, who: &str, why: Rejected) -> Response {
+        self.refusals.note(why.kind(), || {
+            format!("agent {agent:?}, task {who:?}: {why}")
+        });
+        self.keep(who, why)
+    }
+
+    fn keep(&self, who: &str, why: Rejected) -> Response {
         let status = why.status();
         let text = why.to_string();
         let mut kept = lock(&self.rejected);
@@ -571,6 +615,20 @@ async fn receive<A: AgentKey>(
     if !token_matches(&headers, &reg.token) {
         return shared.reject(&who, Rejected::BadToken);
     }
+    // After the token (a stranger cannot use up an agent's places), before the body (the slow part).
+    let _slot = match shared.in_flight.enter(&path_id, &reg.agent) {
+        Ok(slot) => slot,
+        Err(crowded) => {
+            let mut refused = shared.reject_from(&reg.agent, &who, Rejected::Crowded(crowded));
+            // Its body is never read; closing is the only way to be rid of it, and costs the sender nothing
+            // it is owed.
+            refused.headers_mut().insert(
+                header::CONNECTION,
+                header::HeaderValue::from_static("close"),
+            );
+            return refused;
+        }
+    };
     let limits = &shared.limits;
     let read = read_capped(&headers, body, limits.max_body_bytes);
     let bytes = match tokio::time::timeout(limits.body_timeout, read).await {
@@ -636,65 +694,6 @@ async fn receive<A: AgentKey>(
 /// Anything that is not a POST to a webhook path.
 async fn elsewhere<A: AgentKey>(State(shared): State<Arc<Shared<A>>>, uri: Uri) -> Response {
     shared.reject(&label(uri.path()), Rejected::UnknownTask)
-}
-
-/// Whether any of the three token carriers holds the task's token. Every candidate is compared (no early
-/// exit) and each comparison is constant-time, so response timing says nothing about the token.
-fn token_matches(headers: &HeaderMap, expected: &str) -> bool {
-    let mut presented: Vec<&[u8]> = Vec::new();
-    for name in TOKEN_HEADERS {
-        presented.extend(headers.get_all(name).iter().map(|v| v.as_bytes()));
-    }
-    presented.extend(
-        headers
-            .get_all(header::AUTHORIZATION)
-            .iter()
-            .filter_map(|v| bearer(v.as_bytes())),
-    );
-    presented
-        .iter()
-        .fold(false, |ok, t| ok | ct_eq(t, expected.as_bytes()))
-}
-
-/// The credentials of `Authorization: Bearer <token>` (scheme case-insensitive, RFC 9110 §11.1).
-fn bearer(value: &[u8]) -> Option<&[u8]> {
-    let s = std::str::from_utf8(value).ok()?.trim();
-    let (scheme, rest) = s.split_once(' ')?;
-    scheme
-        .eq_ignore_ascii_case("bearer")
-        .then(|| rest.trim().as_bytes())
-}
-
-/// Constant-time equality. Lengths may differ in time: every token we mint has the same length, so the
-/// length is no secret.
-fn ct_eq(a: &[u8], b: &[u8]) -> bool {
-    if a.len() != b.len() {
-        return false;
-    }
-    let diff = a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y));
-    std::hint::black_box(diff) == 0
-}
-
-/// The body, refusing more than `limit` bytes: a declared length over the limit before reading anything,
-/// a chunked or longer body as soon as the limit is crossed.
-async fn read_capped(headers: &HeaderMap, body: Body, limit: usize) -> Result<Vec<u8>, Rejected> {
-    let declared = headers
-        .get(header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|s| s.trim().parse::<u64>().ok());
-    if declared.is_some_and(|n| n > limit as u64) {
-        return Err(Rejected::TooLarge);
-    }
-    let mut out = Vec::with_capacity(declared.and_then(|n| usize::try_from(n).ok()).unwrap_or(0));
-    let mut chunks = body.into_data_stream();
-    while let Some(chunk) = chunks.next().await {
-        let chunk = chunk.map_err(|e| Rejected::Malformed(format!("reading the body: {e}")))?;
-        if out.len() + chunk.len() > limit {
-            return Err(Rejected::TooLarge);
-        }
-        out.extend_from_slice(&chunk);
-    }
-    Ok(out)
 }
 
 /// A v1.0 `StreamResponse`, or a bare v0.3 `kind`-tagged object (what the Python 0.3 SDK posts).

@@ -12,6 +12,7 @@ use a2a_server::{HttpPushSender, HttpPushSenderConfig};
 use serde_json::{Value, json};
 use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
 
+use super::token::{bearer, ct_eq};
 use super::*;
 
 const PATIENCE: Duration = Duration::from_secs(30);

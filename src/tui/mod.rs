@@ -153,6 +153,8 @@ pub async fn run(global: Overrides, demo: bool) -> Result<Ended, String> {
     let (config, config_path) =
         crate::config::load(global.config.as_deref()).map_err(|e| e.to_string())?;
     let mut app = build_app(&config, &global)?;
+    // Before any tab exists (restored ones included).
+    app.artifact_limit = config.store.artifact_limit();
     app.config_path = config_path.clone().or_else(crate::config::default_path);
     app.log_path = init_file_logging().map(|p| p.display().to_string());
     let demo_agent = if demo {
