@@ -244,8 +244,15 @@ pub fn card_lines(app: &App) -> Vec<Line<'static>> {
             Span::styled(unusable, t.warning),
         ]));
     }
-    // The card names its interface on another origin: nothing goes there until the user says yes.
-    if let Some(o) = crate::remote::agent::elsewhere(c, &entry.target) {
+    // The card names its interface on another origin: nothing goes there until the user says yes. (Checked
+    // only for an agent held back for that reason: choosing an interface is not work for every frame.)
+    let held_back = info
+        .card_only()
+        .is_some_and(|(short, _)| short == crate::remote::agent::ELSEWHERE_SHORT);
+    if let Some(o) = held_back
+        .then(|| crate::remote::agent::elsewhere(c, &entry.target))
+        .flatten()
+    {
         let key = app
             .keymap
             .keys_for(crate::config::keymap::Action::AllowOrigin)
