@@ -67,12 +67,18 @@ async fn slow_asking_agent(seen: Arc<Mutex<Seen>>) -> String {
                 seen.calls.push((method.clone(), auth, text));
             }
             let task = |state: &str| serde_json::json!({"task": {"id": "t-ask", "contextId": "c-ask", "status": {"state": state}}});
-            let ask = || {
+            // Each ask is a new status message (the console drops a repeated one as a duplicate).
+            let ask = move || {
+                let text = if follow_up {
+                    "still no token: I need it to go on"
+                } else {
+                    "I need your token to go on"
+                };
                 sse_frame(status_json(
                     "t-ask",
                     "c-ask",
                     "TASK_STATE_AUTH_REQUIRED",
-                    Some("I need your token to go on"),
+                    Some(text),
                 ))
             };
             if method != "SendStreamingMessage" {

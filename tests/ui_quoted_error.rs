@@ -50,7 +50,7 @@ fn an_agents_error_in_a_note_is_remote_text_on_every_row() {
     let words = [
         "the console has",
         "approve every",
-        "nothing will be",
+        "the operator",
         "your account",
     ];
     for w in words {
