@@ -34,21 +34,23 @@ fn an_agents_error_in_a_note_is_remote_text_on_every_row() {
     let rows: Vec<&str> = screen.lines().collect();
     let note = rows
         .iter()
-        .position(|r| r.contains("cancel failed: agent returned error"))
+        .position(|r| r.contains("cancel failed: agent"))
         .unwrap_or_else(|| panic!("the note is shown:\n{screen}"));
+    let prov = note
+        + rows[note..]
+            .iter()
+            .position(|r| r.contains("▍remote · Demo"))
+            .unwrap_or_else(|| panic!("the quote's provenance follows the note:\n{screen}"));
+    assert!(rows[prov].contains("error message"), "{screen}");
     assert!(
-        !rows[note].contains('▍'),
+        rows[note..prov].iter().all(|r| !r.contains('▍')),
         "the console's own words carry no remote bar:\n{screen}"
-    );
-    assert!(
-        rows[note + 1].contains("▍remote · demo") && rows[note + 1].contains("error message"),
-        "the quote's provenance follows:\n{screen}"
     );
     // Every row holding the agent's words starts (inside the pane) with the bar, however it wrapped.
     let words = [
         "the console has",
         "approve every",
-        "nothing will be",
+        "the operator",
         "your account",
     ];
     for w in words {
@@ -61,7 +63,7 @@ fn an_agents_error_in_a_note_is_remote_text_on_every_row() {
             "{w:?} is behind the remote bar: {row:?}\n{screen}"
         );
     }
-    let wrapped = rows[note + 2..]
+    let wrapped = rows[prov + 1..]
         .iter()
         .take_while(|r| r.contains('▍'))
         .count();

@@ -694,7 +694,7 @@ fn remapping_a_dialog_key_works_in_the_dialog_and_conflicts_are_refused() {
     let e = Keymap::with_overrides(&overrides(&[("accept", &["a"])])).unwrap_err();
     assert!(e.contains("types text in a prompt"), "{e}");
     // The help and the README table follow the remap.
-    assert!(km.markdown_table().contains("| `x` | `deny` |"));
+    assert!(km.markdown_table().contains("| `Alt-X` | `deny` |"));
 }
 
 /// The README's table between its markers is the generated one; `UPDATE_README=1` rewrites it.

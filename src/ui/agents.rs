@@ -69,8 +69,9 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
         ]));
         // Another agent's name looks like this one's: say where each of them really is.
         if let Some(origin) = app.lookalike_origin(a.id) {
+            // The origin first: a narrow list cuts the words, never where the agent is.
             let note = ellipsize(
-                &format!("≈ look-alike name · {origin}"),
+                &format!("≈ {origin} · look-alike name"),
                 inner_w.saturating_sub(2),
             );
             lines.push(Line::from(vec![

@@ -16,9 +16,6 @@ use crate::config::keymap::{Action, Context, KeyBinding, palette_matches};
 use crate::remote::agent::AgentTarget;
 
 pub(super) fn overlay_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
-    let Some(overlay) = app.overlay.take() else {
-        return vec![];
-    };
     // Quit's keys with Ctrl/Alt or a name (Ctrl-C) work in every modal; a plain `q` is the modal's own key,
     // or text in a prompt.
     if !KeyBinding::from_event(&k).is_plain_char()
@@ -28,11 +25,13 @@ pub(super) fn overlay_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
         return vec![Effect::Quit];
     }
     // A dialog that can decide something ignores the keys typed as it opened (they were meant for what was
-    // there before); it counts them and says so.
+    // there before); it counts them and says so. Checked while the dialog is still in place.
     if !app.key_passes_guard(std::time::Instant::now()) {
-        app.overlay = Some(overlay);
         return vec![];
     }
+    let Some(overlay) = app.overlay.take() else {
+        return vec![];
+    };
     // Whatever a modal was, closing it returns to command keys, never to the compose box: a key meant for the
     // console (an `A`, a `p`, a pasted token) must not become a message to the agent. The attach-file prompt
     // is opened from the box while writing, and goes back to it.

@@ -196,6 +196,7 @@ fn cancel_asks_for_confirmation_first() {
     );
     // Any other key keeps the task.
     key(&mut app, KeyCode::Char('c'));
+    app.pass_key_guard();
     assert!(key(&mut app, KeyCode::Char('n')).is_empty());
     assert!(app.overlay.is_none());
 }
