@@ -84,12 +84,12 @@ mod tests {
     #[test]
     fn parts_are_taken_whole_while_they_fit_then_never_again() {
         let mut l = log();
-        let parts = [Part::text("aaaa"), Part::text("bbbb"), Part::text("c")];
+        let parts = [Part::text("aaaa"), Part::text("bbbb"), Part::text("cc")];
         assert!(take(&mut l, &parts, Some(9)));
         assert_eq!(l.artifact.parts.len(), 2);
         assert_eq!(l.bytes, 8);
         // At the limit nothing is taken, even a part that would fit in what is left.
-        assert!(!take(&mut l, &[Part::text("c")], Some(9)));
+        assert!(!take(&mut l, &[Part::text("d")], Some(9)));
         assert_eq!(l.artifact.parts.len(), 2);
         let mut free = log();
         assert!(!take(&mut free, &parts, None));
