@@ -184,7 +184,12 @@ async fn ask_answer_hostile_and_cancel() {
     c.wait_for("◐ working").await;
     c.key(KeyCode::Esc); // leave the compose box
     c.key(KeyCode::Char('c'));
-    c.wait_for("Cancel task").await;
+    // The confirmation guards its keys for half a second after it opens (a key typed for something else
+    // must not cancel a task): answer once the guard has run out, as a person reading it would.
+    c.wait_until("the cancel confirmation, its keys live", |s| {
+        s.contains("Cancel task") && !s.contains("keys are ignored")
+    })
+    .await;
     c.key(KeyCode::Char('y'));
     c.wait_for("⊘ canceled").await;
     c.quit().await;

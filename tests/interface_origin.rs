@@ -19,7 +19,7 @@ use tokio::net::TcpListener;
 /// A v1.0 card naming one JSON-RPC interface at `rpc`.
 fn card(rpc: &str) -> String {
     serde_json::json!({
-        "name": "card elsewhere", "description": "names an interface on another origin", "version": "1",
+        "name": "card elsewhere", "description": "its interface is served elsewhere", "version": "1",
         "supportedInterfaces": [{"url": rpc, "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
         "capabilities": {"streaming": true}, "skills": [],
         "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"]

@@ -278,6 +278,7 @@ fn ordinary_text_about_keys_and_the_console_is_not_flagged() {
         "--- results ---",
         "==== Summary ====",
         "Use the console: it has a log.",
+        "A built-in agent for trying out a2a-console: each skill below is a scenario.",
     ] {
         let kinds = kinds_of(s);
         assert!(

@@ -44,7 +44,8 @@ const ANYWHERE: &[&str] = &[
     "from a2a-console:",
     "[a2a-console",
     "<a2a-console",
-    "a2a-console:",
+    // Not a bare "a2a-console:" here: prose that names the console ("a built-in agent for trying out
+    // a2a-console: each skill …", the demo's own card) is no imitation; at a line start it is (LINE_STARTS).
     "a2a-console says",
     "a2a-console has verified",
     "verified by a2a-console",
