@@ -254,10 +254,7 @@ async fn shoot_once(scene: &str) -> Result<Buffer> {
         "hostile" => hostile(&mut c).await,
         "approval" => {
             send(&mut c, "auth").await?;
-            c.wait("the approval dialog", |_, s| {
-                s.contains("Authorization requested").into()
-            })
-            .await
+            open_approval(&mut c).await
         }
         "board" => board(&mut c).await,
         "split" => split(&mut c).await,
@@ -283,6 +280,20 @@ async fn send(c: &mut Console, text: &str) -> Result<()> {
     c.type_text(text);
     c.key(KeyCode::Enter);
     Ok(())
+}
+
+/// The auth-required the demo's `auth` asks for never opens over the compose box: wait for the announcement,
+/// leave the box as a person would (Esc), then wait until the dialog's key guard has run out.
+async fn open_approval(c: &mut Console) -> Result<Buffer> {
+    c.wait("the authorization announcement", |_, s| {
+        s.contains("authorization waits").into()
+    })
+    .await?;
+    c.key(KeyCode::Esc);
+    c.wait("the approval dialog, its keys live", |_, s| {
+        (s.contains("Authorization requested") && !s.contains("keys are ignored")).into()
+    })
+    .await
 }
 
 /// The chunk count in the artifact header ("· 40 chunk(s) ·").
@@ -498,10 +509,7 @@ async fn board(c: &mut Console) -> Result<Buffer> {
     .await?;
     c.key(KeyCode::Esc);
     send(c, "auth").await?;
-    c.wait("the approval dialog", |_, s| {
-        s.contains("Authorization requested").into()
-    })
-    .await?;
+    open_approval(c).await?;
     c.key(KeyCode::Char('l'));
     c.key(KeyCode::Esc);
     c.key(KeyCode::Char('b'));
