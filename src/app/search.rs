@@ -233,14 +233,9 @@ fn artifact_text(first: usize, text: &str, f: &Finder, out: &mut Vec<Match>) -> 
     false
 }
 
-/// The logical lines of a piece of remote text as `ui::remote::block` draws it: provenance (with the time for a
-/// transcript entry), its lines behind the bar, its flags.
-fn remote_lines<'a>(
-    text: &'a crate::trust::sanitize::Untrusted,
-    at: Option<&chrono::DateTime<chrono::Local>>,
-) -> Vec<Cow<'a, str>> {
-    let bar = BAR;
-    let p = &text.provenance;
+/// The provenance label over a piece of remote text ("remote · agent · task 1a2b3c4d · field"), without the
+/// bar: built here once, drawn by `ui::remote::block` and read by the search.
+pub fn remote_label(p: &crate::trust::sanitize::Provenance) -> String {
     let task = p
         .task
         .as_deref()
@@ -251,12 +246,22 @@ fn remote_lines<'a>(
             )
         })
         .unwrap_or_default();
+    format!("remote · {}{task} · {}", p.agent, p.field)
+}
+
+/// The logical lines of a piece of remote text as `ui::remote::block` draws it: provenance (with the time for a
+/// transcript entry), its lines behind the bar, its flags.
+fn remote_lines<'a>(
+    text: &'a crate::trust::sanitize::Untrusted,
+    at: Option<&chrono::DateTime<chrono::Local>>,
+) -> Vec<Cow<'a, str>> {
+    let bar = BAR;
     let time = at
         .map(|at| format!(" · {}", at.format("%H:%M:%S")))
         .unwrap_or_default();
     let mut v = vec![Cow::Owned(format!(
-        "{bar}remote · {}{task} · {}{time}",
-        p.agent, p.field
+        "{bar}{}{time}",
+        remote_label(&text.provenance)
     ))];
     v.extend(
         text.as_str()

@@ -39,15 +39,18 @@ pub fn value(v: &mut Value) {
         Value::String(s) => text(s),
         Value::Array(items) => items.iter_mut().for_each(value),
         Value::Object(map) => {
-            let keys: Vec<String> = map.keys().cloned().collect();
-            for k in keys {
-                let Some(mut inner) = map.remove(&k) else {
-                    continue;
-                };
-                value(&mut inner);
-                let mut k = k;
-                text(&mut k);
-                map.insert(k, inner);
+            map.values_mut().for_each(value);
+            // Keys are rebuilt only when one holds a secret, and then in their order: with serde_json's
+            // `preserve_order`, a remove-and-insert per key (swap_remove) would shuffle every object the agent
+            // sent whenever a credential is configured.
+            if map
+                .keys()
+                .any(|k| matches!(redact_secrets(k), std::borrow::Cow::Owned(_)))
+            {
+                for (mut k, v) in std::mem::take(map) {
+                    text(&mut k);
+                    map.insert(k, v);
+                }
             }
         }
         _ => {}
@@ -317,5 +320,25 @@ mod tests {
         };
         assert_eq!(bytes, "key=‹redacted›\n".as_bytes());
         assert!(json.contains("Bearer ‹redacted›"), "{json}");
+    }
+
+    /// A data part keeps the agent's key order when a credential is configured, with or without a secret in it.
+    #[test]
+    fn redaction_keeps_the_order_of_an_objects_keys() {
+        let secret = "order-secret-0815-qwerty";
+        crate::trust::redact::register_secret(secret);
+        let mut v =
+            serde_json::json!({"zeta": 1, "alpha": {"y": secret, "b": 2, "a": 3}, "mid": [secret]});
+        value(&mut v);
+        assert_eq!(
+            serde_json::to_string(&v).unwrap(),
+            r#"{"zeta":1,"alpha":{"y":"‹redacted›","b":2,"a":3},"mid":["‹redacted›"]}"#
+        );
+        let mut keyed = serde_json::json!({"first": 1, secret: 2, "last": 3});
+        value(&mut keyed);
+        assert_eq!(
+            serde_json::to_string(&keyed).unwrap(),
+            r#"{"first":1,"‹redacted›":2,"last":3}"#
+        );
     }
 }

@@ -92,11 +92,16 @@ pub fn is_secret_header(name: &str) -> bool {
 /// `text` with every registered secret (and nothing else) replaced by [`REDACTED`]: for what an agent sends,
 /// where a `?code=…` in a link it wrote is its own business but our token echoed back is not.
 pub fn redact_secrets(text: &str) -> Cow<'_, str> {
-    let Ok(r) = REGISTRY.read() else {
-        return Cow::Borrowed(text);
-    };
+    match REGISTRY.read() {
+        Ok(r) => replace_secrets(text, &r.secrets),
+        Err(_) => Cow::Borrowed(text),
+    }
+}
+
+/// `text` with each of `secrets` replaced by [`REDACTED`]: the one loop behind [`redact_secrets`] and [`redact`].
+fn replace_secrets<'a>(text: &'a str, secrets: &[String]) -> Cow<'a, str> {
     let mut out = Cow::Borrowed(text);
-    for s in &r.secrets {
+    for s in secrets {
         if out.contains(s.as_str()) {
             out = Cow::Owned(out.replace(s.as_str(), REDACTED));
         }
@@ -110,23 +115,20 @@ pub fn redact_secret_bytes(bytes: &[u8]) -> Option<Vec<u8>> {
     let r = REGISTRY.read().ok()?;
     let mut out: Option<Vec<u8>> = None;
     for s in &r.secrets {
-        let needle = s.as_bytes();
         let hay = out.as_deref().unwrap_or(bytes);
-        if !hay.windows(needle.len()).any(|w| w == needle) {
-            continue;
+        let mut next: Option<Vec<u8>> = None;
+        let mut copied = 0;
+        // Non-overlapping, left to right (memchr's two-way search: linear in the file part's size).
+        for at in memchr::memmem::find_iter(hay, s.as_bytes()) {
+            let buf = next.get_or_insert_with(|| Vec::with_capacity(hay.len()));
+            buf.extend_from_slice(hay.get(copied..at).unwrap_or_default());
+            buf.extend_from_slice(REDACTED.as_bytes());
+            copied = at + s.len();
         }
-        let mut next = Vec::with_capacity(hay.len());
-        let mut i = 0;
-        while i < hay.len() {
-            if hay.get(i..i + needle.len()) == Some(needle) {
-                next.extend_from_slice(REDACTED.as_bytes());
-                i += needle.len();
-            } else {
-                next.extend_from_slice(hay.get(i..i + 1).unwrap_or_default());
-                i += 1;
-            }
+        if let Some(mut buf) = next {
+            buf.extend_from_slice(hay.get(copied..).unwrap_or_default());
+            out = Some(buf);
         }
-        out = Some(next);
     }
     out
 }
@@ -142,12 +144,7 @@ pub fn redact(text: &str) -> Cow<'_, str> {
     let Ok(r) = REGISTRY.read() else {
         return Cow::Borrowed(text);
     };
-    let mut out = Cow::Borrowed(text);
-    for s in &r.secrets {
-        if out.contains(s.as_str()) {
-            out = Cow::Owned(out.replace(s.as_str(), REDACTED));
-        }
-    }
+    let out = replace_secrets(text, &r.secrets);
     match redact_query_values(&out, &r.params) {
         Some(changed) => Cow::Owned(changed),
         None => out,

@@ -8,19 +8,8 @@ use crate::trust::sanitize::Untrusted;
 
 /// Lines for one piece of remote text.
 pub fn block(theme: &Theme, text: &Untrusted) -> Vec<Line<'static>> {
-    let p = &text.provenance;
-    let task = p
-        .task
-        .as_deref()
-        .map(|t| {
-            format!(
-                " · task {}",
-                crate::app::short_id::tail(t, crate::app::short_id::SHORT)
-            )
-        })
-        .unwrap_or_default();
     let mut lines = vec![Line::from(Span::styled(
-        format!("▍remote · {}{task} · {}", p.agent, p.field),
+        format!("▍{}", crate::app::search::remote_label(&text.provenance)),
         theme.remote_label,
     ))];
     for l in text.as_str().lines() {
