@@ -206,3 +206,90 @@ async fn the_console_agent_leaves_loading_for_an_error_naming_the_timeout() {
     let done = headless.finish(Duration::from_secs(10)).await.unwrap();
     done.result.unwrap();
 }
+
+/// The card's client-credentials token endpoint is on another origin the user allowed, and trickles: `send`
+/// gives up at the agent's `--timeout`, not at a fixed half minute.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn send_stops_at_the_timeout_when_the_token_endpoint_trickles() {
+    let dir = tempfile::tempdir().unwrap();
+    let provider = serve(Misbehaviour::TrickleHeaders).await;
+    let agent = json_on(
+        "127.0.0.1",
+        card_with_scheme(
+            "http://127.0.0.1:1",
+            serde_json::json!({"oauth2SecurityScheme": {"flows": {"clientCredentials": {
+                "tokenUrl": format!("{}/token", provider.base),
+                "scopes": {}
+            }}}}),
+        ),
+    )
+    .await;
+    let path = dir.path().join("config.toml");
+    std::fs::write(
+        &path,
+        format!(
+            "[[agents]]\nname = \"slow\"\nurl = \"{}\"\nallowed_origins = [\"{}\", \"http://127.0.0.1:1\"]\n\
+             [agents.auth]\ntype = \"oauth2\"\ntoken_env = \"SLOW_CLIENT_SECRET\"\n",
+            agent.base, provider.base
+        ),
+    )
+    .unwrap();
+    let cfg = path.display().to_string();
+    let (r, took) = timed_env(
+        &["--config", &cfg, "send", "slow", "hi", "--timeout", "3"],
+        &[("SLOW_CLIENT_SECRET", "s3cret")],
+    );
+    assert_ne!(r.code, 0, "{}", r.all());
+    assert!(took < BOUND, "took {took:?}: {}", r.all());
+    assert!(
+        provider.accepted() >= 1,
+        "the token endpoint was asked: {}",
+        r.all()
+    );
+    assert!(
+        r.stderr.contains("3 s") && r.stderr.contains("client credentials"),
+        "says the token request gave up at the timeout:\n{}",
+        r.stderr
+    );
+}
+
+/// A signature's `jku` (on an origin the user allowed) that trickles is given up at the card's `--timeout`,
+/// as the card itself would be, not after a fixed 5 s.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn card_gives_up_a_trickling_jku_at_the_timeout() {
+    use base64::Engine as _;
+    let dir = tempfile::tempdir().unwrap();
+    let keys = serve(Misbehaviour::TrickleHeaders).await;
+    let b64 = |v: serde_json::Value| {
+        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(v.to_string())
+    };
+    let protected = b64(serde_json::json!({
+        "alg": "ES256", "kid": "k1", "jku": format!("{}/jwks.json", keys.base)
+    }));
+    let mut card: serde_json::Value = serde_json::from_str(&card_with_scheme(
+        "http://127.0.0.1:1",
+        serde_json::json!({"httpAuthSecurityScheme": {"scheme": "bearer"}}),
+    ))
+    .unwrap();
+    card["signatures"] = serde_json::json!([{"protected": protected, "signature": "AAAA"}]);
+    let agent = json_on("127.0.0.1", card.to_string()).await;
+    let path = dir.path().join("config.toml");
+    std::fs::write(
+        &path,
+        format!(
+            "[[agents]]\nname = \"signed\"\nurl = \"{}\"\n[agents.trust]\njku_origins = [\"{}\"]\n",
+            agent.base, keys.base
+        ),
+    )
+    .unwrap();
+    let cfg = path.display().to_string();
+    let (r, took) = timed(&["--config", &cfg, "card", "signed", "--timeout", "1"]);
+    assert!(keys.accepted() >= 1, "the jku was fetched: {}", r.all());
+    // Old code waited a fixed 5 s for the jku whatever --timeout said.
+    assert!(
+        took < Duration::from_millis(4500),
+        "took {took:?}: {}",
+        r.all()
+    );
+    assert!(r.all().contains("jku"), "{}", r.all());
+}

@@ -86,12 +86,12 @@ async fn dialog_sign_in_by_paste_is_kept_for_the_agent_and_refreshed_before_it_e
     assert_eq!(whoami(&p.resource, token.expose()).await, 200);
 
     // The agent's later calls get the same token, from memory; not another origin's.
-    let first = sign_in::bearer_for(&auth, &card, &scope, "guarded")
+    let first = sign_in::bearer_for(&auth, &card, &scope, "guarded", Duration::from_secs(30))
         .await
         .unwrap();
     assert_eq!(bearer(&first), token.expose());
     let other = CredentialScope::new(&p.elsewhere, &[]).unwrap();
-    let err = sign_in::bearer_for(&auth, &card, &other, "elsewhere")
+    let err = sign_in::bearer_for(&auth, &card, &other, "elsewhere", Duration::from_secs(30))
         .await
         .unwrap_err();
     assert!(err.message.contains("not signed in"), "{}", err.message);
@@ -103,7 +103,7 @@ async fn dialog_sign_in_by_paste_is_kept_for_the_agent_and_refreshed_before_it_e
     // Shortly before expiry the provider refreshes it; the new token is accepted.
     let deadline = Instant::now() + Duration::from_secs(20);
     let refreshed = loop {
-        let c = sign_in::bearer_for(&auth, &card, &scope, "guarded")
+        let c = sign_in::bearer_for(&auth, &card, &scope, "guarded", Duration::from_secs(30))
             .await
             .unwrap();
         if bearer(&c) != token.expose() {

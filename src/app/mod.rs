@@ -12,6 +12,7 @@ pub mod save;
 pub mod scroll;
 pub mod search;
 pub mod short_id;
+pub mod spool;
 pub mod state;
 pub mod status;
 pub mod task;

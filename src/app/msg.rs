@@ -211,7 +211,7 @@ pub enum Effect {
     /// confirmed that whatever is at `path` is replaced.
     SaveFile {
         path: PathBuf,
-        bytes: std::sync::Arc<[u8]>,
+        bytes: crate::app::spool::TextSlice,
         replace: bool,
     },
     /// Highlight a code block off the UI thread.
@@ -287,6 +287,8 @@ pub enum Effect {
         token_url: String,
         client_id: String,
         scopes: Vec<String>,
+        /// Each request's total deadline: the agent's `timeout_secs`.
+        timeout: std::time::Duration,
     },
     /// Sign in with the authorization code flow (PKCE) or OpenID Connect the card declares: open the
     /// redirect listener, report the address (`Msg::CodeFlowStarted`), wait for the browser or a pasted

@@ -161,7 +161,7 @@ pub fn extend(view: &mut ArtifactView, parts: &[a2a::Part], raw_from: usize, lin
                         .push(text_part(kind, media_type, view.text.len(), newlines, raw));
                 }
                 newlines += count(&clean);
-                view.text.push_str(&clean);
+                view.push_text(&clean);
                 if let Some(last) = view.parts.last_mut() {
                     last.range.end = view.text.len();
                     last.bytes += t.len();
@@ -174,8 +174,8 @@ pub fn extend(view: &mut ArtifactView, parts: &[a2a::Part], raw_from: usize, lin
                 let mut part = text_part(kind, media_type, view.text.len(), newlines, raw);
                 let clean = sanitize_text(&pretty).0;
                 newlines += count(&clean) + 1;
-                view.text.push_str(&clean);
-                view.text.push('\n');
+                view.push_text(&clean);
+                view.push_text("\n");
                 part.range.end = view.text.len();
                 part.bytes = pretty.len();
                 view.parts.push(part);
@@ -196,8 +196,8 @@ pub fn extend(view: &mut ArtifactView, parts: &[a2a::Part], raw_from: usize, lin
 
 /// A new part begins on its own line of the joined text (a data part after text, two kinds of text).
 fn start_on_new_line(view: &mut ArtifactView) -> usize {
-    if !view.text.is_empty() && !view.text.ends_with('\n') {
-        view.text.push('\n');
+    if !view.text.is_empty() && !view.text.ends_with_newline() {
+        view.push_text("\n");
         1
     } else {
         0
@@ -245,7 +245,10 @@ pub fn lay_out(
     let mut blocks: Vec<RenderedBlock> = Vec::new();
     let mut effects = Vec::new();
     let of = a.parts.len();
-    let text = &a.text;
+    // Only an artifact in memory is laid out (a spooled one is far over the layout limit).
+    let Some(text) = a.text.as_str() else {
+        return Vec::new();
+    };
     for (k, part) in a.parts.iter_mut().enumerate() {
         part.header_block = None;
         part.body_block = None;

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use a2a::PartContent;
 use ratatui_textarea::TextArea;
 
+use super::spool::TextSlice;
 use super::task::{TabId, TaskTab};
 use crate::trust::filename::{risks, safe_file_name};
 use crate::trust::sanitize::sanitize_line;
@@ -126,8 +127,9 @@ pub struct SaveTarget {
     pub tab: TabId,
     /// What was chosen, as the picker showed it.
     pub choice: SaveChoice,
-    /// The bytes as they were when the user chose (shared with the write, not copied again).
-    pub bytes: Arc<[u8]>,
+    /// The bytes as they were when the user chose (shared with the write, not copied again; a spooled
+    /// text's range of its file).
+    pub bytes: TextSlice,
     /// The agent's name for the file when it had to be made safe (shown, as it may be drawn).
     pub original_name: Option<String>,
     /// The directory a plain name is saved in (where the console was started).
@@ -139,7 +141,7 @@ pub struct SaveTarget {
 impl SaveTarget {
     /// Copy the chosen part's bytes out of the tab now.
     pub fn capture(t: &TaskTab, choice: &SaveChoice, dir: PathBuf) -> Option<SaveTarget> {
-        let bytes: Arc<[u8]> = match choice.kind {
+        let bytes: TextSlice = match choice.kind {
             ChoiceKind::File(p) => match &t
                 .log
                 .artifacts
@@ -149,13 +151,17 @@ impl SaveTarget {
                 .get(p)?
                 .content
             {
-                PartContent::Raw(b) => Arc::from(b.as_slice()),
+                PartContent::Raw(b) => TextSlice::Memory(Arc::from(b.as_slice())),
                 _ => return None,
             },
-            ChoiceKind::Text => Arc::from(t.artifacts.get(choice.artifact)?.text.as_bytes()),
+            // A spooled text is captured as a range of its (append-only) file, not copied.
+            ChoiceKind::Text => {
+                let a = t.artifacts.get(choice.artifact)?;
+                a.text.slice(0..a.text.len())?
+            }
             ChoiceKind::Part(k) => {
                 let a = t.artifacts.get(choice.artifact)?;
-                Arc::from(a.text.get(a.parts.get(k)?.range.clone())?.as_bytes())
+                a.text.slice(a.parts.get(k)?.range.clone())?
             }
             ChoiceKind::Url(_) => return None,
         };
@@ -203,11 +209,7 @@ impl SaveTarget {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let head = self
-            .bytes
-            .get(..self.bytes.len().min(8))
-            .unwrap_or_default();
-        risks(&name, head)
+        risks(&name, &self.bytes.head(8))
     }
 }
 

@@ -186,7 +186,13 @@ fn collect(t: &TaskTab, f: &Finder, out: &mut Vec<Match>) -> bool {
                         }
                     }
                     None => {
-                        if artifact_text(line, &a.text, f, out) {
+                        // A spooled text is read a pass at a time, never whole (`app::spool`).
+                        let mut capped = false;
+                        a.text.for_each_piece(|before, piece| {
+                            capped = artifact_text(line + before, piece, f, out);
+                            !capped
+                        });
+                        if capped {
                             return true;
                         }
                         line += a.line_count;
@@ -373,6 +379,37 @@ mod tests {
         assert_eq!(hits("aa", "aaaa"), [(0, 2), (2, 4)]);
         assert_eq!(hits("é", "Éé"), [(2, 4)]);
         assert!(Finder::new("").is_none());
+    }
+
+    #[test]
+    fn a_spooled_artifact_is_searched_a_piece_at_a_time_with_the_right_line_numbers() {
+        use crate::app::task::TaskTab;
+        let mut t = TaskTab::new(1, crate::app::state::AgentId(1), "demo");
+        let per_chunk = 4096;
+        let chunks = 2 * crate::app::spool::SPOOL_AT / (per_chunk * 64) + 2;
+        for c in 0..chunks {
+            let text: String = (0..per_chunk)
+                .map(|i| format!("line {:08}: {}\n", c * per_chunk + i + 1, "x".repeat(48)))
+                .collect();
+            t.receive(
+                crate::app::tasklog::Source::Stream(0),
+                Box::new(crate::testing::chunk(
+                    "t1",
+                    "a",
+                    &text,
+                    c > 0,
+                    c + 1 == chunks,
+                )),
+                chrono::Utc::now(),
+            );
+        }
+        assert!(t.artifacts[0].text.is_spooled());
+        let wanted = chunks * per_chunk - 7;
+        let s = search(&t, &format!("line {wanted:08}:")).unwrap();
+        assert_eq!(s.matches.len(), 1, "{:?}", s.matches);
+        // The artifact's first line is right after its header; the match is `wanted - 1` lines below.
+        let first = crate::app::layout::artifact_starts(&t)[0] + 1;
+        assert_eq!(s.matches[0].line, first + wanted - 1);
     }
 
     #[test]

@@ -20,6 +20,7 @@
 use std::collections::HashMap;
 
 pub mod limit;
+pub mod prints;
 mod recent;
 use recent::RecentSet;
 
@@ -173,12 +174,29 @@ pub struct ArtifactLog {
     pub bytes: usize,
     /// A part did not fit under the size limit: nothing more of this artifact is kept.
     pub at_limit: bool,
+    /// One print per part of `artifact`, what parts are compared by ([`prints`]).
+    pub prints: Vec<prints::Print>,
+    /// Parts before this one have been looked at by [`ArtifactLog::hollow`].
+    hollowed_to: usize,
 }
 
 impl ArtifactLog {
     /// Everything arrived: the last chunk, and nothing skipped.
     pub fn complete(&self) -> bool {
         self.last_chunk && !self.gap
+    }
+
+    /// Let go of the text of large text parts: the view holds the artifact in a spool file, so the gate
+    /// keeps only their prints (see [`prints`]).
+    pub fn hollow(&mut self) {
+        self.hollowed_to =
+            prints::hollow(&mut self.artifact.parts, &mut self.prints, self.hollowed_to);
+    }
+
+    /// Are `incoming` the parts kept from `at` on?
+    fn same_parts_at(&self, at: usize, incoming: &[Part]) -> bool {
+        let incoming: Vec<prints::Print> = incoming.iter().map(prints::Print::of).collect();
+        prints::match_at(&self.prints, at, &incoming)
     }
 }
 
@@ -518,7 +536,7 @@ impl TaskLog {
         let log = self.artifacts.get_mut(index)?;
         let have = log.artifact.parts.len();
         let edit = if a.parts.len() >= have
-            && a.parts.get(..have) == Some(log.artifact.parts.as_slice())
+            && a.parts.get(..have).is_some_and(|p| log.same_parts_at(0, p))
         {
             if a.parts.len() == have || log.at_limit {
                 // Same content: only completeness can change (a settled task's artifacts are done; a snapshot
@@ -606,7 +624,7 @@ impl TaskLog {
         match start {
             // Without append, the same first parts again is the same first chunk from another source; different
             // ones replace the artifact (what the SDKs do with a reused id).
-            Some(0) if !append && log.artifact.parts.get(..k) != Some(chunk.parts.as_slice()) => {
+            Some(0) if !append && !log.same_parts_at(0, &chunk.parts) => {
                 if terminal {
                     return self.after_terminal(source, "an artifact chunk");
                 }
@@ -679,15 +697,16 @@ impl TaskLog {
     /// A source that joined an artifact in the middle (a push registered late, a stream re-opened without a
     /// snapshot): find where its chunk already stands, searching back from the end.
     fn align(&self, index: usize, parts: &[Part]) -> Option<usize> {
-        let have = &self.artifacts.get(index)?.artifact.parts;
+        let have = &self.artifacts.get(index)?.prints;
         let k = parts.len();
         if k == 0 || k > have.len() {
             return None;
         }
+        let incoming: Vec<prints::Print> = parts.iter().map(prints::Print::of).collect();
         let last_start = have.len() - k;
         (last_start.saturating_sub(ALIGN_WINDOW)..=last_start)
             .rev()
-            .find(|&p| have.get(p..p + k) == Some(parts))
+            .find(|&p| prints::match_at(have, p, &incoming))
     }
 
     fn message(&mut self, m: &Message) -> Verdict {
@@ -724,6 +743,8 @@ fn fresh(
         gap: false,
         bytes: 0,
         at_limit: false,
+        prints: Vec::new(),
+        hollowed_to: 0,
     };
     if limit::take(&mut log, &a.parts, max) {
         limited.push(index);

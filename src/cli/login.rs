@@ -28,15 +28,10 @@ const WAIT_FOR_BROWSER: Duration = Duration::from_secs(10 * 60);
 /// refusal by the provider or a bad redirect is the remote side's answer (4).
 /// With `timeout`, a request the deadline ended says how long that was.
 fn oauth_failure_within(label: &str, e: &OAuthError, timeout: Option<Duration>) -> RemoteError {
-    let mut message = format!("agent {label}: sign-in: {e}");
-    if let (Some(t), OAuthError::Network { reason, .. }) = (timeout, e)
-        && reason.ends_with(oauth::TIMED_OUT)
-    {
-        message.push_str(&format!(
-            " ({} s: --timeout or timeout_secs)",
-            t.as_secs_f32()
-        ));
-    }
+    let message = match timeout {
+        Some(t) => format!("agent {label}: sign-in: {}", e.within(t)),
+        None => format!("agent {label}: sign-in: {e}"),
+    };
     match e {
         OAuthError::Network { .. }
         | OAuthError::Http { .. }

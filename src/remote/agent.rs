@@ -408,10 +408,15 @@ pub async fn connect_with(
         None => None,
         Some(a) => {
             let resolved = if a.signs_in_a_person() {
-                super::sign_in::bearer_for(a, card, &scope, &label).await
+                super::sign_in::bearer_for(a, card, &scope, &label, target.timeout).await
             } else if needs_card_for_credential(a) {
-                auth::resolve_scoped(a, card.security_schemes.as_ref(), Some((&scope, &label)))
-                    .await
+                auth::resolve_scoped(
+                    a,
+                    card.security_schemes.as_ref(),
+                    Some((&scope, &label)),
+                    target.timeout,
+                )
+                .await
             } else {
                 auth::resolve(a, None).await
             };

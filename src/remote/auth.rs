@@ -193,7 +193,7 @@ pub async fn resolve(
     auth: &AuthConfig,
     schemes: Option<&std::collections::HashMap<String, SecurityScheme>>,
 ) -> Result<Credential, RemoteError> {
-    resolve_scoped(auth, schemes, None).await
+    resolve_scoped(auth, schemes, None, super::oauth::DEFAULT_TIMEOUT).await
 }
 
 /// `resolve` for an agent whose secrets belong to `scope` (with the agent's label for the message): the OAuth
@@ -202,6 +202,7 @@ pub async fn resolve_scoped(
     auth: &AuthConfig,
     schemes: Option<&std::collections::HashMap<String, SecurityScheme>>,
     scope: Option<(&super::origin::CredentialScope, &str)>,
+    timeout: std::time::Duration,
 ) -> Result<Credential, RemoteError> {
     check(auth).map_err(RemoteError::usage)?;
     if auth.signs_in_a_person() {
@@ -218,7 +219,9 @@ pub async fn resolve_scoped(
                 "type = \"openid_connect\" signs a person in; it has no secret to use as it is",
             ));
         }
-        AuthKind::Oauth2 => client_credentials_token(auth, &secret, schemes, scope).await?,
+        AuthKind::Oauth2 => {
+            client_credentials_token(auth, &secret, schemes, scope, timeout).await?
+        }
         AuthKind::Bearer => Credential::Bearer(secret),
         AuthKind::Basic => Credential::Basic {
             username: auth.username.clone().unwrap_or_default(),
@@ -256,6 +259,7 @@ async fn client_credentials_token(
     client_secret: &Secret,
     schemes: Option<&std::collections::HashMap<String, SecurityScheme>>,
     scope: Option<(&super::origin::CredentialScope, &str)>,
+    timeout: std::time::Duration,
 ) -> Result<Credential, RemoteError> {
     let mut flows: Vec<(&String, &a2a::ClientCredentialsOAuthFlow)> = schemes
         .into_iter()
@@ -288,11 +292,18 @@ async fn client_credentials_token(
     let client_id = auth.client_id.as_deref().unwrap_or("a2a-console");
     let mut scopes: Vec<String> = flow.scopes.keys().cloned().collect();
     scopes.sort();
-    let http = super::oauth::http_client().map_err(|e| RemoteError::transport(e.to_string()))?;
+    // Bounded by the agent's `timeout_secs`, as every request made for it.
+    let http = super::oauth::http_client_within(timeout)
+        .map_err(|e| RemoteError::transport(e.to_string()))?;
     let token =
         super::oauth::client_credentials(&http, &flow.token_url, client_id, client_secret, &scopes)
             .await
-            .map_err(|e| RemoteError::transport(format!("OAuth 2.0 client credentials: {e}")))?;
+            .map_err(|e| {
+                RemoteError::transport(format!(
+                    "OAuth 2.0 client credentials: {}",
+                    e.within(timeout)
+                ))
+            })?;
     token
         .bearer()
         .map_err(|e| RemoteError::transport(e.to_string()))

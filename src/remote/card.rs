@@ -114,7 +114,7 @@ impl CardFetcher {
             http,
             deadline,
             cache: Mutex::new(HashMap::new()),
-            jku: super::signature::JkuFetcher::new(),
+            jku: super::signature::JkuFetcher::within(deadline),
         }
     }
 

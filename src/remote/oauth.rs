@@ -607,6 +607,19 @@ pub(super) async fn post_form(
     interpret(what, status, location, &bytes, redact)
 }
 
+impl OAuthError {
+    /// The error as a user reads it; one that the deadline ended says how long that was and where it is set.
+    pub fn within(&self, timeout: Duration) -> String {
+        match self {
+            OAuthError::Network { reason, .. } if reason.ends_with(TIMED_OUT) => format!(
+                "{self} ({} s: --timeout or timeout_secs)",
+                timeout.as_secs_f32()
+            ),
+            _ => self.to_string(),
+        }
+    }
+}
+
 /// A failed request as an error naming the endpoint; one the deadline ended says so ([`TIMED_OUT`]).
 pub(crate) fn network_failure(what: &'static str, url: &Url, e: reqwest::Error) -> OAuthError {
     let reason = if e.is_timeout() {

@@ -138,9 +138,18 @@ pub struct Plan {
     pub agent: String,
     /// `authorization_code` or `openid_connect`, for the audit log.
     pub flow: &'static str,
+    /// The total deadline of each request the sign-in makes (discovery, token endpoint): the agent's
+    /// `timeout_secs` once [`Plan::within`] has set it, so a provider that trickles is given up as the agent
+    /// would be.
+    pub timeout: std::time::Duration,
 }
 
 impl Plan {
+    /// The plan with each of its requests bounded by `timeout` (the agent's `timeout_secs` / `--timeout`).
+    pub fn within(self, timeout: std::time::Duration) -> Self {
+        Self { timeout, ..self }
+    }
+
     /// The issuer a token is keyed by: OIDC's issuer, else the token endpoint.
     pub fn issuer(&self) -> String {
         match &self.source {
@@ -226,6 +235,7 @@ pub fn plan(
             CodeFlowSource::OpenIdConnect { .. } => "openid_connect",
             CodeFlowSource::OAuth2 { .. } => "authorization_code",
         },
+        timeout: oauth::DEFAULT_TIMEOUT,
     })
 }
 
@@ -324,6 +334,7 @@ pub async fn bearer_for(
     card: &AgentCard,
     scope: &CredentialScope,
     label: &str,
+    timeout: std::time::Duration,
 ) -> Result<Credential, RemoteError> {
     let plan = kept_for(auth, card, scope).map_err(RemoteError::usage)?;
     let key = plan.key.clone();
@@ -345,7 +356,10 @@ pub async fn bearer_for(
             let _ = token_store::forget(&key, plan.cache);
             return Err(sign_in_again("the sign-in expired and cannot be refreshed"));
         };
-        let http = oauth::http_client().map_err(|e| RemoteError::transport(e.to_string()))?;
+        // The refresh is bounded like every request to the agent (`timeout_secs`): a token endpoint that
+        // trickles must not hold the connection attempt longer than the agent itself could.
+        let http = oauth::http_client_within(timeout)
+            .map_err(|e| RemoteError::transport(e.to_string()))?;
         // The stored endpoint gets the same checks as any token endpoint (https, or http to loopback) before
         // a refresh token goes to it.
         let token_url = oauth::endpoint_url(&set.token_url, "stored token endpoint")
@@ -374,7 +388,8 @@ pub async fn bearer_for(
                            "error": e.to_string()}),
                 );
                 return Err(sign_in_again(&format!(
-                    "refreshing the sign-in failed ({e})"
+                    "refreshing the sign-in failed ({})",
+                    e.within(timeout)
                 )));
             }
         }
@@ -435,8 +450,10 @@ pub async fn run_code_flow(
     io: DialogIo,
     started: impl FnOnce(String, u16),
 ) -> Result<Secret, String> {
-    let http = oauth::http_client().map_err(|e| e.to_string())?;
-    let (sign_in, listener) = start(plan, &http).await.map_err(|e| e.to_string())?;
+    let http = oauth::http_client_within(plan.timeout).map_err(|e| e.to_string())?;
+    let (sign_in, listener) = start(plan, &http)
+        .await
+        .map_err(|e| e.within(plan.timeout))?;
     let secret = match auth {
         Some(a) => client_secret(a, scope, sign_in.token_url().as_str(), label)
             .await
@@ -460,6 +477,6 @@ pub async fn run_code_flow(
     .map_err(|e| e.to_string())?;
     let set = finish(plan, &sign_in, &code, &http, secret.as_ref())
         .await
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| e.within(plan.timeout))?;
     Ok(set.access)
 }

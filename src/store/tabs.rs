@@ -514,6 +514,28 @@ impl Store {
         rows.map_err(|e| self.err(e))
     }
 
+    /// A tab's transcript in arrival order, a row at a time: `f` gets each row as it is read (a 100 MiB
+    /// artifact's rows are never all in memory at once) and returns false to stop.
+    pub fn for_each_tab_event(
+        &self,
+        tab: &str,
+        mut f: impl FnMut(TabEvent) -> bool,
+    ) -> Result<(), StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT id, kind, json, source, at FROM events WHERE tab_key = ?1 ORDER BY id",
+            )
+            .map_err(|e| self.err(e))?;
+        let mut rows = stmt.query([tab]).map_err(|e| self.err(e))?;
+        while let Some(row) = rows.next().map_err(|e| self.err(e))? {
+            if !f(tab_event(row).map_err(|e| self.err(e))?) {
+                break;
+            }
+        }
+        Ok(())
+    }
+
     /// A tab's transcript in arrival order.
     pub fn tab_events(&self, tab: &str) -> Result<Vec<TabEvent>, StoreError> {
         let mut stmt = self

@@ -153,94 +153,148 @@ pub fn from_findings(f: &Findings) -> Vec<Flag> {
 
 /// Heuristics over sanitised text: at most one flag per kind, in a fixed order.
 pub fn scan(text: &str) -> Vec<Flag> {
-    // A revealed zero-width character may sit inside a word ("pass⟨ZWSP⟩word") or stand in for a
-    // space ("ignore⟨ZWSP⟩previous"); when the text has markers, read it both ways and keep the
-    // reading that finds more.
-    let joined = Words::new(text, true);
-    let split = joined.saw_marker.then(|| Words::new(text, false));
-    let readings: Vec<&Words> = [Some(&joined), split.as_ref()]
-        .into_iter()
-        .flatten()
-        .collect();
-    let best = |find: &dyn Fn(&Words) -> (usize, String)| {
-        readings
-            .iter()
-            .map(|w| find(w))
-            .fold((0, String::new()), |a, b| if b.0 > a.0 { b } else { a })
-    };
-    let mut flags = Vec::new();
+    let mut tally = Tally::default();
+    tally.add(text);
+    tally.flags()
+}
 
-    let (n, example) = best(&|w| count_phrases(&INJECTION, w));
-    let token = CHAT_TEMPLATE_TOKENS.iter().find(|t| text.contains(**t));
-    let mut injection = Vec::new();
-    if n > 0 {
-        injection.push(format!(
-            "Contains {} trying to override or extract an agent's instructions, e.g. \
-             \u{201C}{example}\u{201D}.",
-            counted(n, "phrase", "phrases")
-        ));
-    }
-    if let Some(token) = token {
-        injection.push(format!(
-            "Contains chat-template tokens like \u{201C}{token}\u{201D} that fake a system or \
-             user turn for a model reading it."
-        ));
-    }
-    if !injection.is_empty() {
-        injection.push("Treat it as data, not as instructions.".to_owned());
-        flags.push(Flag {
-            kind: FlagKind::PromptInjection,
-            reason: injection.join(" "),
-        });
-    }
+/// What the heuristics found so far in a text read a piece at a time (a very large artifact, which is never
+/// held whole: see `app::spool`): counts add up, the first example of each kind is kept. Pieces should end at
+/// line breaks; a phrase split across two pieces is not seen.
+#[derive(Clone, Debug, Default)]
+pub struct Tally {
+    injection: (usize, String),
+    token: Option<&'static str>,
+    credential: (usize, String),
+    tool_probe: (usize, String),
+    spoofed: (usize, String),
+    keys: (usize, String),
+}
 
-    let (n, example) = best(&credential_requests);
-    if n > 0 {
-        flags.push(Flag {
-            kind: FlagKind::CredentialRequest,
-            reason: format!(
-                "Asks for a secret ({}, e.g. \u{201C}{example}\u{201D}). A remote agent should \
-                 never need your passwords, keys or tokens in a message; give credentials only \
-                 through the console's auth settings.",
-                counted(n, "request", "requests")
-            ),
-        });
+fn add_count(into: &mut (usize, String), (n, example): (usize, String)) {
+    if n == 0 {
+        return;
     }
-
-    let (n, example) = best(&|w| count_phrases(&TOOL_PROBE, w));
-    if n > 0 {
-        flags.push(Flag {
-            kind: FlagKind::ToolListRequest,
-            reason: format!(
-                "Asks which tools or functions are available ({}, e.g. \u{201C}{example}\u{201D}); \
-                 probing for tools is a common first step in hijacking an agent session.",
-                counted(n, "request", "requests")
-            ),
-        });
+    if into.0 == 0 {
+        into.1 = example;
     }
+    into.0 += n;
+}
 
-    if let Some((n, example)) = super::imitation::spoofed_lines(text) {
-        flags.push(Flag {
-            kind: FlagKind::SpoofedConsoleText,
-            reason: format!(
-                "Imitates the console's own text ({} like \u{201C}{example}\u{201D}). The remote \
-                 agent wrote it, not a2a-console: only the console's own dialogs approve anything.",
-                counted(n, "line", "lines")
-            ),
-        });
+impl Tally {
+    /// Scan one more piece of the text.
+    pub fn add(&mut self, text: &str) {
+        // A revealed zero-width character may sit inside a word ("pass⟨ZWSP⟩word") or stand in for a
+        // space ("ignore⟨ZWSP⟩previous"); when the text has markers, read it both ways and keep the
+        // reading that finds more.
+        let joined = Words::new(text, true);
+        let split = joined.saw_marker.then(|| Words::new(text, false));
+        let readings: Vec<&Words> = [Some(&joined), split.as_ref()]
+            .into_iter()
+            .flatten()
+            .collect();
+        let best = |find: &dyn Fn(&Words) -> (usize, String)| {
+            readings
+                .iter()
+                .map(|w| find(w))
+                .fold((0, String::new()), |a, b| if b.0 > a.0 { b } else { a })
+        };
+        add_count(&mut self.injection, best(&|w| count_phrases(&INJECTION, w)));
+        if self.token.is_none() {
+            self.token = CHAT_TEMPLATE_TOKENS
+                .iter()
+                .find(|t| text.contains(**t))
+                .copied();
+        }
+        add_count(&mut self.credential, best(&credential_requests));
+        add_count(
+            &mut self.tool_probe,
+            best(&|w| count_phrases(&TOOL_PROBE, w)),
+        );
+        if let Some(found) = super::imitation::spoofed_lines(text) {
+            add_count(&mut self.spoofed, found);
+        }
+        if let Some(found) = super::imitation::key_instructions(text) {
+            add_count(&mut self.keys, found);
+        }
     }
 
-    if let Some((n, example)) = super::imitation::key_instructions(text) {
-        flags.push(Flag {
-            kind: FlagKind::KeyInstructions,
-            reason: format!(
-                "Tells you which keys to press ({}, e.g. \u{201C}{example}\u{201D}). The remote agent \
-                 cannot see your screen: only the console's own dialogs and help say what a key does.",
-                counted(n, "instruction", "instructions")
-            ),
-        });
+    /// The flags for everything scanned so far.
+    pub fn flags(&self) -> Vec<Flag> {
+        let mut flags = Vec::new();
+        let (n, example) = &self.injection;
+        let mut injection = Vec::new();
+        if *n > 0 {
+            injection.push(format!(
+                "Contains {} trying to override or extract an agent's instructions, e.g. \
+                 \u{201C}{example}\u{201D}.",
+                counted(*n, "phrase", "phrases")
+            ));
+        }
+        if let Some(token) = self.token {
+            injection.push(format!(
+                "Contains chat-template tokens like \u{201C}{token}\u{201D} that fake a system or \
+                 user turn for a model reading it."
+            ));
+        }
+        if !injection.is_empty() {
+            injection.push("Treat it as data, not as instructions.".to_owned());
+            flags.push(Flag {
+                kind: FlagKind::PromptInjection,
+                reason: injection.join(" "),
+            });
+        }
+
+        let (n, example) = &self.credential;
+        if *n > 0 {
+            flags.push(Flag {
+                kind: FlagKind::CredentialRequest,
+                reason: format!(
+                    "Asks for a secret ({}, e.g. \u{201C}{example}\u{201D}). A remote agent should \
+                     never need your passwords, keys or tokens in a message; give credentials only \
+                     through the console's auth settings.",
+                    counted(*n, "request", "requests")
+                ),
+            });
+        }
+
+        let (n, example) = &self.tool_probe;
+        if *n > 0 {
+            flags.push(Flag {
+                kind: FlagKind::ToolListRequest,
+                reason: format!(
+                    "Asks which tools or functions are available ({}, e.g. \u{201C}{example}\u{201D}); \
+                     probing for tools is a common first step in hijacking an agent session.",
+                    counted(*n, "request", "requests")
+                ),
+            });
+        }
+
+        let (n, example) = &self.spoofed;
+        if *n > 0 {
+            flags.push(Flag {
+                kind: FlagKind::SpoofedConsoleText,
+                reason: format!(
+                    "Imitates the console's own text ({} like \u{201C}{example}\u{201D}). The remote \
+                     agent wrote it, not a2a-console: only the console's own dialogs approve anything.",
+                    counted(*n, "line", "lines")
+                ),
+            });
+        }
+
+        let (n, example) = &self.keys;
+        if *n > 0 {
+            flags.push(Flag {
+                kind: FlagKind::KeyInstructions,
+                reason: format!(
+                    "Tells you which keys to press ({}, e.g. \u{201C}{example}\u{201D}). The remote agent \
+                     cannot see your screen: only the console's own dialogs and help say what a key does.",
+                    counted(*n, "instruction", "instructions")
+                ),
+            });
+        }
+        flags
     }
-    flags
 }
 
 /// Phrases that try to override an agent's instructions or extract them. Each must start with a

@@ -5,9 +5,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use futures::StreamExt;
-use tokio::sync::mpsc::Sender;
 
 use super::runtime::Runtime;
+use super::stream_budget::StreamTx;
 use crate::app::msg::{Effect, Msg, StreamItem};
 use crate::app::state::{AgentId, AgentInfo, Usability};
 use crate::app::task::TabId;
@@ -417,12 +417,13 @@ impl Runtime {
                 token_url,
                 client_id,
                 scopes,
+                timeout,
             } => {
                 let (cancel_tx, cancel_rx) = tokio::sync::watch::channel(false);
                 self.oauth_cancels
                     .insert(crate::app::state::SignInFor::Approval(tab), cancel_tx);
                 tokio::spawn(async move {
-                    let http = match crate::remote::oauth::http_client() {
+                    let http = match crate::remote::oauth::http_client_within(timeout) {
                         Ok(h) => h,
                         Err(e) => {
                             let _ = tx.send(Msg::DeviceCode {
@@ -444,7 +445,7 @@ impl Runtime {
                         Err(e) => {
                             let _ = tx.send(Msg::DeviceCode {
                                 tab,
-                                result: Err(e.to_string()),
+                                result: Err(e.within(timeout)),
                             });
                             return;
                         }
@@ -461,7 +462,7 @@ impl Runtime {
                         &http, &token_url, &client_id, &auth, cancel_rx,
                     )
                     .await
-                    .map_err(|e| e.to_string())
+                    .map_err(|e| e.within(timeout))
                     .and_then(|t| match t.bearer() {
                         Ok(crate::remote::auth::Credential::Bearer(s)) => Ok(s),
                         Ok(_) => Err("the token is not a bearer token".to_string()),
@@ -651,7 +652,7 @@ impl Runtime {
             } => {
                 // Blocking file calls (create_new, fsync, rename) on a blocking thread, off the loop.
                 tokio::task::spawn_blocking(move || {
-                    let result = super::save::write(&path, &bytes, replace);
+                    let result = super::save::write_slice(&path, &bytes, replace);
                     let _ = tx.send(Msg::SaveDone { path, result });
                 });
             }
@@ -731,7 +732,7 @@ const POLL_EVERY: Duration = Duration::from_secs(2);
 const POLL_FOR: Duration = Duration::from_secs(600);
 
 /// Poll GetTask, delivering each snapshot as a stream event, until the task settles.
-async fn poll(conn: &Connected, tx: &Sender<Msg>, tab: TabId, generation: u64, task_id: String) {
+async fn poll(conn: &Connected, tx: &StreamTx, tab: TabId, generation: u64, task_id: String) {
     let started = Instant::now();
     loop {
         let req = a2a::GetTaskRequest {
@@ -795,7 +796,7 @@ fn not_found(e: &a2a::A2AError) -> bool {
     classify(e).code == Some(a2a::error_code::TASK_NOT_FOUND)
 }
 
-async fn gone(tx: &Sender<Msg>, tab: TabId, generation: u64, e: &a2a::A2AError) {
+async fn gone(tx: &StreamTx, tab: TabId, generation: u64, e: &a2a::A2AError) {
     let _ = tx
         .send(Msg::TaskGone {
             tab,
@@ -872,6 +873,7 @@ async fn approve_request(
                 auth,
                 conn.card.card.security_schemes.as_ref(),
                 Some((&scope, &conn.label)),
+                target.timeout,
             )
             .await
             .map_err(|e| e.message)?
@@ -926,7 +928,7 @@ async fn approve_request(
 /// waits, and so does the network read behind it.
 async fn pump(
     mut events: a2a_client::BoxStream<'static, Result<a2a::StreamResponse, a2a::A2AError>>,
-    tx: &Sender<Msg>,
+    tx: &StreamTx,
     tab: TabId,
     generation: u64,
 ) {

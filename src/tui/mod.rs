@@ -9,6 +9,7 @@ pub mod persist;
 pub mod runtime;
 mod save;
 pub mod signals;
+pub mod stream_budget;
 
 use std::io::Stdout;
 use std::path::PathBuf;

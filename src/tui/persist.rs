@@ -39,51 +39,47 @@ pub fn restore_headers(store: &Store, app: &mut App) -> Result<usize, String> {
     Ok(restored)
 }
 
-/// How many stored rows go to the app in one message (each is replayed in one `update`).
+/// How many stored rows go to the app in one message (each is replayed in one `update`) …
 const REPLAY_CHUNK: usize = 2000;
+/// … or how many bytes of their JSON: a part of a very large artifact's rows is handed over before the next is
+/// read, rather than the whole artifact read first.
+const REPLAY_BYTES: usize = 8 * 1024 * 1024;
 
-/// Read and decode a tab's transcript on the store's thread, and send it to the app in parts.
+/// Read and decode a tab's transcript on the store's thread, a row at a time, and send it to the app in parts.
 pub fn load_transcript(store: &Store, key: &str, tab: TabId, tx: &UnboundedSender<Msg>) {
-    let events = match store.tab_events(key) {
-        Ok(e) => e,
-        Err(e) => {
-            tracing::warn!("cannot load a stored transcript: {e}");
-            let _ = tx.send(Msg::TranscriptLoaded {
-                tab,
-                items: Vec::new(),
-                done: true,
-            });
-            return;
-        }
-    };
-    let total = events.len();
-    let mut items = Vec::with_capacity(REPLAY_CHUNK.min(total));
-    for (i, e) in events.into_iter().enumerate() {
+    let mut items = Vec::new();
+    let mut bytes = 0usize;
+    let mut gone = false;
+    let read = store.for_each_tab_event(key, |e| {
+        bytes += e.json.len();
         if let Some(item) = decode(e) {
             items.push(item);
         }
-        let last = i + 1 == total;
-        if items.len() >= REPLAY_CHUNK || last {
+        if items.len() >= REPLAY_CHUNK || bytes >= REPLAY_BYTES {
+            bytes = 0;
             let part = std::mem::take(&mut items);
-            if tx
+            gone = tx
                 .send(Msg::TranscriptLoaded {
                     tab,
                     items: part,
-                    done: last,
+                    done: false,
                 })
-                .is_err()
-            {
-                return;
-            }
+                .is_err();
         }
+        !gone
+    });
+    if gone {
+        return;
     }
-    if total == 0 {
-        let _ = tx.send(Msg::TranscriptLoaded {
-            tab,
-            items: Vec::new(),
-            done: true,
-        });
+    if let Err(e) = read {
+        tracing::warn!("cannot load a stored transcript: {e}");
     }
+    // What is left (perhaps nothing), and the end: a read that failed half-way keeps what it delivered.
+    let _ = tx.send(Msg::TranscriptLoaded {
+        tab,
+        items,
+        done: true,
+    });
 }
 
 /// The largest part of one stored event the raw JSON viewer shows (a 20 MB chunk is cut, with a note).

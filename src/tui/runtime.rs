@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use futures::{Stream, StreamExt};
 use ratatui::Terminal;
 use ratatui::backend::Backend;
-use tokio::sync::mpsc::{Receiver, Sender, UnboundedReceiver, UnboundedSender, unbounded_channel};
+use tokio::sync::mpsc::{Receiver, UnboundedReceiver, UnboundedSender, unbounded_channel};
 use tokio::task::JoinHandle;
 
 use crate::app::msg::{Effect, Msg};
@@ -44,6 +44,8 @@ const COMMIT_WAIT: Duration = Duration::from_secs(2);
 /// wait longer than the one before. A few milliseconds of the writer's work; the readers feel it as
 /// back-pressure from the bounded queue, as they do from a slow screen.
 const WRITER_LAG: u64 = 2048;
+/// … or this many bytes of events behind: 2 048 records of 1 MiB chunks would be 2 GiB waiting for the disk.
+const WRITER_LAG_BYTES: usize = 32 * 1024 * 1024;
 
 /// A frame rendered into the terminal's buffer, waiting for the store before it goes on screen.
 struct UnshownFrame {
@@ -62,8 +64,10 @@ pub(super) type OwnHttp = Mutex<HashMap<AgentId, (TlsSettings, AgentHttp)>>;
 /// Owns the I/O side: HTTP client, connected agents, running streams, the store writer.
 pub struct Runtime {
     pub(super) tx: UnboundedSender<Msg>,
-    /// Stream readers send here (bounded: see [`STREAM_QUEUE`]).
-    pub(super) stream_tx: Sender<Msg>,
+    /// Stream readers send here (bounded in events, see [`STREAM_QUEUE`], and in bytes, see
+    /// [`super::stream_budget`]).
+    pub(super) stream_tx: super::stream_budget::StreamTx,
+    stream_budget: Arc<super::stream_budget::StreamBudget>,
     stream_rx: Option<Receiver<Msg>>,
     pub(super) http: reqwest::Client,
     pub(super) fetcher: Arc<CardFetcher>,
@@ -86,6 +90,9 @@ pub struct Runtime {
     pub writer: Option<StoreWriter>,
     /// Records `update` asked for that are not yet handed to the writer (sent once per round).
     pending: Vec<Record>,
+    /// Event bytes handed to the writer, by the sequence number of each hand-over's last record, until committed
+    /// (see [`WRITER_LAG_BYTES`]).
+    unwritten: std::collections::VecDeque<(u64, usize)>,
     /// Each agent's target (headers, auth), for requests that need a credential of their own (approvals).
     pub(super) targets: HashMap<AgentId, crate::remote::agent::AgentTarget>,
     /// Sign-ins in progress, by what they are for (setting one cancels its polling or its listener).
@@ -123,6 +130,10 @@ impl Runtime {
     ) -> Result<(Self, UnboundedReceiver<Msg>), String> {
         let (tx, rx) = unbounded_channel();
         let (stream_tx, stream_rx) = tokio::sync::mpsc::channel(STREAM_QUEUE);
+        let stream_budget = Arc::new(super::stream_budget::StreamBudget::new(
+            super::stream_budget::STREAM_BYTES,
+        ));
+        let stream_tx = super::stream_budget::StreamTx::new(stream_tx, stream_budget.clone());
         // Highlighting results come back on their own channel and are forwarded as messages.
         let (done_tx, mut done_rx) = unbounded_channel();
         let highlighter = crate::markup::highlight::Highlighter::spawn(done_tx, syntax_theme);
@@ -140,6 +151,7 @@ impl Runtime {
             Self {
                 tx,
                 stream_tx,
+                stream_budget,
                 stream_rx: Some(stream_rx),
                 fetcher: Arc::new(
                     CardFetcher::new(Duration::from_secs(10)).map_err(|e| e.message)?,
@@ -159,6 +171,7 @@ impl Runtime {
                 targets: HashMap::new(),
                 writer: None,
                 pending: Vec::new(),
+                unwritten: std::collections::VecDeque::new(),
                 bell_enabled: false,
                 clipboard_enabled: false,
                 push: None,
@@ -228,9 +241,19 @@ impl Runtime {
 
     /// Is the writer too far behind to take more of a flood (see [`WRITER_LAG`])? Never while it is failing:
     /// then records are counted as lost at once and nothing waits for it.
-    fn writer_behind(&self, status: &WriterStatus) -> bool {
+    fn writer_behind(&mut self, status: &WriterStatus) -> bool {
+        while self
+            .unwritten
+            .front()
+            .is_some_and(|(seq, _)| *seq <= status.committed)
+        {
+            self.unwritten.pop_front();
+        }
+        let bytes: usize = self.unwritten.iter().map(|(_, b)| b).sum();
         self.writer.as_ref().is_some_and(|w| {
-            status.failure.is_none() && w.sent().saturating_sub(status.committed) > WRITER_LAG
+            status.failure.is_none()
+                && (w.sent().saturating_sub(status.committed) > WRITER_LAG
+                    || bytes > WRITER_LAG_BYTES)
         })
     }
 
@@ -499,13 +522,28 @@ impl Runtime {
             return;
         }
         let records = std::mem::take(&mut self.pending);
+        let bytes: usize = records
+            .iter()
+            .map(|r| match r {
+                Record::Event { event, .. } => super::stream_budget::event_bytes(event),
+                _ => 0,
+            })
+            .sum();
         if let Some(w) = self.writer.as_mut() {
-            w.write(records);
+            let seq = w.write(records);
+            if bytes > 0 {
+                self.unwritten.push_back((seq, bytes));
+            }
         }
     }
 
     fn apply(&mut self, app: &mut App, msg: Msg) {
         self.messages += 1;
+        // Taken off the stream queue: its bytes no longer hold a reader back.
+        let queued = super::stream_budget::msg_bytes(&msg);
+        if queued > 0 {
+            self.stream_budget.release(queued);
+        }
         if let Some(r) = crate::tui::persist::audit_response(app, &msg) {
             self.pending.push(r);
         }

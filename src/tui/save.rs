@@ -11,13 +11,21 @@
 //!   decision (`chmod`), not the agent's. (0644 for "inert" types would rest on the agent's own media type.)
 
 use std::fs::OpenOptions;
-use std::io::Write;
 use std::path::Path;
 
 use crate::app::msg::SaveResult;
 
 /// Write `bytes` to `path` as a new file; with `replace`, over whatever is there (except a directory).
 pub fn write(path: &Path, bytes: &[u8], replace: bool) -> SaveResult {
+    write_slice(
+        path,
+        &crate::app::spool::TextSlice::Memory(std::sync::Arc::from(bytes)),
+        replace,
+    )
+}
+
+/// [`write`] for what the save dialog captured: bytes, or a range of a spool file copied a pass at a time.
+pub fn write_slice(path: &Path, bytes: &crate::app::spool::TextSlice, replace: bool) -> SaveResult {
     if !replace {
         return match create_new(path, bytes) {
             Ok(()) => SaveResult::Saved(bytes.len()),
@@ -48,7 +56,7 @@ pub fn write(path: &Path, bytes: &[u8], replace: bool) -> SaveResult {
     }
 }
 
-fn create_new(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+fn create_new(path: &Path, bytes: &crate::app::spool::TextSlice) -> std::io::Result<()> {
     let mut options = OpenOptions::new();
     options.write(true).create_new(true);
     #[cfg(unix)]
@@ -57,7 +65,7 @@ fn create_new(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         options.mode(0o600);
     }
     let mut file = options.open(path)?;
-    file.write_all(bytes)?;
+    bytes.write_to(&mut file)?;
     file.sync_all()
 }
 

@@ -35,7 +35,12 @@ fn drawn_lines(theme: &Theme, t: &TaskTab) -> Vec<String> {
                 .iter()
                 .map(|l| l.spans.iter().map(|s| s.content.to_string()).collect())
                 .collect::<Vec<String>>(),
-            Segment::ArtifactText(a) => a.text.lines().map(str::to_string).collect(),
+            Segment::ArtifactText(a) => a
+                .text
+                .lines_from(0, usize::MAX)
+                .into_iter()
+                .map(|l| l.into_owned())
+                .collect(),
         })
         .collect()
 }
@@ -213,9 +218,13 @@ pub fn window(
                     }
                     let lines: Box<dyn Iterator<Item = Line<'static>>> = match s {
                         Segment::Lines(l) => Box::new(l.into_iter().skip(skip)),
-                        Segment::ArtifactText(a) => {
-                            Box::new(a.text.lines().skip(skip).map(|l| artifact_line(theme, l)))
-                        }
+                        // At most a screenful of lines is read (a spooled text is read from its file).
+                        Segment::ArtifactText(a) => Box::new(
+                            a.text
+                                .lines_from(skip, height)
+                                .into_iter()
+                                .map(|l| artifact_line(theme, &l)),
+                        ),
                     };
                     skip = 0;
                     for l in lines {
@@ -255,9 +264,13 @@ pub fn window(
                 for s in entry_segments(theme, t, e).into_iter().rev() {
                     let lines: Box<dyn Iterator<Item = Line<'static>>> = match s {
                         Segment::Lines(l) => Box::new(l.into_iter().rev()),
-                        Segment::ArtifactText(a) => {
-                            Box::new(a.text.lines().rev().map(|l| artifact_line(theme, l)))
-                        }
+                        Segment::ArtifactText(a) => Box::new(
+                            a.text
+                                .last_lines(height)
+                                .into_iter()
+                                .rev()
+                                .map(|l| artifact_line(theme, &l)),
+                        ),
                     };
                     for l in lines {
                         consumed += 1;

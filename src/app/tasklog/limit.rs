@@ -55,6 +55,7 @@ pub fn take<'a>(
             return true;
         }
         log.bytes += size;
+        log.prints.push(super::prints::Print::of(p));
         log.artifact.parts.push(p.clone());
     }
     false
@@ -78,6 +79,8 @@ mod tests {
             gap: false,
             bytes: 0,
             at_limit: false,
+            prints: Vec::new(),
+            hollowed_to: 0,
         }
     }
 

@@ -69,6 +69,9 @@ pub(super) fn approval_key(app: &mut App, tab: TabId, scroll: u16, k: KeyEvent) 
                         _ => None,
                     })
             });
+            let timeout = app
+                .agent(t.agent)
+                .map_or(crate::remote::oauth::DEFAULT_TIMEOUT, |a| a.target.timeout);
             let client_id = app
                 .agent(t.agent)
                 .and_then(|a| a.target.auth.as_ref())
@@ -87,6 +90,7 @@ pub(super) fn approval_key(app: &mut App, tab: TabId, scroll: u16, k: KeyEvent) 
                         token_url,
                         client_id,
                         scopes,
+                        timeout,
                     }]
                 }
                 None => {

@@ -43,7 +43,10 @@ pub(super) fn plan_for(app: &App, owner: SignInFor) -> Result<Plan, String> {
             agent.name()
         ));
     }
-    crate::remote::sign_in::plan(auth, card, &scope).map_err(|e| {
+    let timeout = agent.target.timeout;
+    crate::remote::sign_in::plan(auth, card, &scope)
+        .map(|p| p.within(timeout))
+        .map_err(|e| {
         match auth.and_then(|a| crate::remote::sign_in::device_plan(a, card, &scope)) {
             Some(_) => format!(
                 "{}: its card offers only the device-code flow: sign in with `a2a-console login {}`, or with o in \

@@ -136,7 +136,7 @@ fn push_and_stream_overlapping_a_reattach_reassemble_the_artifact_exactly_once()
     );
     let t = app.tab(tab).unwrap();
     assert_eq!(t.artifacts.len(), 1);
-    assert_eq!(t.artifacts[0].text, "12345");
+    assert_eq!(t.artifacts[0].text.as_str(), Some("12345"));
     assert!(t.artifacts[0].complete);
     assert_eq!(anomalies(&app, tab), 0);
     // One row per received event, each with its verdict: the late pushes are recorded as duplicates.

@@ -211,7 +211,7 @@ fn save_opens_on_the_part_at_the_cursor() {
     let Some(Overlay::SaveTarget(s)) = &app.overlay else {
         panic!("Enter chooses the data part");
     };
-    let saved: serde_json::Value = serde_json::from_slice(&s.bytes).unwrap();
+    let saved: serde_json::Value = serde_json::from_slice(&s.bytes.to_vec()).unwrap();
     assert_eq!(saved["tests"]["passed"], 3, "only that part's JSON");
 }
 

@@ -94,6 +94,11 @@ fn o_starts_the_openid_connect_code_flow_the_card_declares_for_the_configured_ag
     assert_eq!(plan.scheme, "people");
     assert_eq!(plan.scopes, vec!["agent:use".to_string()]);
     assert_eq!(plan.agent, "http://127.0.0.1:9");
+    assert_eq!(
+        plan.timeout,
+        std::time::Duration::from_secs(5),
+        "each of the sign-in's requests ends within the agent's timeout_secs, not a fixed 30 s"
+    );
     assert!(
         auth.is_some(),
         "the agent's own config: the token is kept for it"

@@ -577,7 +577,11 @@ fn search_and_copy_reach_into_every_part_of_a_multi_part_artifact() {
         key(&mut app, KeyCode::Char(','));
     }
     let fx = key(&mut app, KeyCode::Char('y'));
-    let full = app.tab(id).unwrap().artifacts[0].text.clone();
+    let full = app.tab(id).unwrap().artifacts[0]
+        .text
+        .as_str()
+        .unwrap()
+        .to_string();
     assert!(full.contains("# Fibonacci") && full.contains("\"passed\": 3"));
     assert!(
         matches!(fx.as_slice(), [Effect::Copy { text, what }] if *text == full && what.contains("code")),

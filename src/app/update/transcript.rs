@@ -9,6 +9,7 @@ use crate::app::parts::human_bytes;
 use crate::app::search;
 use crate::app::state::{App, Overlay, PromptKind};
 use crate::app::task::{Entry, TaskTab};
+use crate::app::tasklog::prints::Print;
 use crate::trust::sanitize::floor_char_boundary;
 
 /// The largest OSC 52 payload sent (base64 bytes). Terminals cap it (xterm ~100 000, some far lower) and a
@@ -251,7 +252,11 @@ fn entry_text(t: &TaskTab, e: &Entry) -> (String, String) {
             .get(*index)
             .map(|a| {
                 let name = a.label();
-                (a.text.clone(), format!("artifact {name:?}"))
+                // A spooled text is never read whole for the clipboard: `copy` refuses it by its size first.
+                (
+                    a.text.as_str().unwrap_or_default().to_string(),
+                    format!("artifact {name:?}"),
+                )
             })
             .unwrap_or_default(),
     }
@@ -272,9 +277,24 @@ fn selected_entry(app: &mut App) -> Option<(String, String)> {
     Some(entry_text(t, e))
 }
 
+/// The size of the selected artifact's text when it is spooled (too large to be read whole for a copy).
+fn selected_spooled(app: &App) -> Option<usize> {
+    let t = app.active_tab()?;
+    let Some(Entry::Artifact { index }) = t.selected.and_then(|i| t.transcript.get(i)) else {
+        return None;
+    };
+    let a = t.artifacts.get(*index)?;
+    a.text.is_spooled().then(|| a.text.len())
+}
+
 /// `y`.
 pub(super) fn copy(app: &mut App) -> Vec<Effect> {
-    match selected_entry(app) {
+    let selected = selected_entry(app);
+    if let (Some((_, what)), Some(size)) = (&selected, selected_spooled(app)) {
+        too_large_for_clipboard(app, what, size);
+        return vec![];
+    }
+    match selected {
         Some((text, what)) => clipboard(app, text, what),
         None => {
             app.set_status("nothing in this transcript to copy yet", true);
@@ -289,6 +309,10 @@ pub(super) fn copy_code(app: &mut App) -> Vec<Effect> {
         app.set_status("nothing in this transcript to copy yet", true);
         return vec![];
     };
+    if let Some(size) = selected_spooled(app) {
+        too_large_for_clipboard(app, &what, size);
+        return vec![];
+    }
     let Some(t) = app.active_tab_mut() else {
         return vec![];
     };
@@ -319,7 +343,7 @@ fn code_source(t: &TaskTab) -> Option<String> {
     if a.parts.len() <= 1 {
         return None;
     }
-    let md: Vec<&str> = a
+    let md: Vec<std::borrow::Cow<'_, str>> = a
         .parts
         .iter()
         .filter(|p| p.kind == crate::app::parts::PartKind::Markdown)
@@ -354,19 +378,22 @@ pub fn code_blocks(text: &str) -> Vec<String> {
 
 /// Ask the runtime to put `text` on the clipboard, unless it is too large for OSC 52.
 fn clipboard(app: &mut App, text: String, what: String) -> Vec<Effect> {
-    let encoded = text.len().div_ceil(3) * 4;
-    if encoded > OSC52_LIMIT {
-        app.set_status(
-            format!(
-                "{what} is {} — too large for the terminal clipboard (OSC 52 takes ~{} KB): S saves an artifact, E exports the transcript",
-                human_bytes(text.len()),
-                OSC52_LIMIT / 1000 * 3 / 4
-            ),
-            true,
-        );
+    if text.len().div_ceil(3) * 4 > OSC52_LIMIT {
+        too_large_for_clipboard(app, &what, text.len());
         return vec![];
     }
     vec![Effect::Copy { text, what }]
+}
+
+fn too_large_for_clipboard(app: &mut App, what: &str, size: usize) {
+    app.set_status(
+        format!(
+            "{what} is {} — too large for the terminal clipboard (OSC 52 takes ~{} KB): S saves an artifact, E exports the transcript",
+            human_bytes(size),
+            OSC52_LIMIT / 1000 * 3 / 4
+        ),
+        true,
+    );
 }
 
 /// `J`: the task as JSON (its current state as the console holds it, in the SDK's types) and, for the
@@ -450,7 +477,7 @@ const SHOWN_PART: usize = 16 * 1024;
 
 /// An artifact for the viewer: its parts' payloads cut at [`SHOWN_PART`] with a note of what was left out
 /// (copied only up to the cut, never whole).
-fn shown_artifact(a: &a2a::Artifact) -> a2a::Artifact {
+fn shown_artifact(a: &a2a::Artifact, prints: &[Print]) -> a2a::Artifact {
     let cut = |s: &str| {
         if s.len() <= SHOWN_PART {
             return s.to_string();
@@ -466,8 +493,16 @@ fn shown_artifact(a: &a2a::Artifact) -> a2a::Artifact {
     let parts = a
         .parts
         .iter()
-        .map(|p| {
+        .zip(prints.iter().map(Some).chain(std::iter::repeat(None)))
+        .map(|(p, print)| {
             let content = match &p.content {
+                // The gate let go of this text: the transcript shows it from the spool file.
+                a2a::PartContent::Text(_) if print.is_some_and(|p| p.hollow) => {
+                    a2a::PartContent::Text(format!(
+                        "[{} of text, kept on disk with the artifact, not in memory: the transcript shows it, S saves it, E exports it]",
+                        human_bytes(print.map_or(0, |p| p.bytes))
+                    ))
+                }
                 a2a::PartContent::Text(s) => a2a::PartContent::Text(cut(s)),
                 a2a::PartContent::Raw(b) if b.len() > SHOWN_PART => {
                     a2a::PartContent::Text(format!(
@@ -558,7 +593,7 @@ pub fn task_json(t: &TaskTab) -> String {
             t.log
                 .artifacts
                 .iter()
-                .map(|a| shown_artifact(&a.artifact))
+                .map(|a| shown_artifact(&a.artifact, &a.prints))
                 .collect()
         }),
         history: None,

@@ -228,11 +228,17 @@ impl Default for JkuFetcher {
 
 impl JkuFetcher {
     pub fn new() -> Self {
+        Self::within(JKU_TIMEOUT)
+    }
+
+    /// A fetcher whose every JWKS request (connect, headers and body) ends within `timeout`: the card
+    /// fetcher's deadline, so a `jku` that trickles is given up as the card itself would be.
+    pub fn within(timeout: Duration) -> Self {
         // Built without a credential or default header on purpose; `None` only if TLS cannot initialise, and
         // then every jku says so.
         let http = reqwest::Client::builder()
-            .connect_timeout(JKU_TIMEOUT)
-            .timeout(JKU_TIMEOUT)
+            .connect_timeout(timeout)
+            .timeout(timeout)
             .redirect(reqwest::redirect::Policy::none())
             .user_agent(concat!("a2a-console/", env!("CARGO_PKG_VERSION")))
             .build()

@@ -67,6 +67,14 @@ pub const TARGETS: &[Target] = &[
                  findings match the flags, flag reasons are themselves clean",
     },
     Target {
+        name: "spool",
+        input: Input::Text,
+        run: text::spool,
+        checks: "app::spool: a text pushed in pieces (cut where the input says) and spooled to a file reads \
+                 back as the same text: length, line count, any window of lines, the last lines, any range, \
+                 and the pieces a search or scan walks",
+    },
+    Target {
         name: "markdown",
         input: Input::Markdown,
         run: text::markdown,

@@ -308,3 +308,86 @@ pub fn safe_json(input: &[u8]) -> Result<(), String> {
     }
     Ok(())
 }
+
+/// `app::spool::ArtifactText`: the input's text, pushed in pieces whose sizes the input's own bytes choose and
+/// spooled after a number of pieces it also chooses, must read back exactly as the same text held in memory.
+pub fn spool(input: &[u8]) -> Result<(), String> {
+    use crate::app::spool::ArtifactText;
+    let text = String::from_utf8_lossy(input).into_owned();
+    let mut t = ArtifactText::default();
+    let spool_after = input.first().map_or(0, |b| usize::from(*b % 4));
+    let (mut at, mut pieces) = (0usize, 0usize);
+    while at < text.len() {
+        let step = 1 + input.get(pieces).map_or(7, |b| usize::from(*b % 64));
+        let mut end = (at + step).min(text.len());
+        while !text.is_char_boundary(end) {
+            end += 1;
+        }
+        t.push_str(text.get(at..end).unwrap_or_default());
+        pieces += 1;
+        if pieces == spool_after {
+            t.spool_now();
+        }
+        at = end;
+    }
+    t.spool_now();
+    ensure(t.is_spooled() || text.is_empty(), || {
+        format!("not spooled: {:?}", t.spool_error)
+    })?;
+    ensure(t.len() == text.len(), || {
+        format!("len {} != {}", t.len(), text.len())
+    })?;
+    let lines: Vec<&str> = text.lines().collect();
+    ensure(t.line_count() == lines.len(), || {
+        format!("line_count {} != {}", t.line_count(), lines.len())
+    })?;
+    let mut joined = String::new();
+    let mut counted = 0usize;
+    let mut order = Ok(());
+    t.for_each_piece(|before, piece| {
+        if before != counted && order.is_ok() {
+            order = Err(format!("piece starts at line {before}, {counted} counted"));
+        }
+        counted += piece.matches('\n').count();
+        joined.push_str(piece);
+        true
+    });
+    order?;
+    ensure(joined == text, || {
+        "the pieces do not join to the text".into()
+    })?;
+    let n = lines.len();
+    for first in [0, 1, n / 2, n.saturating_sub(1), n, n + 1] {
+        let want: Vec<&str> = lines.iter().skip(first).take(3).copied().collect();
+        let got: Vec<String> = t
+            .lines_from(first, 3)
+            .into_iter()
+            .map(|l| l.into_owned())
+            .collect();
+        ensure(got == want, || {
+            format!("lines_from({first}, 3): {got:?} != {want:?}")
+        })?;
+    }
+    let want: Vec<&str> = lines.iter().skip(n.saturating_sub(3)).copied().collect();
+    let got: Vec<String> = t
+        .last_lines(3)
+        .into_iter()
+        .map(|l| l.into_owned())
+        .collect();
+    ensure(got == want, || {
+        format!("last_lines(3): {got:?} != {want:?}")
+    })?;
+    let cut = |i: usize| {
+        let mut i = i.min(text.len());
+        while !text.is_char_boundary(i) {
+            i -= 1;
+        }
+        i
+    };
+    let (a, b) = (cut(text.len() / 3), cut(text.len() * 2 / 3));
+    let got = t.get(a..b).map(|c| c.into_owned());
+    ensure(got.as_deref() == text.get(a..b), || {
+        format!("get({a}..{b}): {got:?}")
+    })?;
+    Ok(())
+}
