@@ -151,8 +151,8 @@ async fn spawn_server(chunks: usize) -> String {
     base
 }
 
-/// One console in this process: send, wait for the task to complete, print peak RSS.
-async fn child(limit_mib: u64, url: &str, db: &Path) {
+/// A console on the store at `db` with the agent at `url`; `restore` brings the store's tabs back first.
+fn console(url: &str, db: &Path, limit_mib: u64, restore: bool) -> Headless {
     let mut app = App::new(Keymap::defaults(), Theme::builtin("dark").expect("theme"));
     app.size = (120, 40);
     app.artifact_limit = a2a_console::config::StoreConfig {
@@ -165,21 +165,15 @@ async fn child(limit_mib: u64, url: &str, db: &Path) {
     app.add_agent(target, AgentOrigin::Config);
     let (mut runtime, rx) = Runtime::new(None, "dark").expect("runtime");
     let store = a2a_console::store::Store::open(db).expect("store");
+    if restore {
+        a2a_console::tui::persist::restore_headers(&store, &mut app).expect("headers");
+    }
     runtime.writer = Some(a2a_console::store::writer::StoreWriter::spawn(store).expect("writer"));
-    let mut h = Headless::start(app, runtime, rx);
-    h.wait("card 0.1.0", Duration::from_secs(30))
-        .await
-        .expect("card");
-    h.key(KeyCode::Char('n'));
-    h.wait("Message → big", Duration::from_secs(10))
-        .await
-        .expect("tab");
-    h.type_text("big");
-    let start = Instant::now();
-    h.key(KeyCode::Enter);
-    h.wait("✓ completed", Duration::from_secs(600))
-        .await
-        .expect("completed");
+    Headless::start(app, runtime, rx)
+}
+
+/// Quit, then print what the parent reads: peak RSS, the seconds taken, the bytes of the artifact kept.
+async fn report(h: Headless, start: Instant) {
     let secs = start.elapsed().as_secs_f64();
     let done = h.finish(Duration::from_secs(60)).await.expect("quit");
     let kept = done
@@ -194,20 +188,29 @@ async fn child(limit_mib: u64, url: &str, db: &Path) {
     );
 }
 
+/// One console in this process: send, wait for the task to complete, print peak RSS.
+async fn child(limit_mib: u64, url: &str, db: &Path) {
+    let mut h = console(url, db, limit_mib, false);
+    h.wait("card 0.1.0", Duration::from_secs(30))
+        .await
+        .expect("card");
+    h.key(KeyCode::Char('n'));
+    h.wait("Message → big", Duration::from_secs(10))
+        .await
+        .expect("tab");
+    h.type_text("big");
+    let start = Instant::now();
+    h.key(KeyCode::Enter);
+    h.wait("✓ completed", Duration::from_secs(600))
+        .await
+        .expect("completed");
+    report(h, start).await;
+}
+
 /// A new console on the store a child left: open the tab (its transcript is replayed from the store, the large
 /// artifact spooled again), wait for the artifact's last line, print peak RSS.
 async fn restore_child(db: &Path, url: &str) {
-    let mut app = App::new(Keymap::defaults(), Theme::builtin("dark").expect("theme"));
-    app.size = (120, 40);
-    app.artifact_limit = None;
-    let mut target = AgentTarget::from_url(url, Duration::from_secs(120));
-    target.label = "big".into();
-    app.add_agent(target, AgentOrigin::Config);
-    let (mut runtime, rx) = Runtime::new(None, "dark").expect("runtime");
-    let store = a2a_console::store::Store::open(db).expect("store");
-    a2a_console::tui::persist::restore_headers(&store, &mut app).expect("headers");
-    runtime.writer = Some(a2a_console::store::writer::StoreWriter::spawn(store).expect("writer"));
-    let mut h = Headless::start(app, runtime, rx);
+    let mut h = console(url, db, 0, true);
     let start = Instant::now();
     h.key(KeyCode::Char('1'));
     h.press(crossterm::event::KeyEvent::new(
@@ -218,18 +221,7 @@ async fn restore_child(db: &Path, url: &str) {
     h.wait(&last, Duration::from_secs(600))
         .await
         .expect("restored");
-    let secs = start.elapsed().as_secs_f64();
-    let done = h.finish(Duration::from_secs(60)).await.expect("quit");
-    let kept = done
-        .app
-        .tabs
-        .first()
-        .and_then(|t| t.artifacts.first())
-        .map_or(0, |a| a.bytes);
-    println!(
-        "CHILD vmhwm_kb={} secs={secs:.2} kept={kept}",
-        vm_hwm_kb().expect("VmHWM")
-    );
+    report(h, start).await;
 }
 
 fn vm_hwm_kb() -> Option<u64> {

@@ -77,14 +77,18 @@ fn card_with_scheme(base: &str, scheme: serde_json::Value) -> String {
     .to_string()
 }
 
-fn login_config(dir: &Path, url: &str, auth: &str) -> String {
+/// A config file in `dir` holding `toml`; its path.
+fn config(dir: &Path, toml: &str) -> String {
     let path = dir.join("config.toml");
-    std::fs::write(
-        &path,
-        format!("[[agents]]\nname = \"slow\"\nurl = \"{url}\"\n[agents.auth]\n{auth}\n"),
-    )
-    .unwrap();
+    std::fs::write(&path, toml).unwrap();
     path.display().to_string()
+}
+
+fn login_config(dir: &Path, url: &str, auth: &str) -> String {
+    config(
+        dir,
+        &format!("[[agents]]\nname = \"slow\"\nurl = \"{url}\"\n[agents.auth]\n{auth}\n"),
+    )
 }
 
 fn login(cfg: &str, dir: &Path) -> (common::Run, Duration) {
@@ -224,17 +228,14 @@ async fn send_stops_at_the_timeout_when_the_token_endpoint_trickles() {
         ),
     )
     .await;
-    let path = dir.path().join("config.toml");
-    std::fs::write(
-        &path,
-        format!(
+    let cfg = config(
+        dir.path(),
+        &format!(
             "[[agents]]\nname = \"slow\"\nurl = \"{}\"\nallowed_origins = [\"{}\", \"http://127.0.0.1:1\"]\n\
              [agents.auth]\ntype = \"oauth2\"\ntoken_env = \"SLOW_CLIENT_SECRET\"\n",
             agent.base, provider.base
         ),
-    )
-    .unwrap();
-    let cfg = path.display().to_string();
+    );
     let (r, took) = timed_env(
         &["--config", &cfg, "send", "slow", "hi", "--timeout", "3"],
         &[("SLOW_CLIENT_SECRET", "s3cret")],
@@ -273,16 +274,13 @@ async fn card_gives_up_a_trickling_jku_at_the_timeout() {
     .unwrap();
     card["signatures"] = serde_json::json!([{"protected": protected, "signature": "AAAA"}]);
     let agent = json_on("127.0.0.1", card.to_string()).await;
-    let path = dir.path().join("config.toml");
-    std::fs::write(
-        &path,
-        format!(
+    let cfg = config(
+        dir.path(),
+        &format!(
             "[[agents]]\nname = \"signed\"\nurl = \"{}\"\n[agents.trust]\njku_origins = [\"{}\"]\n",
             agent.base, keys.base
         ),
-    )
-    .unwrap();
-    let cfg = path.display().to_string();
+    );
     let (r, took) = timed(&["--config", &cfg, "card", "signed", "--timeout", "1"]);
     assert!(keys.accepted() >= 1, "the jku was fetched: {}", r.all());
     // Old code waited a fixed 5 s for the jku whatever --timeout said.

@@ -206,7 +206,7 @@ async fn a_large_artifact_is_kept_whole_on_disk_and_shown_searched_and_saved_fro
     let view = &t.artifacts[0];
     assert!(view.text.is_spooled());
     assert_eq!(
-        (view.bytes, view.text.len(), view.line_count),
+        (view.bytes, view.text.len(), view.text.line_count()),
         (12 * MIB, 12 * MIB, lines)
     );
     assert!(view.complete && view.limited.is_none());

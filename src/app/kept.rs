@@ -56,8 +56,9 @@ impl TaskTab {
 pub const KEPT_EVENTS: usize = 256;
 pub const KEPT_EVENT_BYTES: usize = 64 * 1024;
 
-/// A cheap upper-bound guess of an event's JSON size (its parts' payloads), without serialising it.
-fn approx_size(ev: &StreamResponse) -> usize {
+/// A cheap upper-bound guess of an event's JSON size (its parts' payloads), without serialising it. Also what
+/// an event costs the stream queue's and the store writer's byte budgets (`tui::stream_budget`).
+pub fn approx_size(ev: &StreamResponse) -> usize {
     let parts = |ps: &[a2a::Part]| -> usize {
         ps.iter()
             .map(|p| match &p.content {

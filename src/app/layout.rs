@@ -243,7 +243,7 @@ pub fn artifact_len(a: &crate::app::task::ArtifactView) -> usize {
     let head = 1 + files + a.flagged.len();
     let body = match &a.rendered {
         Some(blocks) => blocks.iter().map(|b| b.lines.len()).sum(),
-        None => a.line_count,
+        None => a.text.line_count(),
     };
     head + body
 }

@@ -109,10 +109,9 @@ fn is_markdown_type(m: &str) -> bool {
 
 /// Append wire parts to the view: their text to `view.text`, each to the part it continues or to a new one.
 /// Only the new parts are read, so a long artifact arriving in chunks is never rescanned. `raw_from` is the
-/// index of `parts[0]` among the artifact's parts; `lines_before` counts the newlines already in `view.text`.
-pub fn extend(view: &mut ArtifactView, parts: &[a2a::Part], raw_from: usize, lines_before: usize) {
-    let mut newlines = lines_before;
-    let count = |s: &str| s.bytes().filter(|b| *b == b'\n').count();
+/// index of `parts[0]` among the artifact's parts. A part starts on the line `view.text` has reached (it counts
+/// its own line breaks as it grows).
+pub fn extend(view: &mut ArtifactView, parts: &[a2a::Part], raw_from: usize) {
     for (offset, p) in parts.iter().enumerate() {
         let raw = raw_from + offset;
         // Some SDKs send an empty media type for "none given".
@@ -156,11 +155,10 @@ pub fn extend(view: &mut ArtifactView, parts: &[a2a::Part], raw_from: usize, lin
                     .last()
                     .is_some_and(|last| last.kind == kind && last.media_type == media_type);
                 if !continues {
-                    newlines += start_on_new_line(view);
-                    view.parts
-                        .push(text_part(kind, media_type, view.text.len(), newlines, raw));
+                    start_on_new_line(view);
+                    let (at, line) = (view.text.len(), view.text.newlines());
+                    view.parts.push(text_part(kind, media_type, at, line, raw));
                 }
-                newlines += count(&clean);
                 view.push_text(&clean);
                 if let Some(last) = view.parts.last_mut() {
                     last.range.end = view.text.len();
@@ -170,10 +168,10 @@ pub fn extend(view: &mut ArtifactView, parts: &[a2a::Part], raw_from: usize, lin
             PartContent::Data(v) => {
                 let pretty = serde_json::to_string_pretty(v).unwrap_or_default();
                 view.bytes += pretty.len();
-                newlines += start_on_new_line(view);
-                let mut part = text_part(kind, media_type, view.text.len(), newlines, raw);
+                start_on_new_line(view);
+                let (at, line) = (view.text.len(), view.text.newlines());
+                let mut part = text_part(kind, media_type, at, line, raw);
                 let clean = sanitize_text(&pretty).0;
-                newlines += count(&clean) + 1;
                 view.push_text(&clean);
                 view.push_text("\n");
                 part.range.end = view.text.len();
@@ -183,7 +181,8 @@ pub fn extend(view: &mut ArtifactView, parts: &[a2a::Part], raw_from: usize, lin
             PartContent::Raw(_) | PartContent::Url(_) => {
                 if let Some(f) = super::task::file_info(p) {
                     view.bytes += f.size.unwrap_or(0);
-                    let mut part = text_part(kind, media_type, view.text.len(), newlines, raw);
+                    let (at, line) = (view.text.len(), view.text.newlines());
+                    let mut part = text_part(kind, media_type, at, line, raw);
                     part.bytes = f.size.unwrap_or(0);
                     part.file = Some(f.clone());
                     view.files.push(f);
@@ -195,12 +194,9 @@ pub fn extend(view: &mut ArtifactView, parts: &[a2a::Part], raw_from: usize, lin
 }
 
 /// A new part begins on its own line of the joined text (a data part after text, two kinds of text).
-fn start_on_new_line(view: &mut ArtifactView) -> usize {
+fn start_on_new_line(view: &mut ArtifactView) {
     if !view.text.is_empty() && !view.text.ends_with_newline() {
         view.push_text("\n");
-        1
-    } else {
-        0
     }
 }
 

@@ -195,7 +195,7 @@ fn collect(t: &TaskTab, f: &Finder, out: &mut Vec<Match>) -> bool {
                         if capped {
                             return true;
                         }
-                        line += a.line_count;
+                        line += a.text.line_count();
                     }
                 }
             }

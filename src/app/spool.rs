@@ -26,6 +26,8 @@ const INDEX_BYTES: u64 = 64 * 1024;
 pub const MAX_LINE_READ: usize = 256 * 1024;
 /// How much of the file a pass (search, flags, save) reads at a time.
 pub const PASS_BYTES: usize = 1024 * 1024;
+/// How much drawing reads at a time: a screenful of ordinary lines is a few KiB, and a frame must stay cheap.
+const DRAW_BYTES: usize = 64 * 1024;
 
 /// Where spool files are made: the console's data directory (`spool/`), else the system's temp directory.
 static SPOOL_DIR: OnceLock<PathBuf> = OnceLock::new();
@@ -143,11 +145,6 @@ impl ArtifactText {
     /// The whole text when it is in memory.
     pub fn as_str(&self) -> Option<&str> {
         self.spool.is_none().then_some(self.mem.as_str())
-    }
-
-    pub fn push(&mut self, c: char) {
-        let mut b = [0u8; 4];
-        self.push_str(c.encode_utf8(&mut b));
     }
 
     pub fn push_str(&mut self, s: &str) {
@@ -269,7 +266,7 @@ impl ArtifactText {
         let mut current: Vec<u8> = Vec::new();
         let end = self.len as u64;
         while at < end && out.len() < n {
-            let Ok(buf) = s.file.read(at, PASS_BYTES.min((end - at) as usize)) else {
+            let Ok(buf) = s.file.read(at, DRAW_BYTES.min((end - at) as usize)) else {
                 break;
             };
             if buf.is_empty() {
@@ -317,19 +314,27 @@ impl ArtifactText {
             v.reverse();
             return v;
         };
-        let from = self.len.saturating_sub(PASS_BYTES);
-        let Ok(buf) = s.file.read(from as u64, self.len - from) else {
-            return Vec::new();
-        };
-        let text = lossy(buf);
-        let mut v: Vec<Cow<'_, str>> = text
-            .lines()
-            .rev()
-            .take(n)
-            .map(|l| Cow::Owned(l.to_string()))
-            .collect();
-        v.reverse();
-        v
+        // From the last 64 KiB, growing (up to a pass) only while that holds fewer than `n` whole lines.
+        let mut want = DRAW_BYTES;
+        loop {
+            let from = self.len.saturating_sub(want);
+            let Ok(buf) = s.file.read(from as u64, self.len - from) else {
+                return Vec::new();
+            };
+            let whole = buf.iter().filter(|b| **b == b'\n').count();
+            if whole > n || from == 0 || want >= PASS_BYTES {
+                let text = lossy(buf);
+                let mut v: Vec<Cow<'_, str>> = text
+                    .lines()
+                    .rev()
+                    .take(n)
+                    .map(|l| Cow::Owned(l.to_string()))
+                    .collect();
+                v.reverse();
+                return v;
+            }
+            want *= 4;
+        }
     }
 
     /// The text a pass at a time, each piece ending at a line break where there is one (a paragraph break if

@@ -170,8 +170,6 @@ pub struct ArtifactView {
     pub complete: bool,
     pub chunks: usize,
     pub bytes: usize,
-    /// Lines in `text`, kept up to date chunk by chunk (so the UI never counts a 5 MB text per frame).
-    pub line_count: usize,
     /// Laid-out lines (markdown, highlighted code, JSON) once the artifact is complete and small enough;
     /// until then the UI shows `text` as plain lines.
     pub rendered: Option<Vec<RenderedBlock>>,
@@ -1063,7 +1061,6 @@ fn view_of(a: &Artifact) -> ArtifactView {
         complete: false,
         chunks: 0,
         bytes: 0,
-        line_count: 0,
         rendered: None,
         parts: Vec::new(),
         markdown_meta: super::parts::says_markdown(a.metadata.as_ref()),
@@ -1098,15 +1095,13 @@ fn extend_view(view: &mut ArtifactView, parts: &[a2a::Part], raw_from: usize) {
     // Only the new text is read (the text keeps its own line count): a large artifact arriving in chunks is
     // never rescanned.
     view.chunks += 1;
-    let newlines = view.text.newlines();
-    super::parts::extend(view, parts, raw_from, newlines);
+    super::parts::extend(view, parts, raw_from);
     if view.kind != ArtifactKind::Mixed {
         let k = kind_of(parts);
         if view.chunks > 1 && k != view.kind {
             view.kind = ArtifactKind::Mixed;
         }
     }
-    view.line_count = view.text.line_count();
 }
 
 #[cfg(test)]
@@ -1245,8 +1240,11 @@ mod tests {
         feed(&mut t, chunk("o\nthree\n", true, false));
         feed(&mut t, chunk("four", true, true));
         let a = &t.artifacts[0];
-        assert_eq!(a.line_count, a.text.as_str().unwrap().lines().count());
-        assert_eq!(a.line_count, 4);
+        assert_eq!(
+            a.text.line_count(),
+            a.text.as_str().unwrap().lines().count()
+        );
+        assert_eq!(a.text.line_count(), 4);
     }
 
     #[test]

@@ -525,7 +525,7 @@ impl Runtime {
         let bytes: usize = records
             .iter()
             .map(|r| match r {
-                Record::Event { event, .. } => super::stream_budget::event_bytes(event),
+                Record::Event { event, .. } => crate::app::kept::approx_size(event),
                 _ => 0,
             })
             .sum();

@@ -8,7 +8,6 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use a2a::{Part, PartContent, StreamResponse};
 use tokio::sync::Notify;
 use tokio::sync::mpsc::Sender;
 use tokio::sync::mpsc::error::SendError;
@@ -71,67 +70,15 @@ impl StreamBudget {
     }
 }
 
-/// What a message costs the budget: the payload bytes of a stream event (text, file bytes, links, data),
-/// plus a little for the event itself; nothing for other messages.
+/// What a message costs the budget: a stream event's size as the raw JSON view guesses it
+/// ([`crate::app::kept::approx_size`]); nothing for other messages.
 pub fn msg_bytes(msg: &Msg) -> usize {
     match msg {
         Msg::Stream {
             item: StreamItem::Event(ev),
             ..
-        } => event_bytes(ev),
+        } => crate::app::kept::approx_size(ev),
         _ => 0,
-    }
-}
-
-/// What an event costs a budget (also the store writer's backlog, `runtime::WRITER_LAG_BYTES`).
-pub fn event_bytes(ev: &StreamResponse) -> usize {
-    const EVENT: usize = 256;
-    let parts = |ps: &[Part]| ps.iter().map(part_bytes).sum::<usize>();
-    EVENT
-        + match ev {
-            StreamResponse::ArtifactUpdate(u) => parts(&u.artifact.parts),
-            StreamResponse::StatusUpdate(u) => {
-                u.status.message.as_ref().map_or(0, |m| parts(&m.parts))
-            }
-            StreamResponse::Message(m) => parts(&m.parts),
-            StreamResponse::Task(t) => {
-                t.artifacts
-                    .iter()
-                    .flatten()
-                    .map(|a| parts(&a.parts))
-                    .sum::<usize>()
-                    + t.history
-                        .iter()
-                        .flatten()
-                        .map(|m| parts(&m.parts))
-                        .sum::<usize>()
-                    + t.status.message.as_ref().map_or(0, |m| parts(&m.parts))
-            }
-        }
-}
-
-fn part_bytes(p: &Part) -> usize {
-    match &p.content {
-        PartContent::Text(t) => t.len(),
-        PartContent::Raw(b) => b.len(),
-        PartContent::Url(u) => u.len(),
-        // Not serialised to be measured: a rough size by its shape is enough for a budget.
-        PartContent::Data(v) => value_bytes(v),
-    }
-}
-
-fn value_bytes(v: &serde_json::Value) -> usize {
-    use serde_json::Value;
-    match v {
-        Value::String(s) => s.len() + 2,
-        Value::Array(a) => 2 + a.iter().map(value_bytes).sum::<usize>(),
-        Value::Object(o) => {
-            2 + o
-                .iter()
-                .map(|(k, v)| k.len() + 3 + value_bytes(v))
-                .sum::<usize>()
-        }
-        _ => 8,
     }
 }
 

@@ -155,7 +155,7 @@ fn seg_len(s: &Segment) -> usize {
     match s {
         Segment::Lines(l) => l.len(),
         // Kept chunk by chunk (the same count `str::lines` gives): a 5 MB text is not counted per frame.
-        Segment::ArtifactText(a) => a.line_count,
+        Segment::ArtifactText(a) => a.text.line_count(),
     }
 }
 

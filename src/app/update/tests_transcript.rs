@@ -152,7 +152,7 @@ fn searching_a_100k_line_artifact_is_fast_capped_and_lands_on_the_right_line() {
     // The match's logical line is the artifact's last text line, as drawn.
     let start = crate::app::layout::artifact_starts(t)[0];
     let a = &t.artifacts[0];
-    assert_eq!(s.matches[0].line, start + 1 + a.line_count - 1);
+    assert_eq!(s.matches[0].line, start + 1 + a.text.line_count() - 1);
     // A one-letter query is capped, not a million-entry list.
     let started = Instant::now();
     search(&mut app, "e");
