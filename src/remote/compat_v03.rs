@@ -401,11 +401,30 @@ pub(crate) fn event_from_sse_data(data: &str) -> Result<(StreamResponse, bool), 
     let result = match envelope::rpc_reply(data) {
         Ok(envelope::RpcOutcome::Error(e)) => return Err(e),
         Ok(envelope::RpcOutcome::Result(Some(raw))) => raw.get(),
+        // A JSON-RPC reply whose result is null or missing holds no event: its own members (an agent's
+        // stray `kind`, `taskId` …) are not one, or the console would show what was never sent as a result.
+        Ok(envelope::RpcOutcome::Result(None)) if is_rpc_envelope(data) => {
+            return Err(fault(
+                "a stream event from the 0.3 agent: its JSON-RPC reply has no result".to_string(),
+            ));
+        }
         // Leniently, a bare result.
         _ => data,
     };
     let v: Value = serde_json::from_str(result).map_err(|e| parse_err("a stream event", e))?;
     event_from_v03(&v)
+}
+
+/// An object that says it is a JSON-RPC reply: it has a `jsonrpc` or a `result` member (a bare 0.3 event
+/// has neither).
+fn is_rpc_envelope(data: &str) -> bool {
+    serde_json::from_str::<Value>(data)
+        .ok()
+        .and_then(|v| {
+            v.as_object()
+                .map(|o| o.contains_key("jsonrpc") || o.contains_key("result"))
+        })
+        .unwrap_or(false)
 }
 
 /// 0.3 has no way to list tasks (either binding).
@@ -744,6 +763,33 @@ mod tests {
         assert!(matches!(
             event_from_sse_data(&env),
             Ok((StreamResponse::ArtifactUpdate(_), false))
+        ));
+    }
+
+    /// The fuzzer's find (`tests/fuzz_corpus/regressions/v03/null_result_is_no_event.json`): a status update
+    /// carrying `"result": null` was read as an envelope without a result and then, leniently, as a bare
+    /// event: a reply that says "no result" became an input-required question.
+    #[test]
+    fn a_reply_with_a_null_or_missing_result_is_no_event() {
+        let event = r#""kind":"status-update","taskId":"t1","contextId":"c1","final":true,"status":{"state":"input-required"}"#;
+        for data in [
+            format!("{{{event},\"result\":null}}"),
+            format!("{{\"jsonrpc\":\"2.0\",\"id\":1,{event}}}"),
+            format!("{{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":null,{event}}}"),
+        ] {
+            let e = event_from_sse_data(&data).unwrap_err();
+            assert!(e.message.contains("has no result"), "{data}: {}", e.message);
+        }
+        // The bare event, and the event as a reply's result, still decode.
+        assert!(matches!(
+            event_from_sse_data(&format!("{{{event}}}")),
+            Ok((StreamResponse::StatusUpdate(_), true))
+        ));
+        assert!(matches!(
+            event_from_sse_data(&format!(
+                r#"{{"jsonrpc":"2.0","id":1,"result":{{{event}}}}}"#
+            )),
+            Ok((StreamResponse::StatusUpdate(_), true))
         ));
     }
 
