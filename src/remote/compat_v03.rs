@@ -401,11 +401,13 @@ pub(crate) fn event_from_sse_data(data: &str) -> Result<(StreamResponse, bool), 
     let result = match envelope::rpc_reply(data) {
         Ok(envelope::RpcOutcome::Error(e)) => return Err(e),
         Ok(envelope::RpcOutcome::Result(Some(raw))) => raw.get(),
-        // A JSON-RPC reply whose result is null or missing holds no event: its own members (an agent's
-        // stray `kind`, `taskId` …) are not one, or the console would show what was never sent as a result.
-        Ok(envelope::RpcOutcome::Result(None)) if is_rpc_envelope(data) => {
+        // A JSON-RPC reply that is malformed or whose result is null or missing holds no event: its own
+        // members (an agent's stray `kind`, `taskId` …) are not one, or the console would show what was
+        // never sent as a result.
+        _ if is_rpc_envelope(data) => {
             return Err(fault(
-                "a stream event from the 0.3 agent: its JSON-RPC reply has no result".to_string(),
+                "a stream event from the 0.3 agent: its JSON-RPC reply is malformed or has no result"
+                    .to_string(),
             ));
         }
         // Leniently, a bare result.
@@ -415,14 +417,17 @@ pub(crate) fn event_from_sse_data(data: &str) -> Result<(StreamResponse, bool), 
     event_from_v03(&v)
 }
 
-/// An object that says it is a JSON-RPC reply: it has a `jsonrpc` or a `result` member (a bare 0.3 event
-/// has neither).
+/// An object that says it is a JSON-RPC reply: it has a `jsonrpc`, `result` or `error` member (a bare 0.3
+/// event has none of them).
 fn is_rpc_envelope(data: &str) -> bool {
     serde_json::from_str::<Value>(data)
         .ok()
         .and_then(|v| {
-            v.as_object()
-                .map(|o| o.contains_key("jsonrpc") || o.contains_key("result"))
+            v.as_object().map(|o| {
+                ["jsonrpc", "result", "error"]
+                    .iter()
+                    .any(|k| o.contains_key(*k))
+            })
         })
         .unwrap_or(false)
 }
@@ -766,7 +771,7 @@ mod tests {
         ));
     }
 
-    /// The fuzzer's find (`tests/fuzz_corpus/regressions/v03/null_result_is_no_event.json`): a status update
+    /// The fuzzer's finds (`tests/fuzz_corpus/regressions/v03/null_result_is_no_event.json`): a status update
     /// carrying `"result": null` was read as an envelope without a result and then, leniently, as a bare
     /// event: a reply that says "no result" became an input-required question.
     #[test]
@@ -776,9 +781,13 @@ mod tests {
             format!("{{{event},\"result\":null}}"),
             format!("{{\"jsonrpc\":\"2.0\",\"id\":1,{event}}}"),
             format!("{{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":null,{event}}}"),
+            // The second find (`…/v03/malformed_reply_is_no_event.json`): an `error` that is no error
+            // object made the reply unreadable, and the whole object was then taken as a bare message.
+            r#"{"error":false,"result":0,"kind":"message"}"#.to_string(),
+            format!("{{\"error\":false,{event}}}"),
         ] {
             let e = event_from_sse_data(&data).unwrap_err();
-            assert!(e.message.contains("has no result"), "{data}: {}", e.message);
+            assert!(e.message.contains("no result"), "{data}: {}", e.message);
         }
         // The bare event, and the event as a reply's result, still decode.
         assert!(matches!(
