@@ -420,16 +420,8 @@ pub(crate) fn event_from_sse_data(data: &str) -> Result<(StreamResponse, bool), 
 /// An object that says it is a JSON-RPC reply: it has a `jsonrpc`, `result` or `error` member (a bare 0.3
 /// event has none of them).
 fn is_rpc_envelope(data: &str) -> bool {
-    serde_json::from_str::<Value>(data)
-        .ok()
-        .and_then(|v| {
-            v.as_object().map(|o| {
-                ["jsonrpc", "result", "error"]
-                    .iter()
-                    .any(|k| o.contains_key(*k))
-            })
-        })
-        .unwrap_or(false)
+    matches!(serde_json::from_str::<Value>(data), Ok(Value::Object(o))
+        if ["jsonrpc", "result", "error"].iter().any(|k| o.contains_key(*k)))
 }
 
 /// 0.3 has no way to list tasks (either binding).
