@@ -803,7 +803,29 @@ async fn export_twice_asked(url: &str, ready: &str) -> String {
     c.key(KeyCode::Enter);
     c.wait_for("exported to").await;
     c.quit().await;
-    std::fs::read_to_string(&out).unwrap()
+    let md = std::fs::read_to_string(&out).unwrap();
+    // The whole conversation, each task marked (issue [10] item 2: the second task's alone was exported).
+    assert_eq!(md.matches("### Task ").count(), 2, "{md}");
+    assert!(md.starts_with("# Conversation with peer"), "{md}");
+    assert!(md.contains("> echo one\n"), "{md}");
+    // The CLI finds the conversation from its first task's short id, as the console shows it.
+    let first = a2a_console::store::Store::open(&db)
+        .unwrap()
+        .tasks()
+        .unwrap()
+        .into_iter()
+        .min_by_key(|t| t.updated_at)
+        .unwrap();
+    let short = a2a_console::app::short_id::tail(&first.task_id, a2a_console::app::short_id::SHORT);
+    let dbs = db.display().to_string();
+    let r = common::cli_env(&["export", &short], &[("A2A_CONSOLE_DB", &dbs)]);
+    assert_eq!(r.code, 0, "{}", r.all());
+    assert_eq!(
+        r.stdout.trim_end(),
+        md.trim_end(),
+        "the CLI exports what E does"
+    );
+    md
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -298,3 +298,70 @@ fn match_shown(pane: &str) -> Option<(usize, usize)> {
     let total: String = rest.chars().take_while(char::is_ascii_digit).collect();
     Some((at.parse().ok()?, total.parse().ok()?))
 }
+
+/// The embedded demo agent keeps one address across starts (issue [10] item 3): its tasks are stored under one
+/// agent URL, so `history` lists a task once after a restart that restored its tab, and the restored tab talks
+/// to the same address. `[demo] port` sets the port (a free one here, so parallel tests never share it).
+#[test]
+fn the_demo_agent_keeps_its_address_across_restarts_and_history_lists_its_task_once() {
+    let session = format!("a2a-demo-port-{}", std::process::id());
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().display();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    std::fs::write(
+        dir.path().join("config.toml"),
+        format!("[demo]\nport = {port}\n"),
+    )
+    .unwrap();
+    let env = format!(
+        "A2A_CONSOLE_DB={d}/console.db XDG_STATE_HOME={d}/state A2A_CONSOLE_CONFIG={d}/config.toml"
+    );
+    let script = format!(
+        "{env} {bin} --demo; echo \"FIRST=$?\"; {env} {bin} --demo; echo \"SECOND=$?\"; sleep 30",
+        bin = common::bin()
+    );
+    common::tmux_start(&session, &script);
+    let keys = |k: &[&str]| {
+        let mut args = vec!["send-keys", "-t", session.as_str()];
+        args.extend_from_slice(k);
+        tmux(&args);
+    };
+    let first = wait_pane(&session, "the demo agent online", |p| {
+        p.contains("card 0.1.0")
+    });
+    assert!(first.contains(&format!("127.0.0.1:{port}")), "{first}");
+    keys(&["n"]);
+    wait_pane(&session, "a new tab", |p| p.contains("Message → demo"));
+    keys(&["-l", "echo same address"]);
+    keys(&["Enter"]);
+    wait_pane(&session, "the echo completed", |p| p.contains("completed"));
+    keys(&["Escape"]);
+    wait_pane(&session, "command keys", |p| p.contains("KEYS"));
+    keys(&["q"]);
+    let second = wait_pane(&session, "the second start, its tab restored", |p| {
+        // The alternate screen hides FIRST=…: the second start opens on the card page, its tab restored.
+        p.contains("Card · demo") && p.contains("card 0.1.0") && p.contains("completed")
+    });
+    assert!(second.contains(&format!("127.0.0.1:{port}")), "{second}");
+    keys(&["q"]);
+    let after = wait_pane(&session, "the second exit", |p| p.contains("SECOND="));
+    assert!(
+        after.contains("FIRST=0") && after.contains("SECOND=0"),
+        "{after}"
+    );
+    tmux(&["kill-session", "-t", &session]);
+    let db = format!("{d}/console.db");
+    let r = common::cli_env(&["history", "--json"], &[("A2A_CONSOLE_DB", &db)]);
+    let tasks: Vec<serde_json::Value> = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(tasks.len(), 1, "{}", r.stdout);
+    assert_eq!(
+        tasks[0]["agent"].as_str(),
+        Some(format!("http://127.0.0.1:{port}").as_str()),
+        "{}",
+        r.stdout
+    );
+}

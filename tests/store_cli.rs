@@ -58,3 +58,38 @@ fn prune_forgets_old_tasks_and_keeps_recent_ones() {
         r.stdout
     );
 }
+
+/// A task the store knows only by its header (its rows were never written, or were pruned) is no transcript:
+/// `export` says why and exits 2 instead of printing an empty one with success. A short id that names no task
+/// is refused the same way.
+#[test]
+fn export_of_a_task_with_nothing_stored_is_an_error_not_an_empty_transcript() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("console.db");
+    {
+        let store = Store::open(&db).unwrap();
+        store
+            .write_batch(&[row("bare", 1)], &mut Default::default())
+            .unwrap();
+    }
+    let dbs = db.display().to_string();
+    let env = [("A2A_CONSOLE_DB", dbs.as_str())];
+    let r = common::cli_env(&["history"], &env);
+    assert!(r.stdout.contains("task-bare"), "{}", r.all());
+    let r = common::cli_env(&["export", "task-bare"], &env);
+    assert_eq!(r.code, 2, "{}", r.all());
+    assert!(r.stdout.is_empty(), "{}", r.stdout);
+    assert!(
+        r.stderr
+            .contains("nothing of this conversation is in the local store"),
+        "{}",
+        r.stderr
+    );
+    let r = common::cli_env(&["export", "zzzzzzzz"], &env);
+    assert_eq!(r.code, 2, "{}", r.all());
+    assert!(
+        r.stderr.contains("is not in the local store"),
+        "{}",
+        r.stderr
+    );
+}

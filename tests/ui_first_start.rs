@@ -62,12 +62,14 @@ fn after_d_the_demo_is_listed_and_its_card_loads() {
     let mut app = empty_app((110, 26));
     assert!(matches!(
         press(&mut app, 'D').as_slice(),
-        [Effect::StartDemo]
+        [Effect::StartDemo { .. }]
     ));
     assert!(render(&app).contains("starting the embedded demo agent"));
     update(
         &mut app,
-        Msg::DemoStarted(Ok("http://127.0.0.1:4999".into())),
+        Msg::DemoStarted(Ok(a2a_console::app::msg::DemoListening::at(
+            "http://127.0.0.1:4999",
+        ))),
     );
     let text = render(&app);
     assert!(text.contains("demo"), "{text}");

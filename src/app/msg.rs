@@ -53,8 +53,8 @@ pub enum Msg {
         at: chrono::DateTime<chrono::Utc>,
         result: Result<Vec<String>, String>,
     },
-    /// The embedded demo agent started at the user's request (its base URL), or could not.
-    DemoStarted(Result<String, String>),
+    /// The embedded demo agent started at the user's request (where it listens), or could not.
+    DemoStarted(Result<DemoListening, String>),
     /// The config file was (or could not be) updated.
     ConfigSaved(Result<String, String>),
     /// A transcript was (or could not be) exported.
@@ -134,6 +134,26 @@ pub enum Msg {
     Stop,
 }
 
+/// Where the embedded demo agent listens.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DemoListening {
+    pub url: String,
+    /// Its gRPC interface (another port: another origin, allowed because the user started the demo).
+    pub grpc: Option<String>,
+    /// Why it is not on its usual port, to tell the user (its tasks are stored under another address).
+    pub moved: Option<String>,
+}
+
+impl DemoListening {
+    pub fn at(url: &str) -> Self {
+        DemoListening {
+            url: url.into(),
+            grpc: None,
+            moved: None,
+        }
+    }
+}
+
 /// One row of a stored transcript, decoded off the UI thread.
 #[derive(Debug)]
 pub enum StoredItem {
@@ -170,8 +190,9 @@ pub enum Effect {
         key: String,
         at: chrono::DateTime<chrono::Utc>,
     },
-    /// Start the embedded demo agent on a free loopback port (answered by [`Msg::DemoStarted`]).
-    StartDemo,
+    /// Start the embedded demo agent on 127.0.0.1:`port`, or on a free port when that one is taken (answered
+    /// by [`Msg::DemoStarted`]).
+    StartDemo { port: u16 },
     /// Fetch (or revalidate) an agent's card and build its client.
     LoadAgent {
         agent: AgentId,
@@ -311,14 +332,8 @@ pub enum Effect {
     CancelOAuth { owner: crate::app::state::SignInFor },
     /// Read the audit log for the viewer.
     LoadAudit,
-    /// Write a task's transcript from the store to a file.
-    ExportTask {
-        agent_url: String,
-        task_id: String,
-        path: PathBuf,
-    },
-    /// Write a tab's message exchange (direct replies, no task) from the store to a file.
-    ExportExchange {
+    /// Write a tab's whole conversation (every task of it, or its message exchange) from the store to a file.
+    ExportTab {
         tab_key: String,
         agent_url: String,
         agent_name: String,

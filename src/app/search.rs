@@ -343,8 +343,10 @@ pub fn artifact_head(t: &TaskTab, a: &super::task::ArtifactView) -> Vec<String> 
         (true, Some(_)) => "complete · cut at the size limit",
         (false, Some(_)) => "streaming… · cut at the size limit",
     };
-    let task = t
-        .short_task()
+    // The artifact's own task: an earlier task's artifact keeps its label after a follow-up starts another.
+    let task = a
+        .task
+        .as_ref()
         .map(|s| format!(" · task {s}"))
         .unwrap_or_default();
     let mut head = vec![format!(

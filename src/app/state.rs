@@ -474,6 +474,9 @@ pub struct App {
     pub saving: Option<Box<crate::app::save::SaveTarget>>,
     /// The embedded demo agent was asked for and has not answered yet (one at a time).
     pub demo_starting: bool,
+    /// Where the embedded demo agent listens (`[demo] port`): the same port every start, so its tasks keep
+    /// one address in the store.
+    pub demo_port: u16,
     /// The key guard of the dialog on screen that can decide something (see `app::guard`).
     pub key_guard: Option<crate::app::guard::KeyGuard>,
     /// The code-flow sign-in in progress, shown by `Overlay::CodeFlow` (kept here so pasting the address
@@ -518,6 +521,7 @@ impl App {
             save_dir: None,
             saving: None,
             demo_starting: false,
+            demo_port: crate::demo::STABLE_PORT,
             key_guard: None,
             code_flow: None,
             measured: crate::app::scroll::Measured::default(),

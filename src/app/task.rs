@@ -179,6 +179,9 @@ pub struct ArtifactView {
     pub markdown_meta: bool,
     /// When the event that first showed it arrived (the store files that event under this time).
     pub first_at: Option<DateTime<Utc>>,
+    /// The short id of the task it belongs to: a tab holds a conversation's tasks one after the other, and
+    /// each artifact stays labelled with its own.
+    pub task: Option<String>,
     /// It reached the per-artifact size limit (this many bytes): what is shown is all that was kept.
     pub limited: Option<usize>,
     /// The flag heuristics over the text scanned so far, and the text not scanned yet: a large artifact is
@@ -822,6 +825,7 @@ impl TaskTab {
             ArtifactEdit::New => {
                 let mut view = view_of(&log.artifact);
                 view.first_at = Some(at);
+                view.task = self.short_task();
                 if i >= self.artifacts.len() {
                     self.artifacts.push(view);
                     self.push_entry(Entry::Artifact { index: i });
@@ -831,7 +835,10 @@ impl TaskTab {
             }
             ArtifactEdit::Replaced => {
                 if let Some(v) = self.artifacts.get_mut(i) {
-                    *v = view_of(&log.artifact);
+                    let mut view = view_of(&log.artifact);
+                    view.first_at = v.first_at;
+                    view.task = v.task.take();
+                    *v = view;
                 }
             }
             ArtifactEdit::Appended { from_part } => {
@@ -1065,6 +1072,7 @@ fn view_of(a: &Artifact) -> ArtifactView {
         parts: Vec::new(),
         markdown_meta: super::parts::says_markdown(a.metadata.as_ref()),
         first_at: None,
+        task: None,
         limited: None,
         tally: Default::default(),
         unscanned: String::new(),

@@ -212,7 +212,12 @@ pub struct TaskLog {
     /// stale. One source's own order is trusted over the clocks (an agent's replicas may disagree by a little).
     status_at: Option<DateTime<Utc>>,
     status_source: Option<Source>,
+    /// Every artifact of the conversation's tasks in this tab, in arrival order: a new task appends after
+    /// the earlier tasks' artifacts and never reuses their positions (the views are indexed the same way).
     pub artifacts: Vec<ArtifactLog>,
+    /// Where the current task's artifacts start in `artifacts`.
+    pub task_start: usize,
+    /// The current task's artifacts by id (an earlier task may use the same ids: they are its own).
     by_id: HashMap<String, usize, Fast>,
     /// Status updates already applied (state, message, timestamp), so the same one from another source is a
     /// duplicate. Hashes, not copies, and only the most recent (`recent::REMEMBERED`).
@@ -278,7 +283,8 @@ impl TaskLog {
     /// unless a chunk was skipped. Returns the artifacts this completed.
     pub fn settle_artifacts(&mut self) -> Vec<usize> {
         let mut done = Vec::new();
-        for (i, a) in self.artifacts.iter_mut().enumerate() {
+        let start = self.task_start;
+        for (i, a) in self.artifacts.iter_mut().enumerate().skip(start) {
             if !a.last_chunk && !a.gap {
                 a.last_chunk = true;
                 done.push(i);
@@ -303,14 +309,23 @@ impl TaskLog {
         self.offsets.clear();
     }
 
-    /// Start over for a new task in the same conversation (the context is kept).
+    /// Start over for a new task in the same conversation: the context is kept, and so are the earlier
+    /// tasks' artifacts (they stay where they are; the new task's come after them).
     pub fn new_task(&mut self) {
         let context_id = self.context_id.take();
+        let artifacts = std::mem::take(&mut self.artifacts);
         *self = TaskLog {
             context_id,
             artifact_limit: self.artifact_limit,
+            task_start: artifacts.len(),
+            artifacts,
             ..TaskLog::default()
         };
+    }
+
+    /// The current task's artifacts (what a snapshot of this task would hold).
+    pub fn current_artifacts(&self) -> &[ArtifactLog] {
+        self.artifacts.get(self.task_start..).unwrap_or_default()
     }
 
     /// The artifacts that reached the size limit during the events judged since the last call (each once).

@@ -189,8 +189,11 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Export a stored task's transcript: Markdown (default) or JSON.
+    /// Export the conversation that holds a stored task (every task of it, each marked, as its tab shows
+    /// it): Markdown (default) or JSON.
     Export {
+        /// The task's id, or the short id the console shows (its last characters, with `#N` when two
+        /// agents share it).
         task_id: String,
         /// Output format: md or json.
         #[arg(long, default_value = "md")]

@@ -67,28 +67,31 @@ pub(super) fn stored(command: Command) -> Result<(), String> {
             }
         }
         Command::Export { task_id, format } => {
-            let rec = store
-                .tasks()
-                .map_err(|e| e.to_string())?
-                .into_iter()
-                .find(|t| t.task_id == task_id)
-                .ok_or_else(|| {
-                    format!(
-                        "task {task_id:?} is not in the local store (see `a2a-console history`)"
-                    )
-                })?;
-            let events = store
-                .events(&rec.agent_url, &rec.task_id)
-                .map_err(|e| e.to_string())?;
-            match format.as_str() {
-                "md" | "markdown" => {
-                    out!("{}", crate::store::export_task_markdown(&rec, &events))
-                }
-                "json" => outln!(
-                    "{}",
-                    safe_json(&crate::store::export_task_json(&rec, &events), true)
-                ),
+            let json = match format.as_str() {
+                "md" | "markdown" => false,
+                "json" => true,
                 other => return Err(format!("--format {other:?}: expected md or json")),
+            };
+            let rec = find_task(&store.tasks().map_err(|e| e.to_string())?, &task_id)?;
+            // The tab that holds the task: an earlier task of a conversation is exported with the rest of it.
+            let tab = store
+                .tab_of_task(&rec.task_id)
+                .map_err(|e| e.to_string())?
+                .unwrap_or_else(|| format!("{} {}", rec.agent_url, rec.task_id));
+            let text = crate::tui::persist::tab_export(
+                &store,
+                &tab,
+                &rec.agent_url,
+                &rec.agent_name,
+                json,
+            )
+            .map_err(|e| format!("task {}: {e}", one_line(&rec.task_id)))?;
+            if json {
+                let v: serde_json::Value =
+                    serde_json::from_str(&text).map_err(|e| e.to_string())?;
+                outln!("{}", safe_json(&v, true));
+            } else {
+                out!("{text}");
             }
         }
         Command::Audit { last } => {
@@ -116,4 +119,58 @@ pub(super) fn stored(command: Command) -> Result<(), String> {
         _ => {}
     }
     Ok(())
+}
+
+/// The stored task a user named: its full id, or the short id the console shows (the id's last characters;
+/// `#N` picks the N-th agent when two agents' tasks share it, agents in the order of their URLs).
+fn find_task(
+    tasks: &[crate::store::TaskRecord],
+    wanted: &str,
+) -> Result<crate::store::TaskRecord, String> {
+    let not_found = || {
+        format!(
+            "task {:?} is not in the local store (see `a2a-console history`)",
+            one_line(wanted)
+        )
+    };
+    if let Some(t) = tasks.iter().find(|t| t.task_id == wanted) {
+        return Ok(t.clone());
+    }
+    let (short, rank) = match wanted.rsplit_once('#') {
+        Some((s, n)) => (s, Some(n.parse::<usize>().map_err(|_| not_found())?)),
+        None => (wanted, None),
+    };
+    if short.chars().count() < 4 {
+        return Err(format!(
+            "{:?} is too short to name a task: give at least 4 characters of its short id",
+            one_line(wanted)
+        ));
+    }
+    let short = short.to_ascii_lowercase();
+    let mut matches: Vec<&crate::store::TaskRecord> = tasks
+        .iter()
+        .filter(|t| {
+            crate::app::short_id::tail(&t.task_id, short.chars().count()).to_ascii_lowercase()
+                == short
+        })
+        .collect();
+    matches.sort_by(|a, b| a.agent_url.cmp(&b.agent_url));
+    matches.dedup_by(|a, b| a.agent_url == b.agent_url && a.task_id == b.task_id);
+    match (matches.as_slice(), rank) {
+        ([], _) => Err(not_found()),
+        ([one], None | Some(1)) => Ok((*one).clone()),
+        (many, Some(n)) => many
+            .get(n.wrapping_sub(1))
+            .map(|t| (*t).clone())
+            .ok_or_else(not_found),
+        (many, None) => Err(format!(
+            "{:?} names {} tasks: give the full id, or a longer short id ({})",
+            one_line(wanted),
+            many.len(),
+            many.iter()
+                .map(|t| one_line(&t.task_id))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
+    }
 }

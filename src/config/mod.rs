@@ -44,6 +44,8 @@ pub struct Config {
     pub push: PushConfig,
     #[serde(default)]
     pub store: StoreConfig,
+    #[serde(default)]
+    pub demo: DemoConfig,
     /// Key remapping: action name → keys, e.g. `cancel_task = ["ctrl-k"]` (see the help screen for names).
     #[serde(default)]
     pub keys: BTreeMap<String, Vec<String>>,
@@ -60,6 +62,16 @@ pub struct PushConfig {
     /// network (tokens still guard it) and must be chosen on purpose.
     #[serde(default)]
     pub bind: Option<String>,
+}
+
+/// The embedded demo agent (`--demo`, `D`).
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DemoConfig {
+    /// The loopback port it listens on (default 41241, as `a2a-console demo-agent`); when that port is
+    /// taken it listens on a free one and says so. 0: a free port every start.
+    #[serde(default)]
+    pub port: Option<u16>,
 }
 
 /// `[store] max_artifact_mib` unless configured: a large report fits; a runaway artifact costs the console

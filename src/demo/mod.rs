@@ -91,6 +91,30 @@ impl DemoAgent {
     }
 }
 
+/// Where the embedded demo listens unless configured (`[demo] port`), the port `demo-agent` serves on too:
+/// the same address every start, so the store keeps its tasks under one agent URL (a new random port made
+/// `history` list them twice) and a restored demo tab finds its agent again.
+pub const STABLE_PORT: u16 = 41241;
+
+/// Start the demo on `port`; when that port is taken (a second console, `demo-agent` in another terminal),
+/// on a free port instead, with the sentence that tells the user so.
+pub async fn spawn_stable(port: u16) -> anyhow::Result<(DemoAgent, Option<String>)> {
+    match spawn(port).await {
+        Ok(agent) => Ok((agent, None)),
+        Err(e) if port != 0 => {
+            let agent = spawn(0).await?;
+            let why = format!(
+                "127.0.0.1:{port} is taken ({}), so the demo agent listens on {} this run: its tasks \
+                 from other runs are listed under its usual address",
+                e.root_cause(),
+                agent.base_url()
+            );
+            Ok((agent, Some(why)))
+        }
+        Err(e) => Err(e),
+    }
+}
+
 /// Binds `127.0.0.1:port` (0 = any free port) and starts serving; returns once the sockets are
 /// listening.
 ///

@@ -60,6 +60,7 @@ fn quote(out: &mut String, raw: &str) {
 }
 
 /// What an event says, decoded once.
+#[derive(Clone)]
 enum Decoded {
     User(Message),
     Message(Message),
@@ -202,19 +203,71 @@ impl Transcript<'_> {
     }
 }
 
+/// The task ids of a conversation's rows, in the order they first appear (rows with no task id, a message
+/// exchange's, name none).
+pub fn tasks_in(events: &[StoredEvent]) -> Vec<&str> {
+    let mut out: Vec<&str> = Vec::new();
+    for e in events {
+        if !e.task_id.is_empty() && !out.contains(&e.task_id.as_str()) {
+            out.push(&e.task_id);
+        }
+    }
+    out
+}
+
 /// A readable transcript: the header (agent, ids, state), then what the user sent, what the agent said, state
 /// changes, notes, and each artifact's text (chunks reassembled) where it first appeared. A snapshot in the
 /// record fills in what the events lack (a blocking reply has no stream events).
 pub fn export_task_markdown(rec: &TaskRecord, events: &[StoredEvent]) -> String {
-    let mut decoded: Vec<(Option<&StoredEvent>, Decoded)> =
-        events.iter().map(|e| (Some(e), decode(e))).collect();
-    if let Some(t) = rec
+    let snapshot = rec
         .snapshot_json
         .as_deref()
         .and_then(|s| serde_json::from_str::<Task>(s).ok())
-    {
-        decoded.push((None, Decoded::Task(Box::new(t))));
+        .map(|t| (rec.task_id.clone(), t));
+    export_conversation_markdown(rec, events, snapshot.into_iter().collect())
+}
+
+/// A tab's whole conversation as a readable transcript: every task of it in order, each under its own heading,
+/// with its own artifacts (two tasks may name an artifact alike: each keeps its own). `snapshots` are the
+/// tasks' stored snapshots by task id; each fills in what its task's events lack. `rec` is the tab's latest
+/// task (its id empty for a message exchange).
+pub fn export_conversation_markdown(
+    rec: &TaskRecord,
+    events: &[StoredEvent],
+    snapshots: HashMap<String, Task>,
+) -> String {
+    let decoded: Vec<(Option<&StoredEvent>, Decoded)> =
+        events.iter().map(|e| (Some(e), decode(e))).collect();
+    let mut tasks: Vec<String> = tasks_in(events).into_iter().map(str::to_owned).collect();
+    // A snapshot of a task no row names (a blocking reply recorded only as the task's row) still counts.
+    let mut rest: Vec<(String, Task)> = snapshots.into_iter().collect();
+    rest.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut snapshots: HashMap<String, Task> = HashMap::new();
+    for (id, t) in rest {
+        if !tasks.contains(&id) {
+            tasks.push(id.clone());
+        }
+        snapshots.insert(id, t);
     }
+    // Each task's artifacts reassembled from its own rows (and its snapshot).
+    let mut by_task: HashMap<String, HashMap<String, Artifact>> = HashMap::new();
+    for task in &tasks {
+        let mut own: Vec<(Option<&StoredEvent>, Decoded)> = Vec::new();
+        for (e, d) in &decoded {
+            if e.is_some_and(|e| &e.task_id == task) {
+                own.push((*e, d.clone()));
+            }
+        }
+        if let Some(t) = snapshots.get(task) {
+            own.push((None, Decoded::Task(Box::new(t.clone()))));
+        }
+        by_task.insert(task.clone(), final_artifacts(&own));
+    }
+    let untasked: Vec<(Option<&StoredEvent>, Decoded)> = decoded
+        .iter()
+        .filter(|(e, _)| e.is_some_and(|e| e.task_id.is_empty()))
+        .map(|(e, d)| (*e, d.clone()))
+        .collect();
     let mut tr = Transcript {
         out: String::new(),
         agent: &rec.agent_name,
@@ -222,21 +275,25 @@ pub fn export_task_markdown(rec: &TaskRecord, events: &[StoredEvent]) -> String 
         sent: HashMap::new(),
         seen_artifacts: HashSet::new(),
         state: None,
-        artifacts: final_artifacts(&decoded),
+        artifacts: final_artifacts(&untasked),
     };
+    let several = tasks.len() > 1;
     // A tab whose agent answered with messages only has no task: it is exported as a message exchange.
-    let exchange = rec.task_id.is_empty();
-    if exchange {
+    let exchange = tasks.is_empty() && rec.task_id.is_empty();
+    if several {
+        let _ = writeln!(tr.out, "# Conversation with {}\n", line(&rec.agent_name));
+    } else if exchange {
         let _ = writeln!(
             tr.out,
             "# Message exchange with {}\n",
             line(&rec.agent_name)
         );
     } else {
+        let only = tasks.first().map(String::as_str).unwrap_or(&rec.task_id);
         let _ = writeln!(
             tr.out,
             "# Task {} with {}\n",
-            line(&rec.task_id),
+            line(only),
             line(&rec.agent_name)
         );
     }
@@ -249,8 +306,12 @@ pub fn export_task_markdown(rec: &TaskRecord, events: &[StoredEvent]) -> String 
     if exchange {
         tr.out
             .push_str("- Task: none (the agent answered with messages)\n");
+    } else if several {
+        let ids: Vec<String> = tasks.iter().map(|t| line(t)).collect();
+        let _ = writeln!(tr.out, "- Tasks: {} ({})", tasks.len(), ids.join(", "));
     } else {
-        let _ = writeln!(tr.out, "- Task: {}", line(&rec.task_id));
+        let only = tasks.first().map(String::as_str).unwrap_or(&rec.task_id);
+        let _ = writeln!(tr.out, "- Task: {}", line(only));
     }
     if let Some(c) = &rec.context_id {
         let _ = writeln!(tr.out, "- Context: {}", line(c));
@@ -258,27 +319,71 @@ pub fn export_task_markdown(rec: &TaskRecord, events: &[StoredEvent]) -> String 
     let _ = writeln!(tr.out, "- State: {}", line(&rec.state));
     let _ = writeln!(tr.out, "- Updated: {}\n", when(&rec.updated_at));
     tr.out.push_str("## Transcript\n\n");
+    // Snapshots go at the end of their task's rows: they only fill in what the rows lack.
+    let mut current: Option<String> = None;
+    let mut snapshot_of = |tr: &mut Transcript, task: Option<&String>| {
+        if let Some(t) = task.and_then(|t| snapshots.remove(t)) {
+            tr.task(&t, &rec.updated_at);
+        }
+    };
     for (e, d) in &decoded {
         let at = e.map(|e| e.at).unwrap_or(rec.updated_at);
+        if let Some(e) = e.filter(|e| !e.task_id.is_empty())
+            && current.as_deref() != Some(e.task_id.as_str())
+        {
+            snapshot_of(&mut tr, current.as_ref());
+            current = Some(e.task_id.clone());
+            if several {
+                let _ = writeln!(tr.out, "### Task {}\n", line(&e.task_id));
+            }
+            tr.state = None;
+            tr.seen_artifacts.clear();
+            tr.artifacts = by_task.remove(&e.task_id).unwrap_or_default();
+        }
+        tr.entry(*e, d, at);
+    }
+    snapshot_of(&mut tr, current.as_ref());
+    // Tasks known only by their snapshot.
+    for task in tasks {
+        if let Some(t) = snapshots.remove(&task) {
+            if several {
+                let _ = writeln!(tr.out, "### Task {}\n", line(&task));
+            }
+            tr.state = None;
+            tr.seen_artifacts.clear();
+            tr.artifacts = by_task.remove(&task).unwrap_or_default();
+            tr.task(&t, &rec.updated_at);
+        }
+    }
+    // Every block ends with a blank line; a file ends with one newline.
+    let len = tr.out.trim_end_matches('\n').len();
+    tr.out.truncate(len);
+    tr.out.push('\n');
+    tr.out
+}
+
+impl Transcript<'_> {
+    /// One stored row, as the transcript shows it.
+    fn entry(&mut self, e: Option<&StoredEvent>, d: &Decoded, at: DateTime<Utc>) {
         match d {
-            Decoded::User(m) => tr.message(m, &at, true),
-            Decoded::Message(m) => tr.message(m, &at, false),
-            Decoded::Task(t) => tr.task(t, &at),
+            Decoded::User(m) => self.message(m, &at, true),
+            Decoded::Message(m) => self.message(m, &at, false),
+            Decoded::Task(t) => self.task(t, &at),
             Decoded::Status(u) => {
-                tr.state(&u.status.state, &at);
+                self.state(&u.status.state, &at);
                 if let Some(m) = &u.status.message {
-                    tr.message(m, &at, false);
+                    self.message(m, &at, false);
                 }
             }
-            Decoded::Artifact(u) => tr.artifact(&u.artifact.artifact_id, &at),
+            Decoded::Artifact(u) => self.artifact(&u.artifact.artifact_id, &at),
             Decoded::Note { text, error } => {
                 let label = if *error { "Error" } else { "Note" };
-                let _ = writeln!(tr.out, "_{label}:_ {} · {}\n", line(text), when(&at));
+                let _ = writeln!(self.out, "_{label}:_ {} · {}\n", line(text), when(&at));
             }
             Decoded::Unreadable => {
                 if let Some(e) = e {
                     let _ = writeln!(
-                        tr.out,
+                        self.out,
                         "_(an event of kind “{}”, #{}, that this version cannot read; it is in the JSON export)_\n",
                         line(&e.kind),
                         e.seq
@@ -287,11 +392,6 @@ pub fn export_task_markdown(rec: &TaskRecord, events: &[StoredEvent]) -> String 
             }
         }
     }
-    // Every block ends with a blank line; a file ends with one newline.
-    let len = tr.out.trim_end_matches('\n').len();
-    tr.out.truncate(len);
-    tr.out.push('\n');
-    tr.out
 }
 
 /// The task and every stored event as one JSON document. Event payloads are embedded as JSON (or, if a
@@ -309,9 +409,12 @@ pub fn export_task_json(rec: &TaskRecord, events: &[StoredEvent]) -> Value {
             "updatedAt": rec.updated_at,
             "snapshot": rec.snapshot_json.as_deref().map(parse),
         },
+        // A conversation's tasks in order (one for a single task, none for a message exchange).
+        "tasks": tasks_in(events),
         "events": events.iter().map(|e| json!({
             "seq": e.seq,
             "at": e.at,
+            "taskId": e.task_id,
             "kind": e.kind,
             "data": parse(&e.json),
         })).collect::<Vec<_>>(),

@@ -24,7 +24,7 @@ use serde_json::Value;
 
 use crate::remote::audit::redact_json;
 
-pub use export::{export_task_json, export_task_markdown};
+pub use export::{export_conversation_markdown, export_task_json, export_task_markdown, tasks_in};
 pub use tabs::{Pruned, Retention, StoredTab, TabEvent};
 
 /// How long a write waits for another connection's lock before giving up with [`StoreError::Locked`]. Short,
@@ -531,6 +531,19 @@ impl Store {
                 "SELECT agent_url, agent_name, task_id, context_id, state, tab_id, snapshot_json, updated_at
                  FROM tasks WHERE agent_url = ?1 AND task_id = ?2",
                 &[&agent_url, &task_id],
+            )?
+            .into_iter()
+            .next())
+    }
+
+    /// The task with this id, whatever agent URL it was recorded under (the most recently updated, should
+    /// two agents share an id): the demo agent and a moved agent change URLs, their tasks stay theirs.
+    pub fn task_by_id(&self, task_id: &str) -> Result<Option<TaskRecord>, StoreError> {
+        Ok(self
+            .task_query(
+                "SELECT agent_url, agent_name, task_id, context_id, state, tab_id, snapshot_json, updated_at
+                 FROM tasks WHERE task_id = ?1 ORDER BY updated_at DESC, rowid DESC LIMIT 1",
+                &[&task_id],
             )?
             .into_iter()
             .next())

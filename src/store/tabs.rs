@@ -46,7 +46,7 @@ pub(super) const MIGRATION_2: &str = "
     UPDATE events SET tab_key = agent_url || ' ' || task_id;
 ";
 
-/// One `events` row as the transcript reads it (`id, kind, json, source, at`).
+/// One `events` row as the transcript reads it (`id, kind, json, source, at, task_id`).
 fn tab_event(r: &rusqlite::Row) -> rusqlite::Result<TabEvent> {
     Ok(TabEvent {
         seq: r.get(0)?,
@@ -54,6 +54,7 @@ fn tab_event(r: &rusqlite::Row) -> rusqlite::Result<TabEvent> {
         json: r.get(2)?,
         source: r.get(3)?,
         at: parse_ts(4, r.get(4)?)?,
+        task_id: r.get(5)?,
     })
 }
 
@@ -138,6 +139,9 @@ pub struct TabEvent {
     /// `stream#3`, `push`, … (`None` for v1 rows and for the user's own messages and notes).
     pub source: Option<String>,
     pub at: DateTime<Utc>,
+    /// The task the row belongs to (empty for a message exchange, or before the agent named the task): a
+    /// tab holds a conversation's tasks one after the other.
+    pub task_id: String,
 }
 
 /// What `prune` removed.
@@ -496,6 +500,19 @@ impl Store {
         ))
     }
 
+    /// One tab's header, open or closed.
+    pub fn stored_tab(&self, tab: &str) -> Result<Option<StoredTab>, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(&format!(
+                "SELECT {TAB_COLUMNS} FROM tabs WHERE tab_key = ?1"
+            ))
+            .map_err(|e| self.err(e))?;
+        stmt.query_row([tab], tab_row)
+            .optional()
+            .map_err(|e| self.err(e))
+    }
+
     /// Closed tabs, the most recently closed first, for reopening.
     pub fn closed_tabs(&self, limit: usize) -> Result<Vec<StoredTab>, StoreError> {
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
@@ -524,7 +541,7 @@ impl Store {
         let mut stmt = self
             .conn
             .prepare_cached(
-                "SELECT id, kind, json, source, at FROM events WHERE tab_key = ?1 ORDER BY id",
+                "SELECT id, kind, json, source, at, task_id FROM events WHERE tab_key = ?1 ORDER BY id",
             )
             .map_err(|e| self.err(e))?;
         let mut rows = stmt.query([tab]).map_err(|e| self.err(e))?;
@@ -536,12 +553,25 @@ impl Store {
         Ok(())
     }
 
+    /// The tab whose transcript holds `task_id` (the latest, should two): an earlier task of a conversation
+    /// is found too, not only the tab's current one.
+    pub fn tab_of_task(&self, task_id: &str) -> Result<Option<String>, StoreError> {
+        self.conn
+            .query_row(
+                "SELECT tab_key FROM events WHERE task_id = ?1 AND tab_key IS NOT NULL ORDER BY id DESC LIMIT 1",
+                [task_id],
+                |r| r.get(0),
+            )
+            .optional()
+            .map_err(|e| self.err(e))
+    }
+
     /// A tab's transcript in arrival order.
     pub fn tab_events(&self, tab: &str) -> Result<Vec<TabEvent>, StoreError> {
         let mut stmt = self
             .conn
             .prepare_cached(
-                "SELECT id, kind, json, source, at FROM events WHERE tab_key = ?1 ORDER BY id",
+                "SELECT id, kind, json, source, at, task_id FROM events WHERE tab_key = ?1 ORDER BY id",
             )
             .map_err(|e| self.err(e))?;
         let rows = stmt
@@ -562,7 +592,7 @@ impl Store {
         let mut stmt = self
             .conn
             .prepare_cached(
-                "SELECT id, kind, json, source, at FROM events
+                "SELECT id, kind, json, source, at, task_id FROM events
                  WHERE tab_key = ?1 AND at = ?2 AND kind NOT IN (?3, ?4) ORDER BY id LIMIT 16",
             )
             .map_err(|e| self.err(e))?;

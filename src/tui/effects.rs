@@ -523,21 +523,7 @@ impl Runtime {
                 }
                 self.code_pastes.remove(&owner);
             }
-            Effect::ExportTask {
-                agent_url,
-                task_id,
-                path,
-            } => {
-                let answer = tx.clone();
-                self.on_store(
-                    move |store| {
-                        let r = super::persist::export(store, &agent_url, &task_id, &path);
-                        let _ = answer.send(Msg::Saved(r));
-                    },
-                    Msg::Saved(Err("no local store: nothing to export from".into())),
-                );
-            }
-            Effect::ExportExchange {
+            Effect::ExportTab {
                 tab_key,
                 agent_url,
                 agent_name,
@@ -546,7 +532,7 @@ impl Runtime {
                 let answer = tx.clone();
                 self.on_store(
                     move |store| {
-                        let r = super::persist::export_exchange(
+                        let r = super::persist::export_tab(
                             store,
                             &tab_key,
                             &agent_url,
@@ -659,16 +645,20 @@ impl Runtime {
             Effect::Highlight { key, lang, code } => {
                 self.highlighter.request(key, lang.as_deref(), code)
             }
-            Effect::StartDemo => {
+            Effect::StartDemo { port } => {
                 let slot = self.demo.clone();
                 tokio::spawn(async move {
-                    let result = match crate::demo::spawn(0).await {
-                        Ok(agent) => {
-                            let url = agent.base_url();
+                    let result = match crate::demo::spawn_stable(port).await {
+                        Ok((agent, moved)) => {
+                            let listening = crate::app::msg::DemoListening {
+                                url: agent.base_url(),
+                                grpc: agent.grpc_url(),
+                                moved,
+                            };
                             if let Ok(mut s) = slot.lock() {
                                 *s = Some(agent);
                             }
-                            Ok(url)
+                            Ok(listening)
                         }
                         Err(e) => Err(format!("{e:#}")),
                     };

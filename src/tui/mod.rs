@@ -156,12 +156,16 @@ pub async fn run(global: Overrides, demo: bool) -> Result<Ended, String> {
     let mut app = build_app(&config, &global)?;
     // Before any tab exists (restored ones included).
     app.artifact_limit = config.store.artifact_limit();
+    app.demo_port = config.demo.port.unwrap_or(crate::demo::STABLE_PORT);
     app.config_path = config_path.clone().or_else(crate::config::default_path);
     app.log_path = init_file_logging().map(|p| p.display().to_string());
     let demo_agent = if demo {
-        let agent = crate::demo::spawn(0)
+        let (agent, moved) = crate::demo::spawn_stable(app.demo_port)
             .await
             .map_err(|e| format!("cannot start the demo agent: {e:#}"))?;
+        if let Some(why) = moved {
+            app.set_status(why, false);
+        }
         let target =
             AgentTarget::from_url(&agent.base_url(), Duration::from_secs(DEFAULT_TIMEOUT_SECS));
         let mut target = target;

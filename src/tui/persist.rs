@@ -323,30 +323,15 @@ pub fn audit_lines(store: &Store, n: usize) -> Result<Vec<String>, String> {
         .collect())
 }
 
-/// Write a task's stored transcript to `path`: JSON for a `.json` path, Markdown otherwise.
-pub fn export(
-    store: &Store,
-    agent_url: &str,
-    task_id: &str,
-    path: &Path,
-) -> Result<String, String> {
-    let rec = store
-        .task(agent_url, task_id)
-        .map_err(|e| e.to_string())?
-        .ok_or("the task is not in the local store yet")?;
-    let events = store
-        .events(agent_url, task_id)
-        .map_err(|e| e.to_string())?;
-    write_export(&rec, &events, path)
-}
-
-/// Write a tab's message exchange (the agent answered with messages, no task) to `path`, like a task.
-pub fn export_exchange(
+/// A tab's whole conversation as the store holds it, rendered for export: Markdown, or JSON when `json`.
+/// Every task of the conversation is in it, each marked; an empty tab is an error with its reason, never an
+/// empty transcript.
+pub fn tab_export(
     store: &Store,
     tab_key: &str,
     agent_url: &str,
     agent_name: &str,
-    path: &Path,
+    json: bool,
 ) -> Result<String, String> {
     let events: Vec<crate::store::StoredEvent> = store
         .tab_events(tab_key)
@@ -355,39 +340,91 @@ pub fn export_exchange(
         .map(|e| crate::store::StoredEvent {
             seq: e.seq,
             agent_url: agent_url.to_string(),
-            task_id: String::new(),
+            task_id: e.task_id,
             kind: e.kind,
             json: e.json,
             at: e.at,
         })
         .collect();
-    let Some(last) = events.last() else {
-        return Err("nothing of this exchange is in the local store yet".into());
-    };
+    let header = store.stored_tab(tab_key).map_err(|e| e.to_string())?;
+    let mut tasks: Vec<String> = crate::store::tasks_in(&events)
+        .into_iter()
+        .map(str::to_owned)
+        .collect();
+    if let Some(t) = header.as_ref().and_then(|h| h.row.task_id.clone())
+        && !tasks.contains(&t)
+    {
+        tasks.push(t);
+    }
+    // Each task's row (by id: the demo agent's URL changes between runs) holds the snapshot of a blocking reply.
+    let mut records = Vec::new();
+    for t in &tasks {
+        if let Some(r) = store.task_by_id(t).map_err(|e| e.to_string())? {
+            records.push(r);
+        }
+    }
+    if events.is_empty() && records.iter().all(|r| r.snapshot_json.is_none()) {
+        return Err(
+            "nothing of this conversation is in the local store yet (nothing was sent or received, \
+             or it was pruned)"
+                .into(),
+        );
+    }
+    let latest = records.last();
+    let row = header.as_ref().map(|h| &h.row);
     let rec = crate::store::TaskRecord {
         agent_url: agent_url.to_string(),
         agent_name: agent_name.to_string(),
-        task_id: String::new(),
-        context_id: None,
-        state: "no task".into(),
+        task_id: tasks.last().cloned().unwrap_or_default(),
+        context_id: row
+            .and_then(|r| r.context_id.clone())
+            .or_else(|| latest.and_then(|r| r.context_id.clone())),
+        state: match (row, latest) {
+            (Some(r), _) if r.task_id.is_some() => r.state.clone(),
+            (_, Some(l)) => l.state.clone(),
+            _ if tasks.is_empty() => "no task".into(),
+            _ => "unknown".into(),
+        },
         tab_id: 0,
-        snapshot_json: None,
-        updated_at: last.at,
+        snapshot_json: latest.and_then(|r| r.snapshot_json.clone()),
+        updated_at: events
+            .last()
+            .map(|e| e.at)
+            .into_iter()
+            .chain(latest.map(|r| r.updated_at))
+            .max()
+            .unwrap_or_else(Utc::now),
     };
-    write_export(&rec, &events, path)
+    if json {
+        return serde_json::to_string_pretty(&crate::store::export_task_json(&rec, &events))
+            .map_err(|e| e.to_string());
+    }
+    let snapshots = records
+        .iter()
+        .filter_map(|r| {
+            let t = serde_json::from_str::<a2a::Task>(r.snapshot_json.as_deref()?).ok()?;
+            Some((r.task_id.clone(), t))
+        })
+        .collect();
+    Ok(crate::store::export_conversation_markdown(
+        &rec, &events, snapshots,
+    ))
 }
 
-fn write_export(
-    rec: &crate::store::TaskRecord,
-    events: &[crate::store::StoredEvent],
+/// Write a tab's whole conversation to `path`: JSON for a `.json` path, Markdown otherwise.
+pub fn export_tab(
+    store: &Store,
+    tab_key: &str,
+    agent_url: &str,
+    agent_name: &str,
     path: &Path,
 ) -> Result<String, String> {
-    let text = if path.extension().is_some_and(|e| e == "json") {
-        serde_json::to_string_pretty(&crate::store::export_task_json(rec, events))
-            .map_err(|e| e.to_string())?
-    } else {
-        crate::store::export_task_markdown(rec, events)
-    };
+    let json = path.extension().is_some_and(|e| e == "json");
+    let text = tab_export(store, tab_key, agent_url, agent_name, json)?;
+    write_export(&text, path)
+}
+
+fn write_export(text: &str, path: &Path) -> Result<String, String> {
     // Like a saved artifact: a new private file, never over an existing one or through a symlink.
     match super::save::write(path, text.as_bytes(), false) {
         crate::app::msg::SaveResult::Saved(_) => Ok(format!("exported to {}", path.display())),
@@ -550,7 +587,7 @@ mod tests {
         save(&store, &mut app);
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("exchange.md");
-        let said = export_exchange(&store, &key, "http://x", "demo", &path).unwrap();
+        let said = export_tab(&store, &key, "http://x", "demo", &path).unwrap();
         assert!(said.contains("exported to"), "{said}");
         let md = std::fs::read_to_string(&path).unwrap();
         assert!(md.starts_with("# Message exchange with demo"), "{md}");

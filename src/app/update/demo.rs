@@ -24,23 +24,31 @@ pub(super) fn add_demo(app: &mut App) -> Vec<Effect> {
     }
     app.demo_starting = true;
     app.set_status("starting the embedded demo agent on 127.0.0.1…", false);
-    vec![Effect::StartDemo]
+    vec![Effect::StartDemo {
+        port: app.demo_port,
+    }]
 }
 
 /// The demo agent listens: put it first, as `--demo` does, select it and load its card.
-pub(super) fn demo_started(app: &mut App, result: Result<String, String>) -> Vec<Effect> {
+pub(super) fn demo_started(
+    app: &mut App,
+    result: Result<crate::app::msg::DemoListening, String>,
+) -> Vec<Effect> {
     app.demo_starting = false;
-    let url = match result {
-        Ok(url) => url,
+    let listening = match result {
+        Ok(l) => l,
         Err(e) => {
             app.set_status(format!("the demo agent did not start: {e}"), true);
             return vec![];
         }
     };
+    let url = listening.url;
     let mut target = AgentTarget::from_url(&url, Duration::from_secs(DEFAULT_TIMEOUT_SECS));
     target.label = "demo".into();
     // The demo runs in this process, so its card key is known here: the card shows "verified".
     target.trust = crate::demo::signing::in_process_trust();
+    // Our own in-process agent: its gRPC port is another origin, and the user chose it by starting it.
+    target.allowed_origins.extend(listening.grpc);
     let id = app.insert_agent(0, target.clone(), AgentOrigin::Demo);
     // It starts in the background: a user who went on typing (the compose box, a prompt) keeps the keyboard.
     if app.focus != Focus::Compose && app.overlay.is_none() {
@@ -49,10 +57,15 @@ pub(super) fn demo_started(app: &mut App, result: Result<String, String>) -> Vec
         // The list grew at the top: keep the cursor on the agent it was on.
         app.selected_agent = (app.selected_agent + 1).min(app.agents.len().saturating_sub(1));
     }
-    app.set_status(
-        format!("demo agent added ({url}); s shows its skills, Enter on an example starts a task"),
-        false,
-    );
+    match listening.moved {
+        Some(why) => app.set_status(format!("demo agent added: {why}"), false),
+        None => app.set_status(
+            format!(
+                "demo agent added ({url}); s shows its skills, Enter on an example starts a task"
+            ),
+            false,
+        ),
+    }
     vec![Effect::LoadAgent {
         agent: id,
         target: Box::new(target),
@@ -90,7 +103,10 @@ mod tests {
     fn d_on_an_empty_first_start_starts_the_demo_then_lists_and_loads_it() {
         let mut app = empty_app((100, 30));
         let fx = press(&mut app, 'D');
-        assert!(matches!(fx.as_slice(), [Effect::StartDemo]), "{fx:?}");
+        assert!(
+            matches!(fx.as_slice(), [Effect::StartDemo { .. }]),
+            "{fx:?}"
+        );
         assert!(
             app.status
                 .as_ref()
@@ -100,7 +116,9 @@ mod tests {
         assert!(press(&mut app, 'D').is_empty());
         let fx = update(
             &mut app,
-            Msg::DemoStarted(Ok("http://127.0.0.1:4555".into())),
+            Msg::DemoStarted(Ok(crate::app::msg::DemoListening::at(
+                "http://127.0.0.1:4555",
+            ))),
         );
         assert_eq!(app.agents.len(), 1);
         let demo = &app.agents[0];
@@ -119,7 +137,9 @@ mod tests {
         let mut app = empty_app((100, 30));
         update(
             &mut app,
-            Msg::DemoStarted(Ok("http://127.0.0.1:4555".into())),
+            Msg::DemoStarted(Ok(crate::app::msg::DemoListening::at(
+                "http://127.0.0.1:4555",
+            ))),
         );
         app.add_agent(
             AgentTarget::from_url("http://127.0.0.1:9", Duration::from_secs(5)),
@@ -144,7 +164,7 @@ mod tests {
         assert!(s.error && s.text.contains("cannot listen"), "{s:?}");
         assert!(matches!(
             press(&mut app, 'D').as_slice(),
-            [Effect::StartDemo]
+            [Effect::StartDemo { .. }]
         ));
     }
 }

@@ -356,30 +356,19 @@ pub(super) fn prompt_done(app: &mut App, kind: PromptKind, value: String) -> Vec
             "pasted token",
         ),
         PromptKind::ExportTask(tab) => {
-            let target = app.tab(tab).and_then(|t| {
-                Some((
-                    app.agent(t.agent)?.target.url.clone(),
-                    t.log.task_id.clone()?,
-                ))
-            });
-            let exchange = app.tab(tab).filter(|t| t.exchanged()).and_then(|t| {
-                let agent = app.agent(t.agent)?;
-                Some(Effect::ExportExchange {
+            // The whole conversation the tab shows (every task of it), read from the store by the tab's key.
+            let export = app.tab(tab).and_then(|t| {
+                Some(Effect::ExportTab {
                     tab_key: t.key.to_string(),
-                    agent_url: agent.target.url.clone(),
+                    agent_url: app.agent(t.agent)?.target.url.clone(),
                     agent_name: t.agent_name.clone(),
-                    path: value.clone().into(),
+                    path: value.into(),
                 })
             });
-            match (target, exchange) {
-                (Some((agent_url, task_id)), _) => vec![Effect::ExportTask {
-                    agent_url,
-                    task_id,
-                    path: value.into(),
-                }],
-                (None, Some(fx)) => vec![fx],
-                (None, None) => {
-                    app.set_status("no task in this tab to export", true);
+            match export {
+                Some(fx) => vec![fx],
+                None => {
+                    app.set_status("nothing in this tab to export yet", true);
                     vec![]
                 }
             }

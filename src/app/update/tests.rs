@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::app::msg::ApprovalCredential;
-use crate::app::msg::StreamItem;
+use crate::app::msg::{StoredItem, StreamItem};
 use crate::app::state::Reachability;
 use crate::app::task::Link;
 use crate::testing::{app, status};
@@ -756,4 +756,102 @@ fn a_signal_quits_from_the_compose_box_and_from_an_open_dialog() {
     assert!(app.overlay.is_some());
     update(&mut app, Msg::Stop);
     assert!(app.quit, "a signal quits with the help open");
+}
+
+/// Three tasks of one conversation in one tab, each with an artifact called "result" (the demo and the SDK
+/// servers reuse artifact ids across tasks), as `(user text, task id, artifact text)`.
+const THREE_TASKS: [(&str, &str, &str); 3] = [
+    ("echo hello, agent", "task-one-1111", "hello, agent"),
+    ("stream 60", "task-two-2222", "Once upon a time"),
+    ("code", "task-three-3333", "fn main() {}"),
+];
+
+fn one_artifact(task: &str, text: &str) -> StreamResponse {
+    let mut ev = crate::testing::chunk(task, "result", text, false, true);
+    if let StreamResponse::ArtifactUpdate(u) = &mut ev {
+        u.context_id = "ctx".into();
+    }
+    ev
+}
+
+/// The artifacts of the tab as drawn: each one's task label and text.
+fn artifacts_shown(app: &App, id: crate::app::task::TabId) -> Vec<(String, String)> {
+    let t = app.tab(id).unwrap();
+    t.transcript
+        .iter()
+        .filter_map(|e| match e {
+            crate::app::task::Entry::Artifact { index } => t.artifacts.get(*index),
+            _ => None,
+        })
+        .map(|a| {
+            (
+                crate::app::search::artifact_head(t, a).join("\n"),
+                a.text.as_str().unwrap_or_default().to_owned(),
+            )
+        })
+        .collect()
+}
+
+fn assert_each_task_keeps_its_artifact(shown: &[(String, String)]) {
+    assert_eq!(shown.len(), 3, "{shown:#?}");
+    for ((_, task, text), (head, body)) in THREE_TASKS.iter().zip(shown) {
+        assert_eq!(body, text, "{shown:#?}");
+        let tail = crate::app::short_id::tail(task, crate::app::short_id::SHORT);
+        assert!(head.contains(&format!("task {tail}")), "{head}");
+    }
+}
+
+#[test]
+fn a_follow_up_task_never_overwrites_the_artifacts_of_the_tasks_before_it_live_or_restored() {
+    let mut app = app();
+    key(&mut app, KeyCode::Char('n'));
+    let id = app.active_tab().unwrap().id;
+    let mut stored = Vec::new();
+    for (generation, (said, task, text)) in (1..).zip(THREE_TASKS) {
+        keys(&mut app, said);
+        key(&mut app, KeyCode::Enter);
+        stored.push(StoredItem::User {
+            text: said.into(),
+            message_id: format!("m{generation}"),
+            at: chrono::Utc::now(),
+        });
+        for ev in [one_artifact(task, text), ev(TaskState::Completed, task)] {
+            update(
+                &mut app,
+                Msg::Stream {
+                    tab: id,
+                    generation,
+                    source: crate::app::tasklog::Source::Stream(generation),
+                    item: StreamItem::Event(Box::new(ev.clone())),
+                },
+            );
+            stored.push(StoredItem::Event {
+                source: crate::app::tasklog::Source::Stream(generation),
+                event: Box::new(ev),
+                at: chrono::Utc::now(),
+            });
+        }
+    }
+    assert_each_task_keeps_its_artifact(&artifacts_shown(&app, id));
+    // The raw JSON of the tab's task is the current task's alone.
+    let json = super::transcript::task_json(app.tab(id).unwrap());
+    assert!(
+        json.contains("fn main()") && !json.contains("hello, agent"),
+        "{json}"
+    );
+
+    // A restart replays the stored rows into a fresh tab: the same three artifacts, each under its task.
+    let restored = app.new_tab(app.agents[0].id);
+    let t = app.tab_mut(restored).unwrap();
+    t.loading = true;
+    t.loaded = false;
+    update(
+        &mut app,
+        Msg::TranscriptLoaded {
+            tab: restored,
+            items: stored,
+            done: true,
+        },
+    );
+    assert_each_task_keeps_its_artifact(&artifacts_shown(&app, restored));
 }

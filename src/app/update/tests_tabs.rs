@@ -77,7 +77,7 @@ fn a_direct_reply_keeps_the_exchange_and_e_exports_it() {
     );
     let fx = key(&mut app, KeyCode::Enter);
     assert!(
-        matches!(fx.as_slice(), [Effect::ExportExchange { agent_name, .. }] if agent_name == "Demo"),
+        matches!(fx.as_slice(), [Effect::ExportTab { agent_name, .. }] if agent_name == "Demo"),
         "{fx:?}"
     );
 }

@@ -589,9 +589,9 @@ pub fn task_json(t: &TaskTab) -> String {
             message: t.log.status_message.clone(),
             timestamp: None,
         },
-        artifacts: (!t.log.artifacts.is_empty()).then(|| {
+        artifacts: (!t.log.current_artifacts().is_empty()).then(|| {
             t.log
-                .artifacts
+                .current_artifacts()
                 .iter()
                 .map(|a| shown_artifact(&a.artifact, &a.prints))
                 .collect()
