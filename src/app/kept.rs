@@ -101,13 +101,14 @@ mod tests {
     #[test]
     fn only_the_last_events_are_kept_and_each_entry_finds_its_own() {
         let mut t = TaskTab::new(1, AgentId(1), "demo");
+        // Alternating states: consecutive status messages of one state would fold into one entry.
         for i in 0..(KEPT_EVENTS + 44) {
-            t.feed(&status(
-                "t1",
-                "ctx",
-                a2a::TaskState::Working,
-                Some(&format!("note {i}")),
-            ));
+            let state = if i % 2 == 0 {
+                a2a::TaskState::Working
+            } else {
+                a2a::TaskState::Submitted
+            };
+            t.feed(&status("t1", "ctx", state, Some(&format!("note {i}"))));
         }
         assert_eq!(t.events.len(), KEPT_EVENTS);
         let last = t.transcript.len() - 1;

@@ -57,6 +57,12 @@ pub fn tab_split(main: Rect, compose_lines: usize) -> (Rect, Rect) {
 }
 
 /// The tab bar's items: the agent's card and skills pages, then one per conversation.
+/// The first cell of a tab's title: `▶` on the one on screen. Its style is reversed, but so is a tab that waits
+/// for the user: under NO_COLOR only this mark tells them apart (the width is the same either way).
+fn active_mark(app: &App, view: View) -> &'static str {
+    if app.view == view { "▶" } else { " " }
+}
+
 pub fn tab_items(app: &App) -> Vec<(View, String)> {
     let waiting = app.tabs.iter().filter(|t| t.waiting()).count();
     let board = if waiting > 0 {
@@ -64,11 +70,12 @@ pub fn tab_items(app: &App) -> Vec<(View, String)> {
     } else {
         " Board ".to_string()
     };
+    let page = |v: View, title: &str| (v, format!("{}{title} ", active_mark(app, v)));
     let mut items = vec![
-        (View::Card, " Card ".to_string()),
-        (View::Skills, " Skills ".to_string()),
-        (View::Board, board),
-        (View::Split, " Split ".to_string()),
+        page(View::Card, "Card"),
+        page(View::Skills, "Skills"),
+        page(View::Board, board.trim()),
+        page(View::Split, "Split"),
     ];
     for (i, t) in app.tabs.iter().enumerate() {
         let id = t.short_task().map(|s| format!(" {s}")).unwrap_or_default();
@@ -86,7 +93,8 @@ pub fn tab_items(app: &App) -> Vec<(View, String)> {
         items.push((
             View::Tab(t.id),
             format!(
-                " {} {name}{id} {} {}{}{rounds}{alert} ",
+                "{}{} {name}{id} {} {}{}{rounds}{alert} ",
+                active_mark(app, View::Tab(t.id)),
                 i + 1,
                 live_symbol(app, t),
                 t.badge_label(),
@@ -222,7 +230,7 @@ pub fn elapsed(app: &App, t: &TaskTab) -> String {
 }
 
 /// Lines of a piece of remote text as drawn: its provenance, its lines (at least one), its flags.
-fn remote_len(text: &crate::trust::sanitize::Untrusted) -> usize {
+pub(super) fn remote_len(text: &crate::trust::sanitize::Untrusted) -> usize {
     1 + text.as_str().lines().count().max(1) + text.findings.flags.len()
 }
 

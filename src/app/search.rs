@@ -257,6 +257,14 @@ pub fn remote_label(p: &crate::trust::sanitize::Provenance) -> String {
 
 /// The logical lines of a piece of remote text as `ui::remote::block` draws it: provenance (with the time for a
 /// transcript entry), its lines behind the bar, its flags.
+/// How a folded status line says it was updated (empty when it was not).
+pub fn updates_label(updates: u32) -> String {
+    match updates {
+        0 => String::new(),
+        n => format!(" · updated {n}×"),
+    }
+}
+
 fn remote_lines<'a>(
     text: &'a crate::trust::sanitize::Untrusted,
     at: Option<&chrono::DateTime<chrono::Local>>,
@@ -296,7 +304,15 @@ pub fn entry_lines<'a>(t: &'a TaskTab, e: &'a Entry) -> Vec<Cow<'a, str>> {
             v.extend(files.iter().map(|f| Cow::Owned(format!("  📎 {f}"))));
             v
         }
-        Entry::Remote { text, at } => remote_lines(text, Some(at)),
+        Entry::Remote { text, at, updates } => {
+            let mut v = remote_lines(text, Some(at));
+            if let Some(first) = v.first_mut()
+                && *updates > 0
+            {
+                first.to_mut().push_str(&updates_label(*updates));
+            }
+            v
+        }
         Entry::State { state, at } => {
             let b = super::task::Badge::of_state(state);
             vec![Cow::Owned(format!(

@@ -747,9 +747,19 @@ impl App {
 
     /// Tabs that need the user (interrupted) and are not on screen.
     pub fn waiting_elsewhere(&self) -> usize {
+        self.unseen_elsewhere(|t| t.waiting())
+    }
+
+    /// Tabs off screen whose task finished since the user last looked: news, but nothing waits for them.
+    pub fn finished_elsewhere(&self) -> usize {
+        self.unseen_elsewhere(|t| t.is_terminal())
+    }
+
+    fn unseen_elsewhere(&self, what: impl Fn(&crate::app::task::TaskTab) -> bool) -> usize {
+        let active = self.active_tab().map(|a| a.id);
         self.tabs
             .iter()
-            .filter(|t| t.attention && Some(t.id) != self.active_tab().map(|a| a.id))
+            .filter(|t| t.attention && Some(t.id) != active && what(t))
             .count()
     }
 }

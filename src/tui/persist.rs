@@ -679,7 +679,9 @@ mod tests {
                     crate::remote::tracker::state_name(state).into(),
                     at.with_timezone(&Utc),
                 )),
-                Entry::Remote { text, at } => Some((text.as_str().into(), at.with_timezone(&Utc))),
+                Entry::Remote { text, at, .. } => {
+                    Some((text.as_str().into(), at.with_timezone(&Utc)))
+                }
                 _ => None,
             })
             .collect();

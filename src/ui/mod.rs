@@ -163,6 +163,7 @@ fn mode_marker(app: &App) -> Span<'static> {
 
 fn status_bar(f: &mut Frame, app: &App, area: Rect) {
     let mut spans = vec![mode_marker(app), Span::raw(" ")];
+    // Only tabs that wait for the user need them; finished ones are news, said apart and quieter.
     let waiting = app.waiting_elsewhere();
     if waiting > 0 {
         spans.push(Span::styled(
@@ -170,6 +171,10 @@ fn status_bar(f: &mut Frame, app: &App, area: Rect) {
             app.theme.input_required,
         ));
         spans.push(Span::raw(" "));
+    }
+    let finished = app.finished_elsewhere();
+    if finished > 0 {
+        spans.push(Span::styled(format!("{finished} finished "), app.theme.dim));
     }
     match &app.status {
         Some(s) => spans.push(Span::styled(

@@ -71,11 +71,15 @@ fn entry_segments<'a>(theme: &Theme, t: &'a TaskTab, e: &'a Entry) -> Vec<Segmen
                 }
                 out.push(Segment::Lines(lines));
             }
-            Entry::Remote { text, at } => {
+            Entry::Remote { text, at, updates } => {
                 let mut lines = remote::block(theme, text);
                 if let Some(first) = lines.first_mut() {
                     first.spans.push(Span::styled(
-                        format!(" · {}", at.format("%H:%M:%S")),
+                        format!(
+                            " · {}{}",
+                            at.format("%H:%M:%S"),
+                            crate::app::search::updates_label(*updates)
+                        ),
                         theme.dim,
                     ));
                 }

@@ -317,6 +317,53 @@ fn attention_when_a_background_tab_needs_the_user() {
     assert!(!app.tab(id).unwrap().attention, "viewing the tab clears it");
 }
 
+/// Issue [10] item 11: the tab on screen carries `▶` (a waiting tab is drawn reversed too, and under NO_COLOR
+/// the reversal is all there is), and "need you" counts only tabs that wait for the user, not finished ones.
+#[test]
+fn the_active_tab_is_marked_and_only_waiting_tabs_need_the_user() {
+    let mut app = app();
+    app.size = (160, 30);
+    let mut tabs = Vec::new();
+    for (said, task) in [("ask", "t-ask"), ("echo x", "t-done"), ("stream", "t-live")] {
+        key(&mut app, KeyCode::Char('n'));
+        keys(&mut app, said);
+        key(&mut app, KeyCode::Enter);
+        key(&mut app, KeyCode::Esc);
+        tabs.push((app.active_tab().unwrap().id, task));
+    }
+    for ((id, task), state) in tabs.iter().zip([
+        TaskState::InputRequired,
+        TaskState::Completed,
+        TaskState::Working,
+    ]) {
+        update(
+            &mut app,
+            Msg::Stream {
+                tab: *id,
+                generation: 1,
+                source: crate::app::tasklog::Source::Stream(0),
+                item: StreamItem::Event(Box::new(ev(state, task))),
+            },
+        );
+    }
+    assert_eq!(
+        app.waiting_elsewhere(),
+        1,
+        "the finished tab waits for no one"
+    );
+    assert_eq!(app.finished_elsewhere(), 1);
+    let screen = crate::testing::render_text(&app);
+    let bar = screen.lines().next().unwrap();
+    assert!(bar.contains("▶3 Demo"), "{bar}");
+    assert!(bar.contains(" 1 Demo") && bar.contains(" 2 Demo"), "{bar}");
+    assert!(!bar.contains("▶Card"), "{bar}");
+    let status = screen.lines().last().unwrap();
+    assert!(
+        status.contains(" 1 tab(s) need you ") && status.contains("1 finished"),
+        "{status}"
+    );
+}
+
 #[test]
 fn mouse_click_selects_tab_and_wheel_scrolls() {
     let mut app = app();
