@@ -276,6 +276,7 @@ actions! {
     AuditLog => "audit_log", Global, "Show the audit log: requests and your decisions (credentials redacted)", [ch('L')];
     Split => "split", Global, "Show the tasks marked on the board side by side (none marked: the four newest live ones)", [ch('v')];
     Approve => "approve", Global, "Review an agent's authorization request (this tab's, else the next waiting one): approve, deny or later", [ch('A')];
+    SwitchTheme => "switch_theme", Global, "Switch to the next built-in theme (dark, light, high-contrast) for this session", [ch('T')];
     // Agent list, card and skills
     Up => "up", AgentList, "Select the previous agent or skill", [key(KeyCode::Up), ch('k')];
     Down => "down", AgentList, "Select the next agent or skill", [key(KeyCode::Down), ch('j')];
@@ -749,7 +750,14 @@ pub fn palette_matches(query: &str) -> Vec<Action> {
         .iter()
         .copied()
         .filter(|a| {
-            let hay = format!("{} {}", a.name().replace('_', " "), a.description()).to_lowercase();
+            // The name as the palette shows it (`switch_theme`) and as words (`switch theme`).
+            let hay = format!(
+                "{} {} {}",
+                a.name(),
+                a.name().replace('_', " "),
+                a.description()
+            )
+            .to_lowercase();
             words.iter().all(|w| hay.contains(w))
         })
         .collect()

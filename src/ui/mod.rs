@@ -187,8 +187,10 @@ fn status_bar(f: &mut Frame, app: &App, area: Rect) {
         )),
         None => spans.push(Span::styled(idle_hint(app), app.theme.key_hint)),
     }
+    // A long message is cut after a whole word with `…`, never mid-word at the edge.
     f.render_widget(
-        Paragraph::new(Line::from(spans)).style(app.theme.status_bar),
+        Paragraph::new(wrap::fit_line(Line::from(spans), area.width as usize))
+            .style(app.theme.status_bar),
         area,
     );
 }

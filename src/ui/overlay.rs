@@ -120,7 +120,10 @@ fn help(f: &mut Frame, app: &App, scroll: usize, area: Rect) {
         position(start, visible, total),
         keys_or(app, Action::CloseViewer, "q")
     );
-    f.render_widget(Clear, r);
+    // The whole body, margin included: a margin left as it was shows pieces of the panes' borders beside
+    // the box.
+    f.render_widget(Clear, area);
+    let title = super::wrap::fit_words(&title, r.width.saturating_sub(4) as usize);
     f.render_widget(Paragraph::new(lines).block(boxed(app, &title)), r);
 }
 
@@ -132,8 +135,16 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
     match overlay {
         Overlay::Help { scroll } => help(f, app, *scroll, area),
         Overlay::Palette { query, selected } => {
-            let r = centered(area, 70, 16);
             let matches = palette_matches(query);
+            // As wide as the longest description needs (a 160-column terminal shows them whole), at least 70.
+            let longest = matches
+                .iter()
+                .map(|a| unicode_width::UnicodeWidthStr::width(a.description()))
+                .max()
+                .unwrap_or(0);
+            let want = u16::try_from(1 + 22 + 14 + longest + 2).unwrap_or(u16::MAX);
+            let r = centered(area, want.max(70), 16);
+            let room = (r.width.saturating_sub(2) as usize).saturating_sub(1 + 22 + 14);
             let mut lines = vec![Line::from(vec![
                 Span::styled("> ", t.accent),
                 Span::styled(query.clone(), t.text),
@@ -147,7 +158,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
                 lines.push(Line::from(vec![
                     Span::styled(format!(" {:<22}", a.name()), style),
                     Span::styled(format!("{:<14}", keys), t.accent),
-                    Span::styled(a.description().to_string(), t.dim),
+                    Span::styled(super::wrap::fit_words(a.description(), room), t.dim),
                 ]));
             }
             if matches.is_empty() {
@@ -273,14 +284,17 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
                     .collect()
             };
             let close = keys_or(app, Action::CloseViewer, "q");
-            f.render_widget(Clear, r);
+            f.render_widget(Clear, area);
             f.render_widget(
                 Paragraph::new(shown).block(boxed(
                     app,
-                    &format!(
-                        "Audit log · {} entries{} · {close} or Esc closes · also `a2a-console audit`",
-                        lines.len(),
-                        position(start, visible, lines.len()),
+                    &super::wrap::fit_words(
+                        &format!(
+                            "Audit log · {} entries{} · {close} or Esc closes · also `a2a-console audit`",
+                            lines.len(),
+                            position(start, visible, lines.len()),
+                        ),
+                        r.width.saturating_sub(4) as usize,
                     ),
                 )),
                 r,

@@ -45,6 +45,8 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect, title: &str, lines: &[String],
         (scroll + 1).min(lines.len()),
         lines.len()
     );
-    f.render_widget(Clear, r);
+    // The whole body, margin included (as the help screen): no piece of the panes shows beside the box.
+    f.render_widget(Clear, area);
+    let title = super::wrap::fit_words(&title, r.width.saturating_sub(4) as usize);
     f.render_widget(Paragraph::new(rows).block(boxed(app, &title)), r);
 }

@@ -521,6 +521,8 @@ pub fn draw(f: &mut Frame, app: &App, t: &TaskTab, area: Rect) {
         ),
     ]);
     let focused = app.focus == Focus::Main;
+    // Cut after a whole word with `…`, inside the corners (the border would cut it anywhere).
+    let title = super::wrap::fit_line(title, body.width.saturating_sub(2) as usize);
     let block = Block::default()
         .borders(Borders::ALL)
         .title(title)

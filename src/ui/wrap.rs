@@ -43,6 +43,64 @@ fn bar_of(line: &Line) -> Option<(usize, Style)> {
     None
 }
 
+/// `s` in at most `width` columns on one row: whole when it fits, else cut after its last whole word (or at the
+/// column when the one word is longer than half the room) and ended with `…`, so a cut never reads as the end
+/// of the text and never leaves half a word.
+pub fn fit_words(s: &str, width: usize) -> String {
+    if s.width() <= width {
+        return s.to_string();
+    }
+    let Some(room) = width.checked_sub(1) else {
+        return String::new();
+    };
+    let mut end = 0;
+    let mut used = 0;
+    let mut last_space = None;
+    for (i, c) in s.char_indices() {
+        let w = c.width().unwrap_or(0);
+        if used + w > room {
+            // The word before ends exactly at the room.
+            if c == ' ' {
+                last_space = Some((i, used));
+            }
+            break;
+        }
+        if c == ' ' {
+            last_space = Some((i, used));
+        }
+        used += w;
+        end = i + c.len_utf8();
+    }
+    let cut = match last_space {
+        Some((i, at)) if at * 2 >= room => i,
+        _ => end,
+    };
+    let kept = s.get(..cut).unwrap_or_default();
+    format!("{}…", kept.trim_end_matches([' ', '·', ',', ';', ':']))
+}
+
+/// A one-row line in at most `width` columns, styles kept: spans that fit are whole, the span that does not is
+/// cut with [`fit_words`], and nothing after it is drawn.
+pub fn fit_line(line: Line<'static>, width: usize) -> Line<'static> {
+    if line.width() <= width {
+        return line;
+    }
+    let mut used = 0;
+    let mut spans = Vec::new();
+    for span in line.spans {
+        let w = span.content.width();
+        if used + w <= width {
+            used += w;
+            spans.push(span);
+            continue;
+        }
+        let cut = fit_words(&span.content, width - used);
+        spans.push(Span::styled(cut, span.style));
+        break;
+    }
+    Line::from(spans).style(line.style)
+}
+
 /// Cut one line into rows of at most `width` columns, keeping styles; continuation rows of a remote line start
 /// with its bar (see the module docs). At most `max_rows` rows are produced: a single 5 MB line must cost a
 /// screenful of work per frame, not five megabytes. With `Keep::Tail` the rows come from the end of the line
@@ -330,5 +388,31 @@ mod tests {
         );
         let rows: Vec<String> = rows.iter().map(text).collect();
         assert_eq!(rows, ["one two", "three", "four"]);
+    }
+}
+
+#[cfg(test)]
+mod fit_tests {
+    use super::*;
+
+    /// Issue [10] item 14: a cut ends in `…` after a whole word, never mid-word, and stays within the width.
+    #[test]
+    fn a_cut_keeps_whole_words_and_says_it_was_cut() {
+        assert_eq!(fit_words("short", 10), "short");
+        assert_eq!(
+            fit_words("Import the selected agent's tasks", 20),
+            "Import the selected…"
+        );
+        assert_eq!(fit_words("Switch · the theme", 9), "Switch…");
+        // One word longer than the room is cut at the column (still marked).
+        assert_eq!(fit_words("supercalifragilistic", 8), "superca…");
+        // Wide characters count double and are never split.
+        assert_eq!(fit_words("日本語のテキスト", 7), "日本語…");
+        assert_eq!(fit_words("anything", 0), "");
+        for w in 0..40 {
+            assert!(fit_words("Ask the agent to cancel this task now", w).width() <= w);
+        }
+        let line = Line::from(vec![Span::raw("task "), Span::raw("0123456789 abcdef")]);
+        assert_eq!(fit_line(line, 16).to_string(), "task 0123456789…");
     }
 }

@@ -165,6 +165,7 @@ pub fn run_action(app: &mut App, a: Action) -> Vec<Effect> {
             _ => vec![],
         },
         Action::Approve => super::pending::review(app),
+        Action::SwitchTheme => switch_theme(app),
         // Tab and Shift-Tab move between the agent list and the main pane; the compose box is never on the way,
         // since a key pressed after a focus move must never become text (it is entered with i/Enter or a click).
         Action::FocusNext | Action::FocusPrev => {
@@ -728,6 +729,44 @@ pub(super) fn pin_key(app: &mut App, agent: AgentId, thumbprint: String) -> Vec<
         });
     }
     app.set_status(format!("pinned key sha256:{thumbprint}"), false);
+    fx
+}
+
+/// The next built-in theme, at once: every artifact is laid out again in its colours (`NO_COLOR` still holds).
+/// For this session only; the status says how to keep it.
+fn switch_theme(app: &mut App) -> Vec<Effect> {
+    use crate::config::theme::Theme;
+    let names = Theme::builtin_names();
+    let next = names
+        .iter()
+        .position(|n| *n == app.theme.name)
+        .and_then(|i| names.get((i + 1) % names.len()))
+        .or(names.first())
+        .copied()
+        .unwrap_or("dark");
+    let theme = match Theme::builtin(next) {
+        Ok(t) if app.theme.no_color => t.without_color(),
+        Ok(t) => t,
+        Err(e) => {
+            app.set_status(e, true);
+            return vec![];
+        }
+    };
+    app.theme = theme;
+    let mut fx = Vec::new();
+    let tabs: Vec<TabId> = app.tabs.iter().map(|t| t.id).collect();
+    for t in app.tabs.iter_mut() {
+        for a in t.artifacts.iter_mut() {
+            a.rendered = None;
+        }
+    }
+    for tab in tabs {
+        fx.extend(super::stream::lay_out_artifacts(app, tab));
+    }
+    app.set_status(
+        format!("theme {next} for this session ([ui] theme = \"{next}\" in the config keeps it)"),
+        false,
+    );
     fx
 }
 

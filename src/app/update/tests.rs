@@ -902,3 +902,63 @@ fn a_follow_up_task_never_overwrites_the_artifacts_of_the_tasks_before_it_live_o
     );
     assert_each_task_keeps_its_artifact(&artifacts_shown(&app, restored));
 }
+
+fn open_palette(app: &mut App, query: &str) {
+    update(
+        app,
+        Msg::Input(Event::Key(KeyEvent::new(
+            KeyCode::Char('p'),
+            KeyModifiers::CONTROL,
+        ))),
+    );
+    keys(app, query);
+}
+
+/// Issue [10] item 12: the palette uses a wide terminal (descriptions whole), cuts them after a whole word with
+/// `…` on a narrow one, and switches the theme; the help and audit viewers leave no piece of the panes beside
+/// their box.
+#[test]
+fn the_palette_fits_its_descriptions_switches_the_theme_and_viewers_cover_their_margin() {
+    let mut app = app();
+    app.size = (160, 45);
+    open_palette(&mut app, "import");
+    let wide = crate::testing::render_text(&app);
+    assert!(
+        wide.contains("Import the selected agent's existing tasks (ListTasks) into tabs"),
+        "{wide}"
+    );
+    key(&mut app, KeyCode::Esc);
+    app.size = (80, 30);
+    open_palette(&mut app, "import");
+    let narrow = crate::testing::render_text(&app);
+    let row = narrow
+        .lines()
+        .find(|l| l.contains("import_tasks"))
+        .unwrap_or_else(|| panic!("{narrow}"));
+    assert!(
+        row.contains("Import the selected agent's existing…"),
+        "{row}"
+    );
+    key(&mut app, KeyCode::Esc);
+
+    open_palette(&mut app, "switch_theme");
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(app.theme.name, "light");
+    assert!(app.status.as_ref().unwrap().text.contains("theme light"));
+    open_palette(&mut app, "switch_theme");
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(app.theme.name, "high-contrast");
+
+    app.size = (160, 45);
+    key(&mut app, KeyCode::Char('?'));
+    let help = crate::testing::render_text(&app);
+    // Under the tab bar, every row of the help screen starts with its own border or a blank margin: never
+    // with the border of the agent list underneath.
+    for row in help.lines().skip(1).take(43) {
+        let first: String = row.chars().take(2).collect();
+        assert!(
+            first == " ┌" || first == " │" || first == " └" || first == "  ",
+            "a piece of the frame beside the help box: {row:?}"
+        );
+    }
+}
