@@ -264,11 +264,11 @@ async fn an_authorization_request_that_arrives_mid_sentence_decides_nothing() {
     assert!(
         audit
             .iter()
-            .all(|l| !l.contains("decision=approve") && !l.contains("decision=deny")),
+            .all(|r| !r.line.contains("decision=approve") && !r.line.contains("decision=deny")),
         "no approve or deny was audited: {audit:#?}"
     );
     assert!(
-        audit.iter().any(|l| l.contains("decision=later")),
+        audit.iter().any(|r| r.line.contains("decision=later")),
         "the user's own later is: {audit:#?}"
     );
 }

@@ -105,7 +105,7 @@ pub enum Msg {
         result: Result<(String, u16), String>,
     },
     /// The audit log's latest entries, for the viewer.
-    AuditLoaded(Result<Vec<String>, String>),
+    AuditLoaded(Result<Vec<AuditRow>, String>),
     /// The agent says it does not know the task a tab follows (A2A `TaskNotFoundError`, -32001): it restarted
     /// or forgot it. The tab stops re-attaching.
     TaskGone {
@@ -132,6 +132,14 @@ pub enum Msg {
     /// The program was told to end (SIGINT, SIGTERM, SIGHUP, SIGQUIT): quit whatever the focus, the open
     /// dialog or the keymap (a signal is not a key the user may have bound to something else).
     Stop,
+}
+
+/// One row of the audit viewer: what it shows (a run of like events folded, with its count) and what opening
+/// it shows (the entries as pretty JSON), both sanitised.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AuditRow {
+    pub line: String,
+    pub detail: Vec<String>,
 }
 
 /// Where the embedded demo agent listens.

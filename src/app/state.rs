@@ -404,9 +404,12 @@ pub enum Overlay {
         verification_uri: String,
     },
     /// The audit log, newest last; `scroll` is the first row shown (it opens on the last page).
+    /// The audit log: one row per entry (a run of like events folded), the selected one (`,` `.`) opened with
+    /// Enter or `J`.
     Audit {
-        lines: Vec<String>,
+        rows: Vec<crate::app::msg::AuditRow>,
         scroll: usize,
+        selected: Option<usize>,
     },
     Prompt {
         kind: PromptKind,

@@ -9,7 +9,7 @@ use std::path::Path;
 use chrono::Utc;
 use tokio::sync::mpsc::UnboundedSender;
 
-use crate::app::msg::{Effect, Msg, StoredItem};
+use crate::app::msg::{AuditRow, Effect, Msg, StoredItem};
 use crate::app::state::App;
 use crate::app::task::TabId;
 use crate::app::tasklog::Source;
@@ -298,11 +298,65 @@ pub fn decision(app: &App, tab: TabId, line: &str) -> Record {
 }
 
 /// The audit log's last `n` entries (events included) as lines for the viewer (remote strings sanitised).
-pub fn audit_lines(store: &Store, n: usize) -> Result<Vec<String>, String> {
+pub fn audit_lines(store: &Store, n: usize) -> Result<Vec<AuditRow>, String> {
     let entries = store.audit_entries(n).map_err(|e| e.to_string())?;
-    Ok(entries
-        .iter()
-        .map(|e| {
+    // Consecutive events of one kind for one task (an artifact's chunks, a stream of progress) are one row
+    // with their count: a 500-chunk artifact is not 500 rows.
+    let mut groups: Vec<Vec<&AuditEntry>> = Vec::new();
+    for e in &entries {
+        match groups.last_mut() {
+            Some(g)
+                if e.direction == Direction::Event
+                    && g.first().is_some_and(|f| {
+                        f.direction == Direction::Event
+                            && f.method == e.method
+                            && f.task_id == e.task_id
+                            && f.agent == e.agent
+                    }) =>
+            {
+                g.push(e)
+            }
+            _ => groups.push(vec![e]),
+        }
+    }
+    Ok(groups.into_iter().map(|g| audit_row(&g)).collect())
+}
+
+/// Most entries of a folded row the viewer shows in full when it is opened.
+const OPENED_ENTRIES: usize = 20;
+
+/// One row of the audit viewer: its summary line (the first entry's, with the count of a folded run) and,
+/// for opening it, the entries as pretty JSON. Everything sanitised: the details quote what agents sent.
+fn audit_row(group: &[&AuditEntry]) -> AuditRow {
+    let mut line = group.first().map(|e| audit_line(e)).unwrap_or_default();
+    if group.len() > 1 {
+        line = format!("×{} {line}", group.len());
+    }
+    let mut detail: Vec<String> = Vec::new();
+    for e in group.iter().take(OPENED_ENTRIES) {
+        let pretty = serde_json::to_string_pretty(e).unwrap_or_default();
+        detail.extend(
+            crate::trust::sanitize::sanitize_text(&pretty)
+                .0
+                .lines()
+                .map(str::to_owned),
+        );
+    }
+    if group.len() > OPENED_ENTRIES {
+        detail.push(format!(
+            "// … and {} more like these (a2a-console audit prints every one)",
+            group.len() - OPENED_ENTRIES
+        ));
+    }
+    AuditRow {
+        line: crate::trust::sanitize::sanitize_line(&line).0,
+        detail,
+    }
+}
+
+fn audit_line(e: &AuditEntry) -> String {
+    {
+        {
             let line = format!(
                 "{} {:<8} {:<28} task {} · context {} · message {} · {} {}",
                 e.at.format("%Y-%m-%d %H:%M:%S"),
@@ -318,9 +372,9 @@ pub fn audit_lines(store: &Store, n: usize) -> Result<Vec<String>, String> {
                     e.detail_json.to_string()
                 }
             );
-            crate::trust::sanitize::sanitize_line(&line).0
-        })
-        .collect())
+            line
+        }
+    }
 }
 
 /// A tab's whole conversation as the store holds it, rendered for export: Markdown, or JSON when `json`.
@@ -729,5 +783,67 @@ mod tests {
         let mut again = two_agents_on_one_url();
         assert_eq!(restore_headers(&store, &mut again).unwrap(), 0);
         assert_eq!(store.closed_tabs(5).unwrap().len(), 1);
+    }
+
+    /// Issue [10] item 13: an artifact's chunks are one audit row with their count, a row is one screen row
+    /// cut after a whole word, and `.` then Enter opens the selected row's entries in full.
+    #[test]
+    fn the_audit_viewer_folds_chunks_and_opens_a_row() {
+        let store = Store::open_in_memory().unwrap();
+        let mut app = two_agents_on_one_url();
+        let tab = app.new_tab(app.agents[0].id);
+        let t = app.tab_mut(tab).unwrap();
+        t.record_user("write a long story please", vec![], "u1");
+        t.feed(&status("t1", "ctx", a2a::TaskState::Working, None));
+        for i in 0..30 {
+            t.feed(&crate::testing::chunk(
+                "t1",
+                "story",
+                &format!("chapter {i} "),
+                i > 0,
+                i == 29,
+            ));
+        }
+        t.feed(&status("t1", "ctx", a2a::TaskState::Completed, None));
+        save(&store, &mut app);
+        let rows = audit_lines(&store, 1000).unwrap();
+        let chunks: Vec<&AuditRow> = rows.iter().filter(|r| r.line.contains("×30")).collect();
+        assert_eq!(chunks.len(), 1, "{rows:#?}");
+        assert!(rows.len() < 10, "{rows:#?}");
+        let at = rows.iter().position(|r| r.line.contains("×30")).unwrap();
+
+        app.size = (80, 30);
+        let _ = crate::app::update::update(&mut app, Msg::AuditLoaded(Ok(rows.clone())));
+        let screen = crate::testing::render_text(&app);
+        let drawn = screen
+            .lines()
+            .find(|l| l.contains("×30"))
+            .unwrap_or_else(|| panic!("{screen}"));
+        assert!(drawn.contains('…'), "a cut row says so: {drawn}");
+        let press = |app: &mut App, c: crossterm::event::KeyCode| {
+            crate::app::update::update(
+                app,
+                Msg::Input(crossterm::event::Event::Key(
+                    crossterm::event::KeyEvent::new(c, crossterm::event::KeyModifiers::NONE),
+                )),
+            )
+        };
+        // The first `.` selects the last row shown; `,` walks up to the chunks' row.
+        press(&mut app, crossterm::event::KeyCode::Char('.'));
+        for _ in at..rows.len() - 1 {
+            press(&mut app, crossterm::event::KeyCode::Char(','));
+        }
+        press(&mut app, crossterm::event::KeyCode::Enter);
+        match &app.overlay {
+            Some(crate::app::state::Overlay::RawJson { title, lines, .. }) => {
+                assert!(title.starts_with("Audit entry"), "{title}");
+                let text = lines.join("\n");
+                assert!(
+                    text.contains("artifactUpdate") && text.contains("// … and 10 more"),
+                    "{text}"
+                );
+            }
+            _ => panic!("Enter opens the row: {:?}", app.status),
+        }
     }
 }

@@ -268,19 +268,34 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
             lines,
             scroll,
         } => super::raw_json::draw(f, app, area, title, lines, *scroll),
-        Overlay::Audit { lines, scroll } => {
+        Overlay::Audit {
+            rows,
+            scroll,
+            selected,
+        } => {
+            let lines = rows;
             let r = viewer_area(area);
             let visible = r.height.saturating_sub(2) as usize;
+            let width = r.width.saturating_sub(2) as usize;
             // `scroll` is the first row shown; never past the last page.
             let start = (*scroll).min(lines.len().saturating_sub(visible));
+            // One screen row per entry, cut after a whole word with `…`: Enter opens it whole.
             let shown: Vec<Line> = if lines.is_empty() {
                 vec![Line::styled("The audit log is empty.", t.dim)]
             } else {
                 lines
                     .iter()
+                    .enumerate()
                     .skip(start)
                     .take(visible)
-                    .map(|l| Line::styled(l.clone(), t.text))
+                    .map(|(i, l)| {
+                        let style = if *selected == Some(i) {
+                            t.selection
+                        } else {
+                            t.text
+                        };
+                        Line::styled(super::wrap::fit_words(&l.line, width), style)
+                    })
                     .collect()
             };
             let close = keys_or(app, Action::CloseViewer, "q");
@@ -290,7 +305,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
                     app,
                     &super::wrap::fit_words(
                         &format!(
-                            "Audit log · {} entries{} · {close} or Esc closes · also `a2a-console audit`",
+                            "Audit log · {} rows{} · , . select · Enter opens · {close} or Esc closes · also `a2a-console audit`",
                             lines.len(),
                             position(start, visible, lines.len()),
                         ),

@@ -146,11 +146,15 @@ fn dispatch(app: &mut App, msg: Msg) -> Vec<Effect> {
         Msg::CodeFlowStarted { owner, result } => sign_in::started(app, owner, result),
         Msg::AuditLoaded(result) => {
             match result {
-                Ok(lines) => {
+                Ok(rows) => {
                     // Newest last: it opens on the last page.
-                    let rows = crate::app::scroll::viewer_rows(app.size);
-                    let scroll = lines.len().saturating_sub(rows);
-                    app.overlay = Some(Overlay::Audit { lines, scroll });
+                    let visible = crate::app::scroll::viewer_rows(app.size);
+                    let scroll = rows.len().saturating_sub(visible);
+                    app.overlay = Some(Overlay::Audit {
+                        rows,
+                        scroll,
+                        selected: None,
+                    });
                 }
                 Err(e) => app.set_status(e, true),
             }

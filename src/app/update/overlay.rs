@@ -77,9 +77,9 @@ pub(super) fn scroll_overlay(app: &mut App, a: Action) {
                 *scroll = offset(*scroll, a, e.page(), e.last_page());
             }
         }
-        Some(Overlay::Audit { lines, scroll }) => {
+        Some(Overlay::Audit { rows, scroll, .. }) => {
             let e = Extent {
-                content: lines.len(),
+                content: rows.len(),
                 height: viewer,
             };
             *scroll = offset(*scroll, a, e.page(), e.last_page());
@@ -117,11 +117,49 @@ fn overlay_key_inner(app: &mut App, overlay: Overlay, k: KeyEvent) -> Vec<Effect
             }
             vec![]
         }
-        Overlay::Audit { lines, scroll } => {
+        Overlay::Audit {
+            rows,
+            scroll,
+            selected,
+        } => {
+            let pressed = crate::config::keymap::KeyBinding::from_event(&k);
+            let is = |a: Action| keymap.bindings(a).contains(&pressed);
+            // `,` `.` select a row as in a transcript; Enter or J opens the selected one.
+            if is(Action::SelectPrev) || is(Action::SelectNext) {
+                let last = rows.len().saturating_sub(1);
+                let visible = crate::app::scroll::viewer_rows(app.size);
+                let at = match (selected, is(Action::SelectPrev)) {
+                    (None, _) => (scroll + visible).min(rows.len()).saturating_sub(1),
+                    (Some(i), true) => i.saturating_sub(1),
+                    (Some(i), false) => (i + 1).min(last),
+                };
+                let scroll = scroll.min(at).max((at + 1).saturating_sub(visible));
+                app.overlay = Some(Overlay::Audit {
+                    rows,
+                    scroll,
+                    selected: Some(at),
+                });
+                return vec![];
+            }
+            if let Some(i) = selected
+                .filter(|_| is(Action::RawJson) || k.code == crossterm::event::KeyCode::Enter)
+                && let Some(row) = rows.get(i)
+            {
+                app.overlay = Some(Overlay::RawJson {
+                    title: format!("Audit entry {} of {}", i + 1, rows.len()),
+                    lines: row.detail.clone(),
+                    scroll: 0,
+                });
+                return vec![];
+            }
             match keymap.modal_action(Context::Viewer, true, &k) {
                 Some(Action::CloseViewer | Action::Back | Action::AuditLog) => return vec![],
                 a => {
-                    app.overlay = Some(Overlay::Audit { lines, scroll });
+                    app.overlay = Some(Overlay::Audit {
+                        rows,
+                        scroll,
+                        selected,
+                    });
                     if let Some(a) = a.filter(|a| a.is_scroll()) {
                         scroll_overlay(app, a);
                     }

@@ -171,7 +171,12 @@ fn the_help_and_the_audit_log() {
     assert!(matches!(app.overlay, Some(Overlay::Help { scroll }) if scroll == e.last_page() - 3));
     let mut app = crate::testing::app();
     app.size = (80, 24);
-    let lines: Vec<String> = (0..100).map(|i| format!("line {i}")).collect();
+    let lines: Vec<crate::app::msg::AuditRow> = (0..100)
+        .map(|i| crate::app::msg::AuditRow {
+            line: format!("line {i}"),
+            detail: vec![format!("{{\"line\": {i}}}")],
+        })
+        .collect();
     update(&mut app, Msg::AuditLoaded(Ok(lines)));
     let rows = crate::app::scroll::viewer_rows(app.size);
     assert!(
