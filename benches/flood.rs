@@ -427,6 +427,7 @@ fn write_tab(
         updated_at: now,
         closed: false,
         gone: false,
+        flags: 0,
     };
     let mut batch = vec![Record::Tab(Box::new(row))];
     for i in 1..=events {

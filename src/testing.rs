@@ -199,6 +199,7 @@ pub fn tab_row(
         updated_at: at,
         closed: false,
         gone: false,
+        flags: 0,
     }
 }
 

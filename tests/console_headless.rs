@@ -617,6 +617,7 @@ async fn a_task_the_agent_no_longer_knows_is_marked_and_not_reattached() {
             updated_at: now,
             closed: false,
             gone: false,
+            flags: 0,
         };
         store
             .write_batch(

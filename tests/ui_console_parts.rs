@@ -190,7 +190,7 @@ fn split_of_the_marked_tasks() {
     key(&mut app, KeyCode::Char('m'));
     let board = render(&app);
     assert_eq!(
-        board.matches("● parts              task").count(),
+        board.matches("● parts          task").count(),
         2,
         "{board}"
     );

@@ -632,6 +632,8 @@ impl App {
         t.state_since = row.state_since;
         t.last_update = row.updated_at;
         t.gone = row.gone;
+        // Until the transcript is loaded (and recounts them), the board shows the stored count.
+        t.flag_count = usize::try_from(row.flags).unwrap_or(usize::MAX);
         t.stored = true;
         t.loaded = !has_events;
         t.stored_last_text = row
@@ -706,6 +708,7 @@ impl App {
             updated_at: t.last_update.max(t.state_since),
             closed,
             gone: t.gone,
+            flags: u32::try_from(t.flag_count).unwrap_or(u32::MAX),
         })
     }
 

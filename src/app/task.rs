@@ -301,6 +301,9 @@ pub struct TaskTab {
     /// When the tab was created, when the task entered its current state, and when anything last arrived.
     pub created_at: DateTime<Utc>,
     pub state_since: DateTime<Utc>,
+    /// `state_since` is when the task entered its state. An imported task without a status timestamp has no
+    /// such time: the board says "—" rather than "0s".
+    pub state_since_known: bool,
     pub last_update: DateTime<Utc>,
     /// Automatic re-attach attempts since the last event (back-off).
     pub reattach_attempts: u32,
@@ -389,6 +392,7 @@ impl TaskTab {
             auth_unreviewed: false,
             created_at: now,
             state_since: now,
+            state_since_known: true,
             last_update: now,
             reattach_attempts: 0,
             pending_reattach: false,
@@ -694,6 +698,7 @@ impl TaskTab {
             self.input_rounds += 1;
         }
         self.state_since = at;
+        self.state_since_known = true;
         self.push_entry(Entry::State {
             state: now,
             at: at.with_timezone(&Local),
@@ -963,6 +968,8 @@ impl TaskTab {
             view.flagged = view.scan_flags();
             if !view.flagged.is_empty() {
                 self.flag_count += 1;
+                // The stored header carries the count (the board shows it after a restart).
+                self.mark_header_dirty();
             }
         }
     }
@@ -1030,14 +1037,18 @@ impl TaskTab {
 
     /// The latest text the agent sent (for the board and search).
     pub fn last_remote_text(&self) -> Option<&str> {
-        self.transcript
-            .iter()
-            .rev()
-            .find_map(|e| match e {
-                Entry::Remote { text, .. } => Some(text.as_str()),
-                _ => None,
-            })
-            .or(self.stored_last_text.as_deref())
+        // Before the transcript is loaded, the stored header's; after, the current task's own words only: a
+        // follow-up task that has said nothing yet must not show the previous task's last message.
+        if self.transcript.is_empty() {
+            return self.stored_last_text.as_deref();
+        }
+        let task = self.shown_ids.0.as_deref();
+        self.transcript.iter().rev().find_map(|e| match e {
+            Entry::Remote { text, .. } if text.provenance.task.as_deref() == task => {
+                Some(text.as_str())
+            }
+            _ => None,
+        })
     }
 
     pub fn state_label(&self) -> &'static str {

@@ -86,6 +86,8 @@ const MIGRATIONS: &[&str] = &[
     tabs::MIGRATION_2,
     // 3: one index on events fewer (a task's events are found through its tab).
     tabs::MIGRATION_3,
+    // 4: each tab's count of flagged entries.
+    tabs::MIGRATION_4,
 ];
 
 /// The audit log as read: requests, responses and decisions from `audit`, and every received event from

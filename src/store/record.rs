@@ -28,6 +28,8 @@ pub struct TabRow {
     pub closed: bool,
     /// The agent said it does not know the task (it restarted, or forgot): never re-attached.
     pub gone: bool,
+    /// How many entries were flagged (the board's ⚠ column, before the transcript is loaded).
+    pub flags: u32,
 }
 
 /// One thing to write.

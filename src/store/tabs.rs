@@ -114,6 +114,11 @@ impl<'a> EventRows<'a> {
     }
 }
 
+/// Schema 4: a tab's count of flagged entries, so the board shows it after a restart before the transcript is
+/// loaded (it was 0 until the tab was opened).
+pub(super) const MIGRATION_4: &str =
+    "ALTER TABLE tabs ADD COLUMN flags INTEGER NOT NULL DEFAULT 0;";
+
 /// Schema 3: events lose their task-id index. Every event row is written with its tab, so a task's events are
 /// found through `tabs` (small) and `events_by_tab`; a second index on the busiest table cost the writer about a
 /// fifth of its time in a flood.
@@ -210,6 +215,7 @@ fn tab_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<StoredTab> {
             updated_at: parse_ts(10, r.get(10)?)?,
             closed: closed.is_some(),
             gone: r.get::<_, i64>(12)? != 0,
+            flags: u32::try_from(r.get::<_, i64>(14)?).unwrap_or(0),
         },
         has_events: r.get::<_, i64>(13)? != 0,
     })
@@ -218,7 +224,7 @@ fn tab_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<StoredTab> {
 const TAB_COLUMNS: &str =
     "tab_key, agent_key, agent_url, agent_name, task_id, context_id, state, last_text,
      created_at, state_since, updated_at, closed_at, gone,
-     EXISTS (SELECT 1 FROM events e WHERE e.tab_key = tabs.tab_key)";
+     EXISTS (SELECT 1 FROM events e WHERE e.tab_key = tabs.tab_key), flags";
 
 impl Store {
     /// Write a batch in one transaction (group commit): a crash keeps all of it or none of it. `urls` caches
@@ -416,13 +422,14 @@ impl Store {
         let closed = row.closed.then(|| ts(&row.updated_at));
         tx.prepare_cached(
             "INSERT INTO tabs (tab_key, agent_key, agent_url, agent_name, task_id, context_id, state, last_text,
-                               created_at, state_since, updated_at, closed_at, gone)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
+                               created_at, state_since, updated_at, closed_at, gone, flags)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
              ON CONFLICT (tab_key) DO UPDATE SET
                agent_key = excluded.agent_key, agent_url = excluded.agent_url, agent_name = excluded.agent_name,
                task_id = excluded.task_id, context_id = excluded.context_id, state = excluded.state,
                last_text = excluded.last_text, state_since = excluded.state_since,
-               updated_at = excluded.updated_at, closed_at = excluded.closed_at, gone = excluded.gone",
+               updated_at = excluded.updated_at, closed_at = excluded.closed_at, gone = excluded.gone,
+               flags = excluded.flags",
         )
         .and_then(|mut s| {
             s.execute(params![
@@ -438,7 +445,8 @@ impl Store {
                 ts(&row.state_since),
                 ts(&row.updated_at),
                 closed,
-                i64::from(row.gone)
+                i64::from(row.gone),
+                i64::from(row.flags)
             ])
         })
         .map_err(|e| self.err(e))?;
@@ -556,6 +564,20 @@ impl Store {
     /// The tab whose transcript holds `task_id` (the latest, should two): an earlier task of a conversation
     /// is found too, not only the tab's current one.
     pub fn tab_of_task(&self, task_id: &str) -> Result<Option<String>, StoreError> {
+        // A tab's current task is indexed; an earlier task of a conversation is found among the events (a scan:
+        // the events table keeps no task-id index, see MIGRATION_3; this is for the CLI's export, once).
+        let current: Option<String> = self
+            .conn
+            .query_row(
+                "SELECT tab_key FROM tabs WHERE task_id = ?1 ORDER BY updated_at DESC LIMIT 1",
+                [task_id],
+                |r| r.get(0),
+            )
+            .optional()
+            .map_err(|e| self.err(e))?;
+        if current.is_some() {
+            return Ok(current);
+        }
         self.conn
             .query_row(
                 "SELECT tab_key FROM events WHERE task_id = ?1 AND tab_key IS NOT NULL ORDER BY id DESC LIMIT 1",

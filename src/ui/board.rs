@@ -57,13 +57,31 @@ pub fn draw_board(f: &mut Frame, app: &App, area: Rect) {
         } else {
             t.border
         });
+    // Below 110 columns the context and "updated" columns go and the agent column narrows, so the last
+    // message keeps room to be read (a 100-column terminal leaves the board about 73).
+    let inner = area.width.saturating_sub(2) as usize;
+    let with_context = inner >= 110;
+    let agent_w = if with_context { 18 } else { 14 };
+    let updated_head = if with_context {
+        format!(" {:>8}", "updated")
+    } else {
+        String::new()
+    };
+    let context_head = if with_context {
+        format!("{:<10} ", "context")
+    } else {
+        String::new()
+    };
     let mut lines = vec![Line::styled(
         format!(
-            "    {:<18} {:<10} {:<10} {:<16} {:>6} {:>8} {:>4}  last message",
-            "agent", "task", "context", "state", "in st.", "updated", "⚠"
+            "    {:<agent_w$} {:<10} {context_head}{:<16} {:>6}{updated_head} {:>4}  last message",
+            "agent", "task", "state", "in st.", "⚠"
         ),
         t.dim,
     )];
+    // What the fixed columns take; the last message gets the rest (at least a few words).
+    let fixed = 4 + agent_w + 1 + 11 + if with_context { 11 + 9 } else { 0 } + 16 + 14 + 1;
+    let room = inner.saturating_sub(fixed).max(12);
     if rows.is_empty() && app.board.filtered() {
         lines.push(Line::styled(
             format!("  no task matches {} · {clear} clears", filters.join(", ")),
@@ -82,16 +100,15 @@ pub fn draw_board(f: &mut Frame, app: &App, area: Rect) {
         let b = tab.badge();
         let sel = i == app.board.selected;
         let short = |s: Option<String>| s.unwrap_or_else(|| "—".into());
-        let last: String = tab
+        // Its first line, cut after a whole word with `…` when it does not fit.
+        let first_line = tab
             .last_remote_text()
             .unwrap_or("")
             .lines()
             .next()
-            .unwrap_or("")
-            .chars()
-            .take(60)
-            .collect();
-        let name: String = tab.agent_name.chars().take(18).collect();
+            .unwrap_or("");
+        let last = super::wrap::fit_words(first_line, room);
+        let name: String = tab.agent_name.chars().take(agent_w).collect();
         // A look-alike name: its origin after the row's name column, in the flag style.
         let lookalike = app
             .lookalike_origin(tab.agent)
@@ -106,14 +123,18 @@ pub fn draw_board(f: &mut Frame, app: &App, area: Rect) {
         lines.push(Line::from(vec![
             Span::styled(if sel { "▶ " } else { "  " }, t.accent),
             Span::styled(mark, t.accent),
-            Span::styled(format!("{name:<18} "), row_style),
+            Span::styled(format!("{name:<agent_w$} "), row_style),
             Span::styled(lookalike, t.flag),
             Span::styled(
-                format!(
-                    "{:<10} {:<10} ",
-                    short(tab.short_task()),
-                    short(tab.short_context())
-                ),
+                if with_context {
+                    format!(
+                        "{:<10} {:<10} ",
+                        short(tab.short_task()),
+                        short(tab.short_context())
+                    )
+                } else {
+                    format!("{:<10} ", short(tab.short_task()))
+                },
                 row_style,
             ),
             Span::styled(
@@ -122,9 +143,17 @@ pub fn draw_board(f: &mut Frame, app: &App, area: Rect) {
             ),
             Span::styled(
                 format!(
-                    " {:>6} {:>8} {:>4}  ",
-                    since(tab.state_since),
-                    since(tab.last_update),
+                    " {:>6}{} {:>4}  ",
+                    if tab.state_since_known {
+                        since(tab.state_since)
+                    } else {
+                        "—".into()
+                    },
+                    if with_context {
+                        format!(" {:>8}", since(tab.last_update))
+                    } else {
+                        String::new()
+                    },
                     tab.flag_count
                 ),
                 row_style,

@@ -265,6 +265,11 @@ pub(super) fn import_tasks(
                 Box::new(a2a::StreamResponse::Task(task.clone())),
                 Utc::now(),
             );
+            // The state's age is the agent's timestamp, not the moment of the import.
+            match task.status.timestamp {
+                Some(at) => t.state_since = at,
+                None => t.state_since_known = false,
+            }
             t.note("imported with ListTasks", false);
             if !t.is_terminal() && !t.waiting() {
                 t.generation += 1;
