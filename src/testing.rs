@@ -364,8 +364,11 @@ impl Headless {
         }
     }
 
-    /// Quit with Ctrl-C and wait (at most `timeout`) for the event loop to end.
+    /// Quit with Ctrl-C and wait (at most `timeout`) for the event loop to end. Pressed twice: with an unsent
+    /// draft in a tab the first press only says so (a console that quit at the first press never reads the
+    /// second).
     pub async fn finish(self, timeout: Duration) -> Result<Finished, String> {
+        self.ctrl('c');
         self.ctrl('c');
         match tokio::time::timeout(timeout, self.done).await {
             Ok(Ok(finished)) => Ok(finished),

@@ -948,3 +948,73 @@ async fn raw_json_of_an_event_too_big_to_keep_comes_from_the_store() {
     c.quit().await;
     demo.shutdown().await;
 }
+
+/// Issue [10] items 7 and 16 end to end, with a real store: attached files show by name and size (or why not),
+/// Alt-X drops one, a tab closed with a draft comes back with it on Ctrl-T, Ctrl-C with a draft asks once, and
+/// the draft is there again after a restart.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn drafts_and_attachments_survive_close_reopen_and_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("console.db");
+    let file = dir.path().join("notes.txt");
+    std::fs::write(&file, b"twelve bytes").unwrap();
+    let missing = dir.path().join("missing.bin");
+    // No agent answers there: nothing is sent, the box is what matters.
+    let agents = [("nowhere", "http://127.0.0.1:9")];
+    let mut c = Console::start_with_db(&agents, Some(&db)).await;
+    c.key(KeyCode::Char('n'));
+    c.wait_for("Message →").await;
+    c.type_text("half a thought");
+    let ctrl = |ch| KeyEvent::new(KeyCode::Char(ch), KeyModifiers::CONTROL);
+    for path in [&file, &missing] {
+        c.press(ctrl('o'));
+        c.wait_for("Attach").await;
+        c.type_text(&path.display().to_string());
+        c.key(KeyCode::Enter);
+    }
+    let attached = |s: &str| {
+        s.lines()
+            .find(|l| l.contains('📎'))
+            .unwrap_or_default()
+            .to_string()
+    };
+    let screen = c
+        .wait_until("both files listed, with what is known of them", |s| {
+            let line = attached(s);
+            line.contains("notes.txt (12 B)") && line.contains("missing.bin (⚠ not found)")
+        })
+        .await;
+    assert!(attached(&screen).contains("Alt-X"), "{screen}");
+    c.press(KeyEvent::new(KeyCode::Char('x'), KeyModifiers::ALT));
+    c.wait_until("the missing file dropped", |s| {
+        let line = attached(s);
+        line.contains("notes.txt") && !line.contains("missing.bin")
+    })
+    .await;
+
+    // Ctrl-W in the box deletes a word; from the transcript it closes the tab, and Ctrl-T brings the draft back.
+    c.type_text(" oops");
+    c.press(ctrl('w'));
+    c.key(KeyCode::Esc);
+    c.press(ctrl('w'));
+    c.wait_for("its draft is kept").await;
+    c.press(ctrl('t'));
+    let screen = c
+        .wait_until("the tab back with its draft", |s| {
+            s.contains("with its draft") && s.contains("half a thought ") && !s.contains("oops")
+        })
+        .await;
+    assert!(attached(&screen).contains("notes.txt (12 B)"), "{screen}");
+
+    // Ctrl-C with a draft: kept, and said; the harness's second press quits.
+    c.press(ctrl('c'));
+    c.wait_for("draft kept").await;
+    let (app, _) = c.quit().await;
+    assert!(app.quit);
+
+    // The next start shows the tab with its text.
+    let mut again = Console::start_with_db(&agents, Some(&db)).await;
+    again.press(KeyEvent::new(KeyCode::Char('1'), KeyModifiers::ALT));
+    again.wait_for("half a thought").await;
+    again.quit().await;
+}

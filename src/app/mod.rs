@@ -1,8 +1,11 @@
 //! The console's state machine: state, messages in, effects out, and `update`. No network, no terminal.
 
+pub mod attach;
 pub mod board;
+pub mod draft;
 pub mod guard;
 pub mod help;
+pub mod history;
 pub mod kept;
 pub mod layout;
 pub mod lookalike;
@@ -17,6 +20,7 @@ pub mod state;
 pub mod status;
 pub mod task;
 pub mod tasklog;
+pub mod typed_url;
 pub mod update;
 
 use std::path::PathBuf;

@@ -123,6 +123,12 @@ pub enum Msg {
     StoreStatus(crate::store::writer::WriterStatus),
     /// Closed tabs from the store, the most recently closed first (to reopen one).
     ClosedTabs(Result<Vec<crate::store::StoredTab>, String>),
+    /// A file attached to a tab's next message: its size, or why it cannot be read.
+    AttachmentChecked {
+        tab: TabId,
+        path: PathBuf,
+        result: Result<u64, String>,
+    },
     /// Animation tick; only scheduled while something is live.
     Tick,
     /// The status message's time is up (the runtime wakes for it at its deadline, not on a tick).
@@ -286,6 +292,9 @@ pub enum Effect {
     LoadTranscript { tab: TabId, key: String },
     /// Read the closed tabs, to reopen one.
     LoadClosedTabs,
+    /// Look at a file just attached (its size, or why it cannot be read), for the compose box's list; answered
+    /// by [`Msg::AttachmentChecked`].
+    CheckAttachment { tab: TabId, path: PathBuf },
     /// The agent was removed: drop its connection and credentials.
     ForgetAgent { agent: AgentId },
     /// Register the local push receiver for a task (CreateTaskPushNotificationConfig).

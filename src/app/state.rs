@@ -490,6 +490,10 @@ pub struct App {
     pub measured: crate::app::scroll::Measured,
     /// Agents whose names look alike, marked with their origin (`app::lookalike`).
     pub lookalikes: crate::app::lookalike::Lookalikes,
+    /// Drafts of the tabs closed in this run, and a quit held back by drafts (`app::draft`).
+    pub drafts: crate::app::draft::Drafts,
+    /// What was sent from any tab of this run, for Up in the compose box (`app::history`).
+    pub history: crate::app::history::SentHistory,
     /// The tabs (count, id sum) the short ids were last worked out for.
     short_ids_for: (usize, u64),
     next_tab: TabId,
@@ -529,6 +533,8 @@ impl App {
             code_flow: None,
             measured: crate::app::scroll::Measured::default(),
             lookalikes: Default::default(),
+            drafts: Default::default(),
+            history: Default::default(),
             short_ids_for: (0, 0),
             next_tab: 1,
             next_agent: 1,

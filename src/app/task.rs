@@ -274,7 +274,7 @@ pub struct TaskTab {
     pub sent_history: Vec<String>,
     pub history_cursor: Option<usize>,
     /// Files to attach to the next message.
-    pub attachments: Vec<std::path::PathBuf>,
+    pub attachments: Vec<super::attach::Attachment>,
     /// Transcript scroll position in lines from the top; `None` follows the end.
     pub scroll: Option<usize>,
     /// The transcript's length when the user scrolled away from the end (what came after is "new below").

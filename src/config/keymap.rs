@@ -10,6 +10,10 @@
 //! skipped, because there the key types text; globals with Ctrl/Alt or a named key (`Ctrl-P`, `Esc`,
 //! `Tab`, `Alt-1`) still work.
 //!
+//! Where text is typed (the compose box and the prompts), the shared [`Context::Edit`] keys come right after
+//! the field's own: readline's, so Ctrl-W deletes a word there rather than closing the tab, and Ctrl-U kills
+//! the line rather than undoing.
+//!
 //! # Terminal quirks handled by [`KeyBinding::from_event`]
 //!
 //! - Shift-Tab arrives as `BackTab` (usually with SHIFT set, sometimes as Tab + SHIFT): both become
@@ -40,6 +44,9 @@ pub enum Context {
     TaskTab,
     /// The compose box where the user writes a message.
     Compose,
+    /// Readline's editing keys, shared by the compose box and every one-line prompt (after their own keys,
+    /// before the global ones).
+    Edit,
     /// The shared scrolling keys: every pane, list, viewer and dialog that scrolls reads these, after its own.
     Scroll,
     /// The yes/no confirmations (cancel a task, remove an agent, delete a task).
@@ -56,11 +63,12 @@ pub enum Context {
 
 impl Context {
     /// Every context, in help-screen order.
-    pub const ALL: [Context; 10] = [
+    pub const ALL: [Context; 11] = [
         Context::Global,
         Context::AgentList,
         Context::TaskTab,
         Context::Compose,
+        Context::Edit,
         Context::Scroll,
         Context::Dialog,
         Context::Approval,
@@ -76,6 +84,7 @@ impl Context {
             Context::AgentList => "Agents",
             Context::TaskTab => "Task",
             Context::Compose => "Compose",
+            Context::Edit => "Text editing",
             Context::Scroll => "Scrolling",
             Context::Dialog => "Confirmations",
             Context::Approval => "Authorization",
@@ -89,11 +98,16 @@ impl Context {
     pub fn scope(self) -> &'static str {
         match self {
             Context::Global => {
-                "anywhere (in the compose box only the keys with Ctrl, Alt or a named key)"
+                "anywhere (in the compose box only the keys with Ctrl, Alt or a named key, after the text-editing keys)"
             }
             Context::AgentList => "the agent list, card, skills, board and split view",
             Context::TaskTab => "a task tab's transcript",
-            Context::Compose => "the compose box, while typing",
+            Context::Compose => {
+                "the compose box, while typing (the text-editing keys below work there too)"
+            }
+            Context::Edit => {
+                "the compose box and every one-line prompt, as in a shell (the palette takes the deleting keys)"
+            }
             Context::Scroll => {
                 "every pane, list, viewer and dialog that scrolls, after its own keys"
             }
@@ -107,7 +121,7 @@ impl Context {
 
     /// Printable keys type text here, so only keys with Ctrl/Alt or named keys can be bound.
     pub fn types_text(self) -> bool {
-        matches!(self, Context::Compose | Context::Prompt)
+        matches!(self, Context::Compose | Context::Prompt | Context::Edit)
     }
 }
 
@@ -252,7 +266,7 @@ macro_rules! actions {
 
 actions! {
     // Global
-    Quit => "quit", Global, "Quit a2a-console", [ch('q'), ctrl('c')];
+    Quit => "quit", Global, "Quit a2a-console (with an unsent draft: press it twice; drafts are saved)", [ch('q'), ctrl('c')];
     Help => "help", Global, "Show the keys (this screen)", [ch('?'), key(KeyCode::F(1))];
     Palette => "palette", Global, "Open the command palette", [ctrl('p')];
     Back => "back", Global, "Close the dialog, palette or help; leave the compose box", [key(KeyCode::Esc)];
@@ -261,8 +275,8 @@ actions! {
     NewTask => "new_task", Global, "Start a new task with the selected agent", [ch('n')];
     NextTab => "next_tab", Global, "Switch to the next task tab", [ch(']')];
     PrevTab => "prev_tab", Global, "Switch to the previous task tab", [ch('[')];
-    CloseTab => "close_tab", Global, "Close the current task tab (the task keeps running; reopen it with Ctrl-T)", [ctrl('w')];
-    ReopenTab => "reopen_tab", Global, "Reopen the tab closed last (closed tabs stay in the local store)", [ctrl('t')];
+    CloseTab => "close_tab", Global, "Close the current task tab (the task keeps running; not from the compose box, where Ctrl-W deletes a word)", [ctrl('w')];
+    ReopenTab => "reopen_tab", Global, "Reopen the tab closed last, with the draft it held (closed tabs stay in the local store)", [ctrl('t')];
     JumpTab1 => "jump_tab_1", Global, "Switch to task tab 1", [alt('1')];
     JumpTab2 => "jump_tab_2", Global, "Switch to task tab 2", [alt('2')];
     JumpTab3 => "jump_tab_3", Global, "Switch to task tab 3", [alt('3')];
@@ -331,9 +345,26 @@ actions! {
         bind(KeyCode::Enter, KeyModifiers::SHIFT),
         ctrl('j'),
     ];
-    HistoryPrev => "history_prev", Compose, "Recall the previous message (in an empty box)", [key(KeyCode::Up)];
-    HistoryNext => "history_next", Compose, "Recall the next message (in an empty box)", [key(KeyCode::Down)];
-    AttachFile => "attach_file", Compose, "Attach a file to the message", [ctrl('o')];
+    HistoryPrev => "history_prev", Compose, "Recall the previous message sent from any tab (in an empty box; else up a line)", [key(KeyCode::Up)];
+    HistoryNext => "history_next", Compose, "Recall the next message (while recalling; else down a line)", [key(KeyCode::Down)];
+    AttachFile => "attach_file", Compose, "Attach a file to the message (the box lists the files attached)", [ctrl('o')];
+    DropAttachment => "drop_attachment", Compose, "Drop the file attached last", [alt('x')];
+    // Text editing: readline's keys, in the compose box and every one-line prompt
+    CursorLeft => "cursor_left", Edit, "Move back a character", [key(KeyCode::Left), ctrl('b')];
+    CursorRight => "cursor_right", Edit, "Move forward a character", [key(KeyCode::Right), ctrl('f')];
+    WordLeft => "word_left", Edit, "Move back a word", [alt('b'), bind(KeyCode::Left, KeyModifiers::CONTROL)];
+    WordRight => "word_right", Edit, "Move forward a word", [alt('f'), bind(KeyCode::Right, KeyModifiers::CONTROL)];
+    LineStart => "line_start", Edit, "Move to the start of the line", [ctrl('a'), key(KeyCode::Home)];
+    LineEnd => "line_end", Edit, "Move to the end of the line", [ctrl('e'), key(KeyCode::End)];
+    DeleteBack => "delete_back", Edit, "Delete the character before the cursor", [key(KeyCode::Backspace), ctrl('h')];
+    DeleteChar => "delete_char", Edit, "Delete the character under the cursor", [key(KeyCode::Delete), ctrl('d')];
+    DeleteWordBack => "delete_word_back", Edit, "Delete the word before the cursor (yank brings it back)", [ctrl('w'), alt_key(KeyCode::Backspace)];
+    DeleteWordForward => "delete_word_forward", Edit, "Delete the word after the cursor (yank brings it back)", [alt('d'), alt_key(KeyCode::Delete)];
+    KillToStart => "kill_to_start", Edit, "Delete from the start of the line to the cursor (yank brings it back)", [ctrl('u')];
+    KillToEnd => "kill_to_end", Edit, "Delete from the cursor to the end of the line (yank brings it back)", [ctrl('k')];
+    Yank => "yank", Edit, "Insert the text deleted last", [ctrl('y')];
+    Undo => "undo", Edit, "Undo the last edit (Ctrl-_ reaches programs as Ctrl-7 in most terminals)", [ctrl('z'), ctrl('_'), ctrl('7')];
+    Redo => "redo", Edit, "Redo what was undone", [ctrl('r')];
     // Scrolling, shared by every pane (the line, page, top and end actions above belong here too)
     HalfPageUp => "half_page_up", Scroll, "Scroll up half a page", [ctrl('u')];
     HalfPageDown => "half_page_down", Scroll, "Scroll down half a page", [ctrl('d')];
@@ -388,6 +419,11 @@ impl Action {
     pub fn is_scroll(self) -> bool {
         self.context() == Context::Scroll
     }
+
+    /// One of readline's editing keys (a text field applies it to its text).
+    pub fn is_edit(self) -> bool {
+        self.context() == Context::Edit
+    }
 }
 
 impl fmt::Display for Action {
@@ -440,10 +476,10 @@ impl Keymap {
             for s in strings {
                 let k = parse_key(s).map_err(|e| format!("keys.{name}: {e}"))?;
                 if action.context().types_text() && k.is_plain_char() {
-                    let place = if action.context() == Context::Compose {
-                        "the compose box"
-                    } else {
-                        "a prompt"
+                    let place = match action.context() {
+                        Context::Compose => "the compose box",
+                        Context::Edit => "the compose box and the prompts",
+                        _ => "a prompt",
                     };
                     return Err(format!(
                         "keys.{name}: '{s}' is a plain character, which types text in {place}; \
@@ -486,9 +522,10 @@ impl Keymap {
         self.modal_action(ctx, !ctx.types_text(), key)
     }
 
-    /// The action for a key press in a modal of context `ctx`: its own bindings, then the shared scrolling
-    /// keys when `scrolls`, then Global (the modal decides which global actions it honours: Back, Quit …).
-    /// Where `ctx` types text, printable keys are never actions outside its own bindings.
+    /// The action for a key press in a modal of context `ctx`: its own bindings, then (where `ctx` types text)
+    /// the text-editing keys, then the shared scrolling keys when `scrolls`, then Global (the modal decides
+    /// which global actions it honours: Back, Quit …). Where `ctx` types text, printable keys are never actions
+    /// outside its own bindings.
     pub fn modal_action(&self, ctx: Context, scrolls: bool, key: &KeyEvent) -> Option<Action> {
         if key.kind == KeyEventKind::Release {
             return None;
@@ -497,8 +534,13 @@ impl Keymap {
         if let Some(a) = self.lookup.get(&(ctx, k)) {
             return Some(*a);
         }
-        if ctx.types_text() && k.is_plain_char() {
-            return None;
+        if ctx.types_text() {
+            if let Some(a) = self.lookup.get(&(Context::Edit, k)) {
+                return Some(*a);
+            }
+            if k.is_plain_char() {
+                return None;
+            }
         }
         if scrolls && let Some(a) = self.lookup.get(&(Context::Scroll, k)) {
             return Some(*a);

@@ -246,6 +246,7 @@ fn defaults_have_no_conflicts_and_do_not_shadow_globals() {
         Context::AgentList,
         Context::TaskTab,
         Context::Compose,
+        Context::Edit,
         Context::Scroll,
     ];
     for a in Keymap::all_actions()
@@ -257,6 +258,13 @@ fn defaults_have_no_conflicts_and_do_not_shadow_globals() {
             // `new_task` itself otherwise (its description says so, so help shows it).
             if *a == Action::SearchNext
                 && *k == KeyBinding::new(KeyCode::Char('n'), KeyModifiers::NONE)
+            {
+                continue;
+            }
+            // And where text is typed, Ctrl-W deletes a word as in a shell (issue [10] item 7): closing the tab is
+            // the global Ctrl-W everywhere else.
+            if *a == Action::DeleteWordBack
+                && *k == KeyBinding::new(KeyCode::Char('w'), KeyModifiers::CONTROL)
             {
                 continue;
             }
@@ -440,6 +448,82 @@ fn context_bindings_come_before_global_ones() {
         Some(Action::ShowSkills)
     );
     assert_eq!(km.action(Context::TaskTab, &plain('q')), Some(Action::Quit));
+}
+
+/// Issue [10] item 7: in the compose box and the prompts, readline's keys edit before any global key acts.
+#[test]
+fn text_fields_read_readline_keys_before_the_global_ones() {
+    let km = Keymap::defaults();
+    let c = |ch| ev(KeyCode::Char(ch), KeyModifiers::CONTROL);
+    for ctx in [Context::Compose, Context::Prompt] {
+        assert_eq!(
+            km.action(ctx, &c('w')),
+            Some(Action::DeleteWordBack),
+            "{ctx}"
+        );
+        assert_eq!(km.action(ctx, &c('u')), Some(Action::KillToStart), "{ctx}");
+        assert_eq!(km.action(ctx, &c('k')), Some(Action::KillToEnd), "{ctx}");
+        assert_eq!(km.action(ctx, &c('a')), Some(Action::LineStart), "{ctx}");
+        assert_eq!(km.action(ctx, &c('e')), Some(Action::LineEnd), "{ctx}");
+        assert_eq!(km.action(ctx, &c('y')), Some(Action::Yank), "{ctx}");
+        assert_eq!(km.action(ctx, &c('z')), Some(Action::Undo), "{ctx}");
+        assert_eq!(km.action(ctx, &c('7')), Some(Action::Undo), "{ctx}: Ctrl-_");
+        assert_eq!(
+            km.action(ctx, &ev(KeyCode::Char('b'), KeyModifiers::ALT)),
+            Some(Action::WordLeft),
+            "{ctx}"
+        );
+        assert_eq!(
+            km.action(ctx, &ev(KeyCode::Backspace, KeyModifiers::ALT)),
+            Some(Action::DeleteWordBack),
+            "{ctx}"
+        );
+        // Global chords that are no editing key still reach the field's owner.
+        assert_eq!(km.action(ctx, &c('c')), Some(Action::Quit), "{ctx}");
+        assert_eq!(km.action(ctx, &c('p')), Some(Action::Palette), "{ctx}");
+    }
+    // Outside a text field the same keys keep their meaning.
+    assert_eq!(km.action(Context::TaskTab, &c('w')), Some(Action::CloseTab));
+    assert_eq!(
+        km.action(Context::TaskTab, &c('u')),
+        Some(Action::HalfPageUp)
+    );
+    // The field's own keys still come first.
+    assert_eq!(
+        km.action(Context::Compose, &ev(KeyCode::Enter, KeyModifiers::NONE)),
+        Some(Action::Send)
+    );
+}
+
+#[test]
+fn editing_keys_are_remapped_by_name_and_never_to_a_typed_character() {
+    let km = Keymap::with_overrides(&overrides(&[
+        ("delete_word_back", &["alt-backspace"]),
+        ("close_tab", &["ctrl-w"]),
+        ("undo", &["ctrl-u"]),
+        ("kill_to_start", &["alt-u"]),
+    ]))
+    .unwrap();
+    let ctrl_w = ev(KeyCode::Char('w'), KeyModifiers::CONTROL);
+    assert_eq!(
+        km.action(Context::Compose, &ctrl_w),
+        Some(Action::CloseTab),
+        "unbound from editing, Ctrl-W closes the tab even while typing"
+    );
+    assert_eq!(
+        km.action(
+            Context::Prompt,
+            &ev(KeyCode::Char('u'), KeyModifiers::CONTROL)
+        ),
+        Some(Action::Undo)
+    );
+    let e = Keymap::with_overrides(&overrides(&[("yank", &["y"])])).unwrap_err();
+    assert!(
+        e.contains("keys.yank") && e.contains("the compose box and the prompts"),
+        "{e}"
+    );
+    let e = Keymap::with_overrides(&overrides(&[("undo", &["ctrl-y"])])).unwrap_err();
+    assert!(e.contains("'yank'") && e.contains("'undo'"), "{e}");
 }
 
 #[test]

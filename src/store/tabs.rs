@@ -133,6 +133,8 @@ pub struct StoredTab {
     pub row: TabRow,
     /// The tab holds events (an existence check, not a count: start-up must not grow with the store).
     pub has_events: bool,
+    /// What its compose box held when it was closed (or the console quit), if anything.
+    pub draft: Option<String>,
 }
 
 /// One row of a tab's transcript, in arrival order.
@@ -215,16 +217,18 @@ fn tab_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<StoredTab> {
             updated_at: parse_ts(10, r.get(10)?)?,
             closed: closed.is_some(),
             gone: r.get::<_, i64>(12)? != 0,
-            flags: u32::try_from(r.get::<_, i64>(14)?).unwrap_or(0),
+            flags: u32::try_from(r.get::<_, i64>(15)?).unwrap_or(0),
         },
         has_events: r.get::<_, i64>(13)? != 0,
+        draft: r.get(14)?,
     })
 }
 
 const TAB_COLUMNS: &str =
     "tab_key, agent_key, agent_url, agent_name, task_id, context_id, state, last_text,
      created_at, state_since, updated_at, closed_at, gone,
-     EXISTS (SELECT 1 FROM events e WHERE e.tab_key = tabs.tab_key), flags";
+     EXISTS (SELECT 1 FROM events e WHERE e.tab_key = tabs.tab_key),
+     (SELECT d.text FROM drafts d WHERE d.tab_key = tabs.tab_key), flags";
 
 impl Store {
     /// Write a batch in one transaction (group commit): a crash keeps all of it or none of it. `urls` caches

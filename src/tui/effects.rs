@@ -311,6 +311,22 @@ impl Runtime {
                     result: Err("the console runs without a local store".into()),
                 },
             ),
+            Effect::CheckAttachment { tab, path } => {
+                tokio::spawn(async move {
+                    let result = match tokio::fs::metadata(&path).await {
+                        Ok(m) if m.is_dir() => Err("a directory, not a file".to_string()),
+                        Ok(m) => Ok(m.len()),
+                        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                            Err("not found".to_string())
+                        }
+                        Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
+                            Err("not readable".to_string())
+                        }
+                        Err(e) => Err(e.to_string()),
+                    };
+                    let _ = tx.send(Msg::AttachmentChecked { tab, path, result });
+                });
+            }
             Effect::LoadClosedTabs => self.on_store(
                 move |store| {
                     let r = store.closed_tabs(50).map_err(|e| e.to_string());

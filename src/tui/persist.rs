@@ -31,7 +31,7 @@ pub fn restore_headers(store: &Store, app: &mut App) -> Result<usize, String> {
         let Some(id) = app.open_stored_tab(&st.row, st.has_events) else {
             continue;
         };
-        if let (Ok(Some(draft)), Some(t)) = (store.draft(&st.row.tab), app.tab_mut(id)) {
+        if let (Some(draft), Some(t)) = (st.draft, app.tab_mut(id)) {
             t.compose.insert_str(draft);
         }
         restored += 1;
@@ -161,16 +161,23 @@ pub fn decode(e: TabEvent) -> Option<StoredItem> {
     }
 }
 
-/// Every tab's unsent compose text (on quit), keyed by the tab.
+/// Every tab's unsent compose text (on quit), keyed by the tab. A tab that sent nothing has no row yet: with a
+/// draft it gets one, so the next start brings it back with the draft.
 pub fn drafts(app: &App) -> Vec<Record> {
-    app.tabs
-        .iter()
-        .filter(|t| t.stored)
-        .map(|t| Record::Draft {
+    let mut out = Vec::new();
+    for t in &app.tabs {
+        if !t.stored {
+            match app.row_of(t, false) {
+                Some(row) if t.has_draft() => out.push(Record::Tab(Box::new(row))),
+                _ => continue,
+            }
+        }
+        out.push(Record::Draft {
             tab: t.key.to_string(),
-            text: t.compose.lines().join("\n"),
-        })
-        .collect()
+            text: t.draft_text(),
+        });
+    }
+    out
 }
 
 fn entry(app: &App, tab: TabId, direction: Direction, method: &str) -> AuditEntry {
@@ -760,6 +767,26 @@ mod tests {
                 .iter()
                 .all(|r| !matches!(r, Record::Event { .. } | Record::User { .. }))
         );
+    }
+
+    /// Issue [10] item 7: quitting never loses a draft, even in a tab that has sent nothing yet (and so had no
+    /// row in the store).
+    #[test]
+    fn quitting_saves_the_draft_of_a_tab_that_sent_nothing() {
+        let store = Store::open_in_memory().unwrap();
+        let mut app = two_agents_on_one_url();
+        let tab = app.new_tab(app.agents[1].id);
+        app.tab_mut(tab).unwrap().compose.insert_str("never sent");
+        // An empty new tab is not worth a row.
+        app.new_tab(app.agents[0].id);
+        store
+            .write_batch(&drafts(&app), &mut HashMap::new())
+            .unwrap();
+        let mut again = two_agents_on_one_url();
+        assert_eq!(restore_headers(&store, &mut again).unwrap(), 1);
+        let t = &again.tabs[0];
+        assert_eq!(t.agent, again.agents[1].id, "on its own agent");
+        assert_eq!(t.compose.lines().join("\n"), "never sent");
     }
 
     #[test]

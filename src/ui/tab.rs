@@ -543,11 +543,6 @@ pub fn draw(f: &mut Frame, app: &App, t: &TaskTab, area: Rect) {
     f.render_widget(Paragraph::new(w.rows).block(block), body);
 
     let mut compose = t.compose.clone();
-    let attach = if t.attachments.is_empty() {
-        String::new()
-    } else {
-        format!(" · 📎 {} file(s)", t.attachments.len())
-    };
     // An authorization request never opens over the box while the user types: the box's title says it waits.
     let hint = if t.auth_unreviewed {
         " · ⚠ authorization waits: Esc, then its dialog opens"
@@ -576,19 +571,31 @@ pub fn draw(f: &mut Frame, app: &App, t: &TaskTab, area: Rect) {
             key(crate::config::keymap::Action::Compose)
         )
     };
-    compose.set_block(
-        Block::default()
-            .borders(Borders::ALL)
-            .title(Span::styled(
-                format!(" Message → {}{hint}{attach}{how} ", t.agent_name),
-                theme.title,
-            ))
-            .border_style(if app.focus == Focus::Compose {
-                theme.border_focus
-            } else {
-                theme.border
-            }),
-    );
+    let mut block = Block::default()
+        .borders(Borders::ALL)
+        .title(Span::styled(
+            format!(" Message → {}{hint}{how} ", t.agent_name),
+            theme.title,
+        ))
+        .border_style(if app.focus == Focus::Compose {
+            theme.border_focus
+        } else {
+            theme.border
+        });
+    // Each attached file by name (and size, once known) on the box's lower edge, with the key that drops one.
+    if !t.attachments.is_empty() {
+        let drop = app
+            .keymap
+            .keys_for(crate::config::keymap::Action::DropAttachment)
+            .first()
+            .map(|k| format!(" · {k} drops the last"))
+            .unwrap_or_default();
+        block = block.title_bottom(Span::styled(
+            format!(" {}{drop} ", crate::app::attach::list(&t.attachments)),
+            theme.title,
+        ));
+    }
+    compose.set_block(block);
     compose.set_cursor_line_style(Style::default());
     if app.focus != Focus::Compose {
         compose.set_cursor_style(Style::default());

@@ -11,15 +11,11 @@ use crate::app::state::{
 };
 use crate::app::task::{Link, TabId};
 use crate::config::keymap::Action;
-use crate::store::record::Record;
 
 /// Run a named action (from a key or the command palette).
 pub fn run_action(app: &mut App, a: Action) -> Vec<Effect> {
     match a {
-        Action::Quit => {
-            app.quit = true;
-            vec![Effect::Quit]
-        }
+        Action::Quit => super::drafts::quit(app),
         Action::Help => {
             app.overlay = Some(Overlay::Help { scroll: 0 });
             vec![]
@@ -236,28 +232,7 @@ pub fn run_action(app: &mut App, a: Action) -> Vec<Effect> {
             }
             vec![]
         }
-        Action::CloseTab => {
-            let mut fx = Vec::new();
-            if let View::Tab(id) = app.view {
-                // Remembered as closed: the next start does not bring it back (Ctrl-T does).
-                if let Some(row) = app
-                    .tab(id)
-                    .filter(|t| t.stored)
-                    .and_then(|t| app.row_of(t, true))
-                {
-                    fx.push(Effect::Record(Record::Tab(Box::new(row))));
-                }
-                app.tabs.retain(|t| t.id != id);
-                app.view = app
-                    .tabs
-                    .last()
-                    .map(|t| View::Tab(t.id))
-                    .unwrap_or(View::Card);
-                // The tab (or page) that takes its place has command keys live.
-                app.focus = Focus::Main;
-            }
-            fx
-        }
+        Action::CloseTab => super::drafts::close_tab(app),
         Action::ReopenTab => vec![Effect::LoadClosedTabs],
         Action::DeleteTask => {
             match app.active_tab() {
@@ -352,7 +327,29 @@ pub fn run_action(app: &mut App, a: Action) -> Vec<Effect> {
             }
             vec![]
         }
+        Action::DropAttachment => {
+            if let Some(id) = app.active_tab().map(|t| t.id) {
+                super::compose::drop_attachment(app, id);
+            }
+            vec![]
+        }
         Action::Send | Action::Newline | Action::HistoryPrev | Action::HistoryNext => vec![],
+        // Editing acts on the text being typed; from the palette there is none.
+        Action::CursorLeft
+        | Action::CursorRight
+        | Action::WordLeft
+        | Action::WordRight
+        | Action::LineStart
+        | Action::LineEnd
+        | Action::DeleteBack
+        | Action::DeleteChar
+        | Action::DeleteWordBack
+        | Action::DeleteWordForward
+        | Action::KillToStart
+        | Action::KillToEnd
+        | Action::Yank
+        | Action::Undo
+        | Action::Redo => vec![],
         // The modals' own actions act only inside their modal (the palette has nothing to answer).
         Action::Confirm
         | Action::ApproveConfigured

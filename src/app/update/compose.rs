@@ -1,7 +1,7 @@
 //! The compose box: keys typed into it, sending its text, and pasting.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use ratatui_textarea::TextArea;
+use ratatui_textarea::{CursorMove, TextArea};
 
 use super::actions::run_action;
 use crate::app::msg::Effect;
@@ -22,28 +22,12 @@ pub(super) fn compose_key(app: &mut App, k: KeyEvent, action: Option<Action>) ->
             }
             return vec![];
         }
-        Some(Action::HistoryPrev) | Some(Action::HistoryNext) => {
-            if let Some(t) = app.tab_mut(tab_id) {
-                let empty_or_browsing = t.compose.is_empty() || t.history_cursor.is_some();
-                if empty_or_browsing && !t.sent_history.is_empty() {
-                    let n = t.sent_history.len();
-                    let next = match (action, t.history_cursor) {
-                        (Some(Action::HistoryPrev), None) => Some(n - 1),
-                        (Some(Action::HistoryPrev), Some(i)) => Some(i.saturating_sub(1)),
-                        (_, Some(i)) if i + 1 < n => Some(i + 1),
-                        _ => None,
-                    };
-                    t.history_cursor = next;
-                    let text = next
-                        .and_then(|i| t.sent_history.get(i).cloned())
-                        .unwrap_or_default();
-                    t.compose =
-                        TextArea::from(text.lines().map(str::to_string).collect::<Vec<_>>());
-                    t.compose.move_cursor(ratatui_textarea::CursorMove::End);
-                    return vec![];
-                }
-                t.compose.input(k);
-            }
+        Some(a @ (Action::HistoryPrev | Action::HistoryNext)) => {
+            recall(app, tab_id, a == Action::HistoryPrev);
+            return vec![];
+        }
+        Some(Action::DropAttachment) => {
+            drop_attachment(app, tab_id);
             return vec![];
         }
         Some(
@@ -67,16 +51,70 @@ pub(super) fn compose_key(app: &mut App, k: KeyEvent, action: Option<Action>) ->
             | Action::NextTab
             | Action::PrevTab),
         ) if !is_plain_char(&k) => {
-            // Plain `q` types a q in the compose box; only its non-character bindings act here.
+            // Plain `q` types a q in the compose box; only its non-character bindings act here. Ctrl-W never
+            // gets here with the default keys: the text-editing keys come first, and it deletes a word.
             return run_action(app, a);
         }
         _ => {}
     }
     if let Some(t) = app.tab_mut(tab_id) {
-        t.compose.input(k);
+        super::edit::edit(&mut t.compose, action, k);
         t.history_cursor = None;
     }
     vec![]
+}
+
+/// Up and Down in the box: in an empty box (or while recalling) they walk what was sent from any tab of this
+/// run, behind the tab's own earlier messages; in text they move between its lines.
+fn recall(app: &mut App, tab_id: TabId, back: bool) {
+    let list = match app.tab(tab_id) {
+        Some(t) => app.history.recall(&t.sent_history),
+        None => return,
+    };
+    let Some(t) = app.tab_mut(tab_id) else {
+        return;
+    };
+    let browsing = t.compose.is_empty() || t.history_cursor.is_some();
+    if !browsing || list.is_empty() {
+        t.compose.move_cursor(if back {
+            CursorMove::Up
+        } else {
+            CursorMove::Down
+        });
+        return;
+    }
+    let n = list.len();
+    // The list may have grown shorter since the last press (a transcript replayed): stay inside it.
+    let next = match (back, t.history_cursor.map(|i| i.min(n - 1))) {
+        (true, None) => Some(n - 1),
+        (true, Some(i)) => Some(i.saturating_sub(1)),
+        (false, Some(i)) if i + 1 < n => Some(i + 1),
+        _ => None,
+    };
+    t.history_cursor = next;
+    let text = next.and_then(|i| list.get(i).cloned()).unwrap_or_default();
+    t.compose = TextArea::from(text.lines().map(str::to_string).collect::<Vec<_>>());
+    t.compose.move_cursor(CursorMove::Bottom);
+    t.compose.move_cursor(CursorMove::End);
+}
+
+/// Drop the file attached last, and say which (and what is left).
+pub(super) fn drop_attachment(app: &mut App, tab_id: TabId) {
+    let Some(t) = app.tab_mut(tab_id) else {
+        return;
+    };
+    let Some(dropped) = t.attachments.pop() else {
+        app.set_status("no file is attached to this message", true);
+        return;
+    };
+    let left = match t.attachments.len() {
+        0 => "nothing is attached now".to_string(),
+        n => format!("{n} still attached"),
+    };
+    app.set_status(
+        format!("dropped {} from the message; {left}", dropped.name()),
+        false,
+    );
 }
 
 pub(super) fn is_plain_char(k: &KeyEvent) -> bool {
@@ -121,7 +159,10 @@ pub fn send(app: &mut App, tab_id: TabId) -> Vec<Effect> {
     if text.trim().is_empty() && t.attachments.is_empty() {
         return vec![];
     }
-    let files: Vec<std::path::PathBuf> = std::mem::take(&mut t.attachments);
+    let files: Vec<std::path::PathBuf> = std::mem::take(&mut t.attachments)
+        .into_iter()
+        .map(|a| a.path)
+        .collect();
     let names = files.iter().map(|f| f.display().to_string()).collect();
     let (task_id, context_id) = if t.is_terminal() || t.log.task_id.is_none() {
         // A finished task cannot take more messages: start a new one in the same conversation.
@@ -143,10 +184,13 @@ pub fn send(app: &mut App, tab_id: TabId) -> Vec<Effect> {
     t.compose = TextArea::default();
     t.generation += 1;
     t.link = Link::Connecting;
+    let (generation, agent) = (t.generation, t.agent);
+    // Up recalls it in every tab of this run, not only this one.
+    app.history.push(&message.text);
     vec![Effect::Send {
         tab: tab_id,
-        generation: t.generation,
-        agent: t.agent,
+        generation,
+        agent,
         message: Box::new(message),
         stream: streaming,
     }]

@@ -6,6 +6,8 @@ mod approval;
 mod card_only;
 mod compose;
 mod demo;
+mod drafts;
+mod edit;
 mod mouse;
 mod origin_consent;
 mod overlay;
@@ -202,6 +204,17 @@ fn dispatch(app: &mut App, msg: Msg) -> Vec<Effect> {
         }
         Msg::StoreStatus(status) => stored::store_status(app, status),
         Msg::ClosedTabs(result) => stored::closed_tabs(app, result),
+        Msg::AttachmentChecked { tab, path, result } => {
+            let a = app.tab_mut(tab).and_then(|t| {
+                t.attachments
+                    .iter_mut()
+                    .find(|a| a.path == path && a.size.is_none())
+            });
+            if let Some(a) = a {
+                a.size = Some(result);
+            }
+            vec![]
+        }
         Msg::Tick => {
             app.spinner = app.spinner.wrapping_add(1);
             app.now = chrono::Utc::now();
@@ -243,6 +256,16 @@ fn context(app: &App) -> Context {
 }
 
 fn key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
+    // A quit held back by a draft waits for the very next key: any other key starts over.
+    let armed = app.drafts.quit_armed;
+    let fx = key_action(app, k);
+    if armed {
+        app.drafts.quit_armed = false;
+    }
+    fx
+}
+
+fn key_action(app: &mut App, k: KeyEvent) -> Vec<Effect> {
     app.status_key_pressed();
     if app.overlay.is_some() {
         return overlay_key(app, k);
@@ -262,6 +285,8 @@ fn key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
 mod tests;
 #[cfg(test)]
 mod tests_card_only;
+#[cfg(test)]
+mod tests_compose;
 #[cfg(test)]
 mod tests_gate;
 #[cfg(test)]

@@ -17,12 +17,11 @@ use crate::remote::agent::AgentTarget;
 
 pub(super) fn overlay_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
     // Quit's keys with Ctrl/Alt or a name (Ctrl-C) work in every modal; a plain `q` is the modal's own key,
-    // or text in a prompt.
+    // or text in a prompt. With a draft held, the first press only says so (the modal stays).
     if !KeyBinding::from_event(&k).is_plain_char()
         && app.keymap.bound(Context::Global, &k) == Some(Action::Quit)
     {
-        app.quit = true;
-        return vec![Effect::Quit];
+        return super::drafts::quit(app);
     }
     // A dialog that can decide something ignores the keys typed as it opened (they were meant for what was
     // there before); it counts them and says so. Checked while the dialog is still in place.
@@ -197,6 +196,11 @@ fn overlay_key_inner(app: &mut App, overlay: Overlay, k: KeyEvent) -> Vec<Effect
                 Some(Action::Back) => return vec![],
                 Some(Action::Accept) => {
                     return match palette_matches(&query).get(selected) {
+                        // Choosing "quit" by name is deliberate: no second press (drafts are saved at exit).
+                        Some(Action::Quit) => {
+                            app.quit = true;
+                            vec![Effect::Quit]
+                        }
                         Some(a) => run_action(app, *a),
                         None => vec![],
                     };
@@ -204,6 +208,18 @@ fn overlay_key_inner(app: &mut App, overlay: Overlay, k: KeyEvent) -> Vec<Effect
                 Some(a) if a.is_scroll() => {
                     app.overlay = Some(Overlay::Palette { query, selected });
                     scroll_overlay(app, a);
+                    return vec![];
+                }
+                Some(a) if a.is_edit() => {
+                    if super::edit::edit_query(&mut query, a) {
+                        selected = 0;
+                    } else if let Some(s) = keymap.bound(Context::Scroll, &k) {
+                        // The query has no cursor: keys that move one keep scrolling the list (Ctrl-F, Home …).
+                        app.overlay = Some(Overlay::Palette { query, selected });
+                        scroll_overlay(app, s);
+                        return vec![];
+                    }
+                    app.overlay = Some(Overlay::Palette { query, selected });
                     return vec![];
                 }
                 _ => {}
@@ -335,8 +351,8 @@ fn overlay_key_inner(app: &mut App, overlay: Overlay, k: KeyEvent) -> Vec<Effect
                     let value = input.lines().join("").trim().to_string();
                     prompt_done(app, kind, value)
                 }
-                _ => {
-                    input.input(k);
+                other => {
+                    super::edit::edit(&mut input, other, k);
                     app.overlay = Some(Overlay::Prompt { kind, input });
                     vec![]
                 }
@@ -358,9 +374,14 @@ pub(super) fn prompt_done(app: &mut App, kind: PromptKind, value: String) -> Vec
     }
     match kind {
         PromptKind::AddAgent => {
+            let typed = value;
+            let (value, assumed) = crate::app::typed_url::with_scheme(&typed);
             if crate::remote::card::card_urls(&value).is_err() {
-                app.set_status(format!("{value:?} is not an http(s) URL"), true);
+                app.set_status(format!("{typed:?} is not an http(s) URL"), true);
                 return vec![];
+            }
+            if let Some(note) = assumed {
+                app.set_status(format!("{note}: {value}"), false);
             }
             let timeout = app
                 .agents
@@ -437,15 +458,18 @@ pub(super) fn prompt_done(app: &mut App, kind: PromptKind, value: String) -> Vec
         }
         PromptKind::AttachFile => {
             let path = std::path::PathBuf::from(&value);
+            let mut fx = Vec::new();
             if let Some(t) = app.active_tab_mut() {
                 t.note(
                     format!("will attach {} to the next message", path.display()),
                     false,
                 );
-                t.attachments.push(path);
+                t.attachments
+                    .push(crate::app::attach::Attachment::new(path.clone()));
+                fx.push(Effect::CheckAttachment { tab: t.id, path });
             }
             app.focus = Focus::Compose;
-            vec![]
+            fx
         }
     }
 }

@@ -128,8 +128,8 @@ pub(super) fn target_key(app: &mut App, mut target: Box<SaveTarget>, k: KeyEvent
             }
             write(app, target, false)
         }
-        _ => {
-            target.input.input(k);
+        other => {
+            super::edit::edit(&mut target.input, other, k);
             app.overlay = Some(Overlay::SaveTarget(target));
             vec![]
         }

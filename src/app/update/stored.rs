@@ -109,24 +109,21 @@ pub(super) fn store_status(app: &mut App, status: WriterStatus) -> Vec<Effect> {
     vec![]
 }
 
-/// Closed tabs from the store: reopen the most recently closed one.
+/// Closed tabs from the store: reopen the most recently closed one, with the draft it held. Without a store
+/// (or with nothing in it), the draft closed last in this run comes back in a new tab.
 pub(super) fn closed_tabs(
     app: &mut App,
     result: Result<Vec<crate::store::StoredTab>, String>,
 ) -> Vec<Effect> {
     let tabs = match result {
         Ok(t) => t,
-        Err(e) => {
-            app.set_status(e, true);
-            return vec![];
-        }
+        Err(e) => return super::drafts::reopen_from_memory(app, e),
     };
     let Some(st) = tabs
         .into_iter()
         .find(|st| !app.tabs.iter().any(|t| *t.key == *st.row.tab))
     else {
-        app.set_status("no closed tab to reopen", true);
-        return vec![];
+        return super::drafts::reopen_from_memory(app, "no closed tab to reopen".into());
     };
     let Some(id) = app.open_stored_tab(&st.row, st.has_events) else {
         app.set_status(
@@ -135,11 +132,23 @@ pub(super) fn closed_tabs(
         );
         return vec![];
     };
+    let draft = super::drafts::for_reopened(app, &st.row.tab, st.draft);
+    let with_draft = draft.is_some();
     if let Some(t) = app.tab_mut(id) {
         // Reopened: recorded as open again.
         t.mark_header_dirty();
+        if let Some(d) = draft {
+            t.restore_draft(d);
+        }
     }
     super::actions::show_tab(app, id);
-    app.set_status("reopened the last closed tab", false);
+    app.set_status(
+        if with_draft {
+            "reopened the last closed tab, with its draft"
+        } else {
+            "reopened the last closed tab"
+        },
+        false,
+    );
     super::actions::load_if_needed(app, id)
 }

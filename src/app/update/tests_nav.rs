@@ -99,11 +99,19 @@ fn opening_a_task_from_the_board_and_the_split_view_leaves_command_keys_live() {
 #[test]
 fn closing_a_tab_leaves_command_keys_live() {
     let mut app = two_tabs();
-    key(&mut app, KeyCode::Char('i'));
     press(&mut app, KeyCode::Char('w'), KeyModifiers::CONTROL);
     assert_eq!(app.tabs.len(), 1);
     assert_eq!(app.view, View::Tab(app.tabs[0].id));
     command_keys_are_live(app, "Ctrl-W");
+    // From the compose box (where Ctrl-W deletes a word) a close key that is no editing key closes too.
+    let mut app = two_tabs();
+    let closing = [("close_tab".to_string(), vec!["alt-w".to_string()])];
+    app.keymap =
+        crate::config::keymap::Keymap::with_overrides(&closing.into_iter().collect()).unwrap();
+    key(&mut app, KeyCode::Char('i'));
+    press(&mut app, KeyCode::Char('w'), KeyModifiers::ALT);
+    assert_eq!(app.tabs.len(), 1);
+    command_keys_are_live(app, "Alt-W from the box");
 }
 
 #[test]
