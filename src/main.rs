@@ -21,13 +21,22 @@ fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {
-            // clap prints help/version to stdout (exit 0) and usage errors to stderr (our code 2).
+            // clap prints help/version to stdout (exit 0) and usage errors to stderr (our code 2); under
+            // --json a usage error is one JSON object like every other error.
+            if !e.use_stderr() {
+                let _ = e.print();
+                return ExitCode::SUCCESS;
+            }
+            if cli::report::asks_for_json(std::env::args_os()) {
+                cli::report::set_json(true);
+                let text = e.render().to_string();
+                let text = text.trim().trim_start_matches("error: ");
+                return ExitCode::from(
+                    cli::report::failure(cli::report::Kind::Usage, text, Exit::Usage).code(),
+                );
+            }
             let _ = e.print();
-            return if e.use_stderr() {
-                ExitCode::from(Exit::Usage.code())
-            } else {
-                ExitCode::SUCCESS
-            };
+            return ExitCode::from(Exit::Usage.code());
         }
     };
     if cli.command.is_some() {
@@ -40,8 +49,12 @@ fn main() -> ExitCode {
     {
         Ok(r) => r,
         Err(e) => {
-            eprintln!("a2a-console: cannot start the async runtime: {e}");
-            return ExitCode::from(Exit::Transport.code());
+            if let Some(command) = &cli.command {
+                cli::report::set_json(cli::json_of(command));
+            }
+            let said = format!("cannot start the async runtime: {e}");
+            let code = cli::report::failure(cli::report::Kind::Transport, &said, Exit::Transport);
+            return ExitCode::from(code.code());
         }
     };
     let code = runtime.block_on(async move {

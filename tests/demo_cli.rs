@@ -279,3 +279,146 @@ fn c1_controls_are_marked_and_hide_nothing_after_them() {
         }
     }
 }
+
+/// The one line of stderr a `--json` command wrote, as JSON.
+fn json_stderr(r: &common::Run) -> serde_json::Value {
+    assert_eq!(
+        r.stderr.lines().count(),
+        1,
+        "one line on stderr:\n{}",
+        r.stderr
+    );
+    serde_json::from_str(&r.stderr)
+        .unwrap_or_else(|e| panic!("stderr is not one JSON object ({e}):\n{}", r.stderr))
+}
+
+/// With `--json`, an error is one JSON object on one line of stderr with the same keys whatever failed: the
+/// agent's error, a usage error (ours and clap's), a transport error. It was plain text.
+#[test]
+fn json_errors_are_one_json_object_on_stderr() {
+    let demo = demo_agent();
+    let url = demo.url.as_str();
+    let cases: [(&[&str], i64, &str, &str); 6] = [
+        (
+            &["get", url, "no-such-task", "--json"],
+            4,
+            "agent",
+            "(task not found)",
+        ),
+        (
+            &["card", url, "--extended", "--json"],
+            4,
+            "agent",
+            "needs the operator token",
+        ),
+        (
+            &["send", "no-such-agent", "hi", "--json"],
+            2,
+            "usage",
+            "neither a configured agent",
+        ),
+        (
+            &["list", url, "--state", "pondering", "--json"],
+            2,
+            "usage",
+            "pondering",
+        ),
+        (&["send", url, "--json"], 2, "usage", "<TEXT>"),
+        (
+            &["get", "http://127.0.0.1:1", "t", "--json"],
+            3,
+            "transport",
+            "127.0.0.1:1",
+        ),
+    ];
+    for (args, exit, kind, needle) in cases {
+        let r = cli(args);
+        assert_eq!(i64::from(r.code), exit, "{args:?}: {}", r.all());
+        let v = json_stderr(&r);
+        assert_eq!(v["exit"], exit, "{args:?}: {v}");
+        assert_eq!(v["kind"], kind, "{args:?}: {v}");
+        let msg = v["error"].as_str().unwrap_or_default();
+        assert!(msg.contains(needle), "{args:?}: {needle:?} in {v}");
+        assert!(!msg.starts_with("a2a-console:"), "{v}");
+        if kind == "agent" && needle.contains("not found") {
+            assert_eq!(v["code"], -32001, "the agent's code: {v}");
+        }
+    }
+}
+
+/// Exit 6 says how to continue, on stderr (stdout stays what the command prints), with the real agent and
+/// task id and the global options the command was given; doing what it says continues the task.
+#[test]
+fn waiting_for_input_says_how_to_continue() {
+    let demo = demo_agent();
+    let url = demo.url.as_str();
+    for extra in [&[][..], &["--stream"], &["--binding", "HTTP+JSON"]] {
+        let mut args = vec!["send", url, "ask"];
+        args.extend_from_slice(extra);
+        let r = cli(&args);
+        assert_eq!(r.code, 6, "{extra:?}: {}", r.all());
+        let id = task_id(&r.stdout);
+        let globals = if extra.len() == 2 {
+            "--binding HTTP+JSON "
+        } else {
+            ""
+        };
+        let hint = format!("continue with: a2a-console {globals}send {url} --task {id} '…'");
+        assert!(
+            r.stderr.contains(&hint),
+            "{extra:?}: {hint:?} in\n{}",
+            r.stderr
+        );
+        assert!(!r.stdout.contains("continue with"), "{}", r.stdout);
+        // The hint, with an answer for the ellipsis.
+        let mut again: Vec<&str> = hint
+            .trim_start_matches("continue with: a2a-console ")
+            .split(' ')
+            .collect();
+        again.pop();
+        again.push("Ada");
+        let r = cli(&again);
+        assert_eq!(r.code, 0, "{again:?}: {}", r.all());
+        assert!(r.stdout.contains("Nice to meet you, Ada"), "{}", r.stdout);
+    }
+    // A task found waiting by `get`, and auth-required.
+    let r = cli(&["send", url, "auth"]);
+    assert_eq!(r.code, 6, "{}", r.all());
+    let id = task_id(&r.stdout);
+    assert!(r.stderr.contains("authorization"), "{}", r.stderr);
+    let r = cli(&["get", url, &id]);
+    assert_eq!(r.code, 6, "{}", r.all());
+    assert!(
+        r.stderr.contains(&format!(
+            "continue with: a2a-console send {url} --task {id} '…'"
+        )),
+        "{}",
+        r.stderr
+    );
+    // --json: stdout is the task alone, the hint is one JSON object on stderr.
+    for stream in [false, true] {
+        let mut args = vec!["send", url, "ask", "--json"];
+        if stream {
+            args.push("--stream");
+        }
+        let r = cli(&args);
+        assert_eq!(r.code, 6, "{}", r.all());
+        for line in r.stdout.lines().filter(|_| stream) {
+            let _: serde_json::Value = serde_json::from_str(line).unwrap();
+        }
+        if !stream {
+            let _: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+        }
+        let v = json_stderr(&r);
+        assert_eq!(v["kind"], "waiting", "{v}");
+        assert_eq!(v["exit"], 6, "{v}");
+        assert_eq!(v["state"], "input-required", "{v}");
+        let id = v["task"].as_str().unwrap();
+        assert!(r.stdout.contains(id), "{}", r.stdout);
+        assert_eq!(
+            v["continue"],
+            format!("a2a-console send {url} --task {id} '…'"),
+            "{v}"
+        );
+    }
+}

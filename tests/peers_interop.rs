@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{Run, Server, cli, cli_env, js_peer, py03_peer, py10_peer, task_id};
+use common::{Run, Server, cli, cli_env, js_peer, py03_peer, py03_peer_with, py10_peer, task_id};
 
 /// Which peer, and what it supports.
 struct Peer {
@@ -155,8 +155,8 @@ fn exercise(p: &Peer) {
         let r = p.run(&["list", url]);
         expect(
             &r,
-            4,
-            "ListTasks does not exist in protocol 0.3",
+            2,
+            "A2A 0.3, which has no ListTasks",
             &who("list on 0.3"),
         );
     }
@@ -245,4 +245,112 @@ fn js_sdk_1_3_over_http_json() {
         binding: &["--binding", "HTTP+JSON"],
         list_tasks: true,
     });
+}
+
+/// `subscribe` to a task the agent does not know is the agent's error, said once, exit 4: on 1.0 the call
+/// itself fails; the 0.3 SDK opens the stream and sends the error as its one event (JSON-RPC), or breaks the
+/// stream off (HTTP+JSON), and then GetTask says the task does not exist. It printed a "(continuing)" line and
+/// a second one, and exited 3.
+#[test]
+fn subscribe_to_an_unknown_task_is_one_agent_error_on_0_3_as_on_1_0() {
+    let py10 = py10_peer();
+    let py03 = py03_peer();
+    for (server, binding) in [(&py10, "JSONRPC"), (&py03, "JSONRPC"), (&py03, "HTTP+JSON")] {
+        let what = format!("{binding} {}", server.url);
+        let r = cli(&[
+            "--binding",
+            binding,
+            "subscribe",
+            &server.url,
+            "no-such-task",
+        ]);
+        assert_eq!(r.code, 4, "{what}: exit code\n{}", r.all());
+        assert_eq!(
+            r.stderr.lines().count(),
+            1,
+            "{what}: one line\n{}",
+            r.stderr
+        );
+        assert!(
+            r.stderr.contains("(task not found)"),
+            "{what}: the agent's error is named\n{}",
+            r.stderr
+        );
+        assert!(r.stdout.is_empty(), "{what}: {}", r.stdout);
+    }
+}
+
+/// `list` on a 0.3 agent: 0.3 has no tasks/list, so nothing is sent and the CLI says why, as a usage error
+/// (exit 2), not as an error the agent returned.
+#[test]
+fn list_on_a_0_3_agent_says_the_protocol_has_no_list_tasks() {
+    let py03 = py03_peer();
+    for binding in ["JSONRPC", "HTTP+JSON"] {
+        for json in [false, true] {
+            let mut args = vec!["--binding", binding, "list", py03.url.as_str()];
+            if json {
+                args.push("--json");
+            }
+            let r = cli(&args);
+            assert_eq!(r.code, 2, "{binding}: exit code\n{}", r.all());
+            assert_eq!(r.stderr.lines().count(), 1, "{binding}\n{}", r.stderr);
+            for needle in ["speaks A2A 0.3, which has no ListTasks", "nothing was sent"] {
+                assert!(
+                    r.stderr.contains(needle),
+                    "{binding}: {needle:?}\n{}",
+                    r.stderr
+                );
+            }
+            assert!(!r.stderr.contains("agent returned error"), "{}", r.stderr);
+            assert!(r.stdout.is_empty(), "{}", r.stdout);
+            if json {
+                let v: serde_json::Value = serde_json::from_str(&r.stderr).unwrap();
+                assert_eq!(v["kind"], "usage", "{v}");
+                assert_eq!(v["exit"], 2, "{v}");
+            }
+        }
+    }
+}
+
+/// `card --extended` on a 0.3 agent that announces an extended card but has none configured: the 0.3 SDK
+/// answers with its public card, which must not be shown under the heading "extended card".
+#[test]
+fn extended_card_that_is_the_public_card_is_labelled_as_the_public_card() {
+    let bare = py03_peer_with(&["--no-extended-card"]);
+    let full = py03_peer();
+    for binding in ["JSONRPC", "HTTP+JSON"] {
+        let card = |url: &str| {
+            cli_env(
+                &[
+                    "--binding",
+                    binding,
+                    "--bearer-env",
+                    "PEER_TOKEN",
+                    "card",
+                    url,
+                    "--extended",
+                ],
+                &[("PEER_TOKEN", "peer-secret")],
+            )
+        };
+        let r = card(&bare.url);
+        assert_eq!(r.code, 0, "{binding}: {}", r.all());
+        assert!(r.stdout.starts_with("card of "), "{binding}: {}", r.stdout);
+        assert!(
+            !r.all().contains("extended card of"),
+            "{binding}: {}",
+            r.all()
+        );
+        assert!(
+            r.stderr.contains("returned its public card"),
+            "{binding}: says which card is shown and why\n{}",
+            r.stderr
+        );
+        // A real extended card keeps its heading.
+        let r = card(&full.url);
+        assert_eq!(r.code, 0, "{binding}: {}", r.all());
+        assert!(r.stdout.starts_with("extended card of "), "{}", r.stdout);
+        assert!(r.stdout.contains("secret-skill"), "{}", r.stdout);
+        assert!(!r.stderr.contains("public card"), "{}", r.stderr);
+    }
 }

@@ -9,7 +9,8 @@ use crate::remote::error::{ErrorKind, RemoteError};
 pub enum Exit {
     /// Done: the task completed, or the agent replied with a direct message.
     Done = 0,
-    /// Usage or configuration error.
+    /// Usage or configuration error; or the command does not exist in the protocol the agent speaks (`list`
+    /// over A2A 0.3, which has no ListTasks): it cannot be done with this agent, and nothing is sent.
     Usage = 2,
     /// Network or transport error (unreachable, not A2A, broken stream).
     Transport = 3,
@@ -17,7 +18,8 @@ pub enum Exit {
     Agent = 4,
     /// The task ended failed, rejected or canceled.
     TaskUnsuccessful = 5,
-    /// The task waits for the user (input-required, auth-required).
+    /// The task waits for the user (input-required, auth-required); stderr says how to continue it
+    /// (`report::waiting`).
     Waiting = 6,
     /// `card`: the card of an agent whose signing key is pinned or configured came signed by another key, or
     /// with no signature at all (the card is still printed).
@@ -27,11 +29,12 @@ pub enum Exit {
     OutputClosed = 141,
 }
 
-pub const EXIT_CODES_HELP: &str = "Exit codes: 0 done (task completed, or a direct message reply); 2 usage or config error; \
-3 network/transport error; 4 error returned by the agent; 5 task ended failed, rejected or canceled; \
-6 task is waiting for you (input-required or auth-required); 7 (card) the agent's pinned or configured signing \
+pub const EXIT_CODES_HELP: &str = "Exit codes: 0 done (task completed, or a direct message reply); 2 usage or config error, \
+or a command the agent's protocol lacks (list over A2A 0.3); 3 network/transport error; 4 error returned by the agent; \
+5 task ended failed, rejected or canceled; 6 task is waiting for you (input-required or auth-required; stderr says \
+how to continue); 7 (card) the agent's pinned or configured signing \
 key did not sign the card: signed by another key, or the signature removed; 141 stdout closed early (e.g. piped to head) or not \
-writable.";
+writable. With --json, errors (and the exit-6 hint) are one JSON object per line on stderr.";
 
 impl Exit {
     pub fn code(self) -> u8 {

@@ -4,10 +4,12 @@
 pub mod args;
 pub mod completions;
 pub mod exit;
+mod follow;
 mod login;
 pub mod output;
 pub mod print;
 mod remote;
+pub mod report;
 mod stored;
 pub mod stream_print;
 mod trust;
@@ -22,10 +24,9 @@ use exit::Exit;
 
 pub use args::{Cli, Command, GlobalOpts, PushAction};
 
-/// Print a one-line error to stderr and return its exit code.
+/// Print a one-line error to stderr (a JSON object under `--json`) and return its exit code.
 pub fn fail(e: &RemoteError) -> Exit {
-    eprintln!("a2a-console: {}", e.message);
-    Exit::for_error(e)
+    report::fail(e)
 }
 
 /// Work out which agent the user means, with the command line's overrides applied.
@@ -104,22 +105,25 @@ pub fn resolve_target(
 
 /// Run a subcommand to completion.
 pub async fn run(global: GlobalOpts, command: Command) -> Exit {
+    report::set_json(json_of(&command));
     if let Command::Completions { shell } = command {
         return match completions::print(shell) {
             Ok(()) => Exit::Done,
-            Err(e) => {
-                eprintln!("a2a-console: cannot write the completion script: {e}");
-                Exit::Usage
-            }
+            Err(e) => report::failure(
+                report::Kind::Usage,
+                &format!("cannot write the completion script: {e}"),
+                Exit::Usage,
+            ),
         };
     }
     if let Command::DemoAgent { port } = command {
         return match crate::demo::run_foreground(port).await {
             Ok(()) => Exit::Done,
-            Err(e) => {
-                eprintln!("a2a-console: demo agent: {e:#}");
-                Exit::Transport
-            }
+            Err(e) => report::failure(
+                report::Kind::Transport,
+                &format!("demo agent: {e:#}"),
+                Exit::Transport,
+            ),
         };
     }
     if let Command::Prune {
@@ -130,10 +134,7 @@ pub async fn run(global: GlobalOpts, command: Command) -> Exit {
     {
         let (config, _) = match config::load(global.config.as_deref()) {
             Ok(c) => c,
-            Err(e) => {
-                eprintln!("a2a-console: {e}");
-                return Exit::Usage;
-            }
+            Err(e) => return usage(&e),
         };
         let mut keep = config.store.retention();
         keep.keep_days = keep_days.unwrap_or(keep.keep_days);
@@ -141,10 +142,7 @@ pub async fn run(global: GlobalOpts, command: Command) -> Exit {
         keep.audit_keep_days = audit_keep_days.unwrap_or(keep.audit_keep_days);
         return match stored::prune(keep) {
             Ok(()) => Exit::Done,
-            Err(e) => {
-                eprintln!("a2a-console: {e}");
-                Exit::Usage
-            }
+            Err(e) => usage(&e),
         };
     }
     if matches!(
@@ -153,18 +151,12 @@ pub async fn run(global: GlobalOpts, command: Command) -> Exit {
     ) {
         return match stored::stored(command) {
             Ok(()) => Exit::Done,
-            Err(e) => {
-                eprintln!("a2a-console: {e}");
-                Exit::Usage
-            }
+            Err(e) => usage(&e),
         };
     }
     let (config, path) = match config::load(global.config.as_deref()) {
         Ok(c) => c,
-        Err(e) => {
-            eprintln!("a2a-console: {e}");
-            return Exit::Usage;
-        }
+        Err(e) => return usage(&e),
     };
     if let Command::Trust { agent, yes } = &command {
         let path = path.or_else(config::default_path);
@@ -176,6 +168,38 @@ pub async fn run(global: GlobalOpts, command: Command) -> Exit {
     match remote::run_remote(&config, &global, command).await {
         Ok(code) => code,
         Err(e) => fail(&e),
+    }
+}
+
+/// A config or store error: exit 2.
+fn usage(e: &dyn std::fmt::Display) -> Exit {
+    report::failure(report::Kind::Usage, &e.to_string(), Exit::Usage)
+}
+
+/// Whether the command prints JSON (`--json`), so that its errors are JSON too.
+pub fn json_of(command: &Command) -> bool {
+    match command {
+        Command::Card { json, .. }
+        | Command::Send { json, .. }
+        | Command::Get { json, .. }
+        | Command::List { json, .. }
+        | Command::Cancel { json, .. }
+        | Command::Subscribe { json, .. }
+        | Command::History { json } => *json,
+        Command::Push { action } => match action {
+            PushAction::Create { json, .. }
+            | PushAction::Get { json, .. }
+            | PushAction::List { json, .. }
+            | PushAction::Delete { json, .. } => *json,
+        },
+        Command::Trust { .. }
+        | Command::Login { .. }
+        | Command::Logout { .. }
+        | Command::DemoAgent { .. }
+        | Command::Completions { .. }
+        | Command::Prune { .. }
+        | Command::Export { .. }
+        | Command::Audit { .. } => false,
     }
 }
 

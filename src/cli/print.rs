@@ -25,9 +25,10 @@ pub fn write(s: &str) {
 /// restore, and the store's SQLite transactions survive an exit as they survive a kill.
 fn output_failed(e: &std::io::Error) -> ! {
     if e.kind() != ErrorKind::BrokenPipe {
-        let _ = writeln!(
-            std::io::stderr(),
-            "a2a-console: cannot write the output: {e}"
+        super::report::failure(
+            super::report::Kind::Output,
+            &format!("cannot write the output: {e}"),
+            Exit::OutputClosed,
         );
     }
     std::process::exit(i32::from(Exit::OutputClosed.code()))

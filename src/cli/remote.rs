@@ -1,21 +1,20 @@
-//! The subcommands that talk to an agent: card, send, get, list, cancel, subscribe and push configs, and
-//! following a stream to its end.
+//! The subcommands that talk to an agent: card, send, get, list, cancel, subscribe and push configs (a
+//! stream is followed to its end in `follow.rs`).
 
 use a2a::*;
-use futures::{FutureExt, StreamExt};
 
 use super::exit::Exit;
+use super::follow::{Following, follow, settle};
 use super::output::{self, safe_json};
 use super::print::{out, outln};
-use super::stream_print::StreamPrinter;
+use super::report::{self, Again};
 use super::{Command, GlobalOpts, PushAction, agent_of, resolve_target};
-use crate::app::tasklog::{Source, TaskLog, Verdict};
+use crate::app::tasklog::TaskLog;
 use crate::config::Config;
 use crate::remote::agent::{self, Connected};
 use crate::remote::card::CardFetcher;
 use crate::remote::client;
 use crate::remote::error::{RemoteError, classify, one_line};
-use crate::remote::event_serde::Out;
 use crate::remote::message::build_message;
 use crate::remote::tracker::{parse_state, state_name};
 
@@ -43,18 +42,22 @@ async fn show_card(
         );
     }
     if let Err((_, e)) = &seen.selection {
-        eprintln!("a2a-console: card only: {}", e.message);
+        report::warning(&format!("card only: {}", e.message));
     }
     // The user pinned or configured the key that signs this card, and it did not: say so where a script
     // looks (stderr, the exit code), not only in the printed verdict.
     if let Some(v) = seen.card.signature.as_ref().filter(|v| v.alarm().is_some()) {
-        eprintln!(
-            "a2a-console: alarm: agent {}: {} — {}",
+        let said = format!(
+            "agent {}: {} — {}",
             crate::remote::error::one_line(&seen.label),
             v.badge(),
             crate::remote::error::one_line(&v.reason)
         );
-        return Ok(Exit::SignatureAlarm);
+        return Ok(report::failure(
+            report::Kind::Alarm,
+            &said,
+            Exit::SignatureAlarm,
+        ));
     }
     Ok(Exit::Done)
 }
@@ -65,10 +68,11 @@ pub(super) async fn run_remote(
     command: Command,
 ) -> Result<Exit, RemoteError> {
     let target = resolve_target(config, global, agent_of(&command))?;
+    let again = Again::new(global, agent_of(&command));
     // An agent with `[agents.tls]` gets clients of its own for this command (its certificate is in no other).
     let own = target.own_http()?;
     for w in own.iter().flat_map(|o| &o.warnings) {
-        eprintln!("a2a-console: warning: {w}");
+        report::warning(&format!("warning: {w}"));
     }
     let (fetcher, http) = match own {
         Some(o) => (o.fetcher, Some(o.http)),
@@ -102,15 +106,23 @@ pub(super) async fn run_remote(
     match command {
         Command::Card { json, .. } => {
             if conn.card.card.capabilities.extended_agent_card != Some(true) {
-                eprintln!(
-                    "a2a-console: agent {label}: the card does not declare an extended card (capabilities.extendedAgentCard); asking anyway"
-                );
+                report::warning(&format!(
+                    "agent {label}: the card does not declare an extended card (capabilities.extendedAgentCard); asking anyway"
+                ));
             }
             let card = conn
                 .client
                 .get_extended_agent_card(&GetExtendedAgentCardRequest { tenant: None })
                 .await
                 .map_err(|e| agent_err("GetExtendedAgentCard", e))?;
+            // The 0.3 Python SDK answers with the public card when it has no extended one configured: show
+            // it as what it is, not under the extended card's heading.
+            let extended = !same_card(&card, &conn.card.card);
+            if !extended {
+                report::warning(&format!(
+                    "agent {label}: asked for the extended card, the agent returned its public card (it has no extended card, or none for this credential); showing the public card"
+                ));
+            }
             // The extended card comes parsed by the SDK, so its signature is checked over the SDK type's JSON
             // (what a signer using the same types would have signed); the public card's raw bytes do not apply.
             let as_json = serde_json::to_value(&card).unwrap_or_default();
@@ -133,7 +145,7 @@ pub(super) async fn run_remote(
                 shown.signature = Some(verdict);
                 out!(
                     "{}",
-                    output::card_text(&label, &shown, Ok(&conn.selected), true)
+                    output::card_text(&label, &shown, Ok(&conn.selected), extended)
                 );
             }
             Ok(Exit::Done)
@@ -167,9 +179,9 @@ pub(super) async fn run_remote(
             let message = build_message(text, task.clone(), context, &files)?;
             if stream {
                 if conn.card.card.capabilities.streaming != Some(true) {
-                    eprintln!(
-                        "a2a-console: agent {label}: the card does not declare streaming; trying anyway"
-                    );
+                    report::warning(&format!(
+                        "agent {label}: the card does not declare streaming; trying anyway"
+                    ));
                 }
                 let req = SendMessageRequest {
                     message,
@@ -183,7 +195,14 @@ pub(super) async fn run_remote(
                     .await
                     .map_err(|e| agent_err("SendStreamingMessage", e))?;
                 let tracker = task.map(TaskLog::resuming).unwrap_or_default();
-                return follow(Some(&conn.client), &label, events, tracker, json).await;
+                let stream = Following {
+                    client: Some(&conn.client),
+                    label: &label,
+                    call: "SendStreamingMessage",
+                    again: &again,
+                    json,
+                };
+                return follow(&stream, events, tracker).await;
             }
             let req = SendMessageRequest {
                 message,
@@ -226,7 +245,7 @@ pub(super) async fn run_remote(
                     if no_wait {
                         Exit::Done
                     } else {
-                        Exit::for_state(&t.status.state)
+                        settle(&again, &t.id, &t.status.state)
                     }
                 }
             })
@@ -263,7 +282,7 @@ pub(super) async fn run_remote(
                     }
                 }
             }
-            Ok(Exit::for_state(&t.status.state))
+            Ok(settle(&again, &t.id, &t.status.state))
         }
         Command::List {
             context,
@@ -274,6 +293,14 @@ pub(super) async fn run_remote(
             ..
         } => {
             let status = state.as_deref().map(parse_state).transpose()?;
+            if conn.selected.protocol == client::ProtocolChoice::V03 {
+                // 0.3 has no tasks/list (either binding): nothing to send. Not the agent's error, and no fault
+                // of the wire: the command cannot be done with this agent, like an unknown --state.
+                return Err(RemoteError::usage(format!(
+                    "agent {label} speaks A2A 0.3, which has no ListTasks (tasks/list), so nothing was sent; `{}` reads one task",
+                    again.command("get", &["TASK_ID"])
+                )));
+            }
             let resp = conn
                 .client
                 .list_tasks(&ListTasksRequest {
@@ -330,7 +357,7 @@ pub(super) async fn run_remote(
             Ok(if t.status.state == TaskState::Canceled {
                 Exit::Done
             } else {
-                Exit::for_state(&t.status.state)
+                settle(&again, &t.id, &t.status.state)
             })
         }
         Command::Subscribe { task_id, json, .. } => {
@@ -342,14 +369,14 @@ pub(super) async fn run_remote(
                 })
                 .await
                 .map_err(|e| agent_err("SubscribeToTask", e))?;
-            follow(
-                Some(&conn.client),
-                &label,
-                events,
-                TaskLog::for_task(task_id),
+            let stream = Following {
+                client: Some(&conn.client),
+                label: &label,
+                call: "SubscribeToTask",
+                again: &again,
                 json,
-            )
-            .await
+            };
+            follow(&stream, events, TaskLog::for_task(task_id)).await
         }
         Command::Push { action } => push(&conn, action).await,
         Command::DemoAgent { .. }
@@ -467,119 +494,15 @@ fn print_push(configs: &[TaskPushNotificationConfig], json: bool) {
     }
 }
 
-/// Read a stream until the task finishes or waits for the user; print as we go; exit code from the state.
-async fn follow(
-    client: Option<&client::Client>,
-    label: &str,
-    events: a2a_client::BoxStream<'static, Result<StreamResponse, A2AError>>,
-    mut tracker: TaskLog,
-    json: bool,
-) -> Result<Exit, RemoteError> {
-    // Decoding runs ahead on another thread while this one judges and prints (see `read_ahead`).
-    let mut events = crate::remote::wire::read_ahead::read_ahead(events);
-    let mut printer = StreamPrinter::new(label);
-    let mut last_error: Option<RemoteError> = None;
-    // JSON lines are written in batches: whatever has arrived goes out as soon as the stream has nothing more
-    // ready, so a reader sees each event without delay, and a fast stream is not one write per event.
-    let mut lines = output::JsonLines::default();
-    loop {
-        if lines.pending.len() >= 64 * 1024 {
-            lines.flush();
+/// Whether the card the extended-card call returned is the public card (compared as JSON). The call's reply
+/// had the credential redacted wherever the agent echoed it (`remote::echoed`); the public card, read without
+/// one, is redacted the same way first, or a card that names its token would never match itself.
+fn same_card(returned: &AgentCard, public: &AgentCard) -> bool {
+    match (serde_json::to_value(returned), serde_json::to_value(public)) {
+        (Ok(returned), Ok(mut public)) => {
+            crate::remote::echoed::value(&mut public);
+            returned == public
         }
-        let item = match events.next().now_or_never() {
-            Some(item) => item,
-            None => {
-                lines.flush();
-                events.next().await
-            }
-        };
-        let Some(item) = item else {
-            break;
-        };
-        match item {
-            Ok(event) => {
-                // The same gate as the console's: one stream here, so only protocol breaks show.
-                let verdict = tracker.judge(Source::Stream(0), &event);
-                if json {
-                    lines.push(&Out(&event));
-                } else {
-                    printer.event(&tracker, &event, &verdict);
-                }
-                match &verdict {
-                    Verdict::Illegal(why)
-                    | Verdict::Applied {
-                        warning: Some(why), ..
-                    } => eprintln!(
-                        "a2a-console: agent {label}: protocol anomaly: {}",
-                        one_line(why)
-                    ),
-                    _ => {}
-                }
-                if tracker.settled() {
-                    // Do not wait for the server to close: streams may stay open in interrupted states.
-                    break;
-                }
-            }
-            Err(e) => {
-                let err = classify(&e).context(format!("agent {label}: stream"));
-                eprintln!("a2a-console: {} (continuing)", err.message);
-                last_error = Some(err);
-            }
-        }
+        _ => false,
     }
-    lines.flush();
-    printer.finish();
-    if let Some(m) = &tracker.direct_reply {
-        if !json {
-            let mut out = String::new();
-            output::message_text(&mut out, label, None, "direct message reply (no task)", m);
-            out!("{out}");
-        }
-        return Ok(Exit::Done);
-    }
-    if tracker.settled() {
-        if !json {
-            printer.summary(&tracker);
-        }
-        return Ok(Exit::for_state(&tracker.state));
-    }
-    // The stream closed before the task finished or paused. Some servers close early (the Python 0.3 SDK ends a
-    // resubscribe without the final event), so ask for the task's state before calling it a failure.
-    if let (Some(client), Some(id)) = (client, tracker.task_id.clone())
-        && let Ok(task) = client
-            .get_task(&GetTaskRequest {
-                id,
-                history_length: Some(0),
-                tenant: None,
-            })
-            .await
-    {
-        tracker.judge(Source::Refresh, &StreamResponse::Task(task.clone()));
-        if tracker.settled() {
-            eprintln!(
-                "a2a-console: agent {label}: the stream closed early; the task's state was fetched with GetTask"
-            );
-            if json {
-                outln!("{}", safe_json(&StreamResponse::Task(task), false));
-            } else {
-                out!("{}", output::task_text(label, &task));
-                printer.summary(&tracker);
-            }
-            return Ok(Exit::for_state(&tracker.state));
-        }
-    }
-    let state = if tracker.task_id.is_some() {
-        state_name(&tracker.state)
-    } else {
-        "no task seen"
-    };
-    Err(match last_error {
-        Some(e) => RemoteError::transport(format!(
-            "{}; the stream ended before the task finished (last state: {state})",
-            e.message
-        )),
-        None => RemoteError::transport(format!(
-            "agent {label}: the stream ended before the task finished (last state: {state}); `a2a-console subscribe` can re-attach"
-        )),
-    })
 }

@@ -139,7 +139,8 @@ impl StreamPrinter {
         out!("{out}");
     }
 
-    /// Final line: where the task stands and what to do next.
+    /// Final line: where the task stands. How to continue a waiting task goes to stderr (`report::waiting`),
+    /// with the agent as it was typed, so that stdout holds only what the agent sent and where it stands.
     pub fn summary(&self, t: &TaskLog) {
         let id = t
             .task_id
@@ -148,9 +149,7 @@ impl StreamPrinter {
             .unwrap_or_default();
         match t.state {
             a2a::TaskState::InputRequired => {
-                outln!(
-                    "the agent is waiting for your answer: a2a-console send AGENT 'your answer' --task {id}"
-                )
+                outln!("the agent is waiting for your answer (task {id})")
             }
             a2a::TaskState::AuthRequired => {
                 outln!("the agent needs authorization before it continues (task {id})")

@@ -199,7 +199,12 @@ pub fn py10_peer_with(args: &[&str]) -> Server {
 
 /// The official Python SDK 0.3.x (protocol 0.3) peer.
 pub fn py03_peer() -> Server {
-    python_peer("py03", "py03_agent.py", "Python a2a-sdk 0.3 peer", &[])
+    py03_peer_with(&[])
+}
+
+/// The Python 0.3 peer with extra arguments (`--no-extended-card`).
+pub fn py03_peer_with(args: &[&str]) -> Server {
+    python_peer("py03", "py03_agent.py", "Python a2a-sdk 0.3 peer", args)
 }
 
 fn python_peer(venv: &str, script: &str, what: &str, args: &[&str]) -> Server {

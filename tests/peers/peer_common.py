@@ -38,8 +38,12 @@ EXTENDED_CARD_PATH_SUFFIXES = (
 
 
 def parse_args(description: str, with_v03_flag: bool = False,
-               with_sign_flag: bool = False, with_grpc_flag: bool = False) -> argparse.Namespace:
+               with_sign_flag: bool = False, with_grpc_flag: bool = False,
+               with_no_extended_flag: bool = False) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=description)
+    if with_no_extended_flag:
+        p.add_argument('--no-extended-card', action='store_true',
+                       help='configure no extended card (the card still declares one)')
     if with_grpc_flag:
         p.add_argument('--grpc', action='store_true',
                        help='also serve gRPC (SDK GrpcHandler) on another port; the card lists it first')

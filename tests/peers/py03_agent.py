@@ -177,9 +177,12 @@ def build_cards(base: str) -> tuple[AgentCard, AgentCard]:
 
 
 def main() -> None:
-    args = peer_common.parse_args(__doc__.splitlines()[0])
+    args = peer_common.parse_args(__doc__.splitlines()[0], with_no_extended_flag=True)
     sock = peer_common.bind(args.port)
     card, extended = build_cards(peer_common.base_url(sock))
+    if args.no_extended_card:
+        # The card still says it has one; the SDK then answers the extended-card call with the public card.
+        extended = None
 
     push_store = InMemoryPushNotificationConfigStore()
     handler = DefaultRequestHandler(
