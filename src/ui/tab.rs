@@ -537,6 +537,7 @@ pub fn draw(f: &mut Frame, app: &App, t: &TaskTab, area: Rect) {
     f.render_widget(Paragraph::new(w.rows).block(block), body);
 
     let mut compose = t.compose.clone();
+    super::theme_input(&mut compose, theme);
     let attach = if t.attachments.is_empty() {
         String::new()
     } else {
