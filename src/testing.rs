@@ -23,6 +23,7 @@ use crate::remote::card_rules::card_only_summary;
 use crate::remote::client::{Preferences, select_interface};
 use crate::tui::runtime::Runtime;
 
+pub mod contrast;
 pub mod fuzz;
 
 /// A buffer's characters, row by row. The runtime uses it for its screen channel, so it lives there.

@@ -1,6 +1,7 @@
 //! The console's configuration: TOML found by `--config FILE`, then `$A2A_CONSOLE_CONFIG`, then the XDG config
 //! dir; strict (an unknown key is an error naming it and its line) so a typo never silently drops a setting.
 
+pub mod contrast;
 pub mod edit;
 pub mod keymap;
 pub mod theme;

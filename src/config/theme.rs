@@ -5,32 +5,49 @@
 //!
 //! # File format
 //!
-//! One table per role, each with optional `fg`, `bg` and `modifiers`:
+//! One table per role, each with optional `fg`, `bg`, `modifiers` and `no_color_modifiers`:
 //!
 //! ```toml
 //! extends = "dark"          # optional: inherit every role not given here from a built-in theme
+//! background = "dark"       # optional: "dark" or "light", the terminal background the theme is for
 //!
 //! [remote_text]
 //! fg = "#d7afff"            # a name ("cyan", "lightred", "reset"), "#rrggbb" or "indexed:0..255"
 //! modifiers = ["italic"]    # bold, dim, italic, underlined, reversed, crossed_out
+//! no_color_modifiers = []   # added under NO_COLOR only (same names)
 //! ```
 //!
 //! Unknown roles, unknown keys, bad colours and bad modifiers are errors that name the role, the key
 //! and the line: a typo never silently falls back to the default. Without `extends`, every role must
 //! be present, so a theme cannot leave a role (say, `flag`) invisible by omission.
 //!
+//! `background = "dark"` or `"light"` says which terminal background the theme is made for (inherited
+//! with `extends`; `"dark"` when a file without `extends` leaves it out). Code highlighting picks its
+//! colour scheme by it.
+//!
+//! # Contrast
+//!
+//! Every role that draws text in a built-in theme has at least 4.5:1 (WCAG AA) contrast against the
+//! theme's background in xterm's default palette; `theme_contrast_tests.rs` computes it from the files.
+//! That rules out the `dim` modifier in colour: a terminal draws dim text at about half intensity, which
+//! no colour survives on white and only near-white survives on black. Roles that need `dim` to stand
+//! apart when colour is gone say so with `no_color_modifiers`, which apply under `NO_COLOR` only.
+//!
 //! # NO_COLOR
 //!
-//! [`Theme::without_color`] drops every `fg`/`bg` and keeps the modifiers. The built-in themes give
-//! each of the ten badges a different modifier set (tested), so task states stay distinguishable in
-//! monochrome. A user theme whose badges collide once colour is gone gets [`MONOCHROME_BADGES`]
-//! instead, so the guarantee holds for any theme. Badges should still be drawn with their word or
-//! symbol: style is a second channel, never the only one.
+//! [`Theme::without_color`] drops every `fg`/`bg`, keeps the modifiers and adds each role's
+//! `no_color_modifiers`. The built-in themes give each of the ten badges a different modifier set
+//! under `NO_COLOR` (tested), so task states stay distinguishable in monochrome. A user theme whose
+//! badges collide once colour is gone gets [`MONOCHROME_BADGES`] instead, so the guarantee holds for
+//! any theme. Badges should still be drawn with their word or symbol: style is a second channel, never
+//! the only one.
 
 use std::collections::BTreeSet;
 
 use ratatui::style::{Color, Modifier, Style};
 use toml::Spanned;
+
+use super::contrast;
 use toml::de::{DeTable, DeValue};
 
 /// Built-in themes, in the order they are offered to the user.
@@ -59,6 +76,10 @@ macro_rules! roles {
             pub name: String,
             /// True after [`Theme::without_color`]: the UI may also drop purely decorative colour.
             pub no_color: bool,
+            /// The terminal background the theme is made for.
+            pub background: Background,
+            /// Each role's `no_color_modifiers`, in [`ROLE_NAMES`] order: added by [`Theme::without_color`].
+            no_color_modifiers: [Modifier; ROLE_COUNT],
             $(#[doc = $role_doc] pub $role: Style,)*
             $(#[doc = $badge_doc] pub $badge: Style,)*
         }
@@ -75,6 +96,8 @@ macro_rules! roles {
                 Theme {
                     name: name.to_string(),
                     no_color: false,
+                    background: Background::Dark,
+                    no_color_modifiers: [Modifier::empty(); ROLE_COUNT],
                     $($role: Style::new(),)*
                     $($badge: Style::new(),)*
                 }
@@ -126,6 +149,17 @@ roles! {
         tab_inactive: "Other task tabs.",
         search_match: "A match of the transcript search (`/`).",
         search_current: "The current match of the transcript search (`n`/`N` move it).",
+        code_inline: "Markdown `inline code` in remote text.",
+        code_block: "A fenced code block before (or without) highlighting.",
+        list_marker: "The bullet or number of a markdown list item.",
+        quote: "A markdown block quote.",
+        link: "The text of a markdown link.",
+        json_key: "An object key in the JSON view.",
+        json_string: "A string value in the JSON view.",
+        json_number: "A number in the JSON view.",
+        json_bool_null: "`true`, `false` and `null` in the JSON view.",
+        json_punct: "Brackets, braces, commas and colons in the JSON view.",
+        fold_marker: "The marker of a folded JSON object or array (`{…}`, `[…]`).",
     }
     badges {
         submitted: "Badge: task submitted, not yet started.",
@@ -142,6 +176,41 @@ roles! {
 }
 
 const BADGE_COUNT: usize = 10;
+const ROLE_COUNT: usize = ROLE_NAMES.len();
+
+/// The terminal background a theme is made for: the contrast its colours are chosen for, and the code
+/// highlighting scheme that goes with it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Background {
+    Dark,
+    Light,
+}
+
+impl Background {
+    /// `"dark"` or `"light"`, as in a theme file.
+    pub fn name(self) -> &'static str {
+        match self {
+            Background::Dark => "dark",
+            Background::Light => "light",
+        }
+    }
+
+    /// The background xterm shows a user of such a theme by default: black (`xterm -rv`) or white.
+    pub fn xterm_rgb(self) -> contrast::Rgb {
+        match self {
+            Background::Dark => contrast::BLACK,
+            Background::Light => contrast::WHITE,
+        }
+    }
+
+    /// The foreground that goes with [`Background::xterm_rgb`]: what a `"reset"` foreground shows.
+    pub fn xterm_text_rgb(self) -> contrast::Rgb {
+        match self {
+            Background::Dark => contrast::WHITE,
+            Background::Light => contrast::BLACK,
+        }
+    }
+}
 
 /// Badge modifiers used under `NO_COLOR` when a theme's own badges would be indistinguishable:
 /// waiting = dim, in motion = italic, needs the user = reversed, finished = bold or underlined.
@@ -170,7 +239,10 @@ const MODIFIERS: &[(&str, Modifier)] = &[
     ("crossed_out", Modifier::CROSSED_OUT),
 ];
 
-const ROLE_KEYS: &str = "fg, bg, modifiers";
+const ROLE_KEYS: &str = "fg, bg, modifiers, no_color_modifiers";
+
+/// Keys of a theme file outside the role tables.
+const TOP_KEYS: &[&str] = &["extends", "background"];
 
 impl Theme {
     /// Names accepted by [`Theme::builtin`].
@@ -250,11 +322,25 @@ impl Theme {
             if role == "extends" {
                 continue;
             }
-            let Some(style) = theme.role_mut(role) else {
+            if role == "background" {
+                theme.background = match value.get_ref().as_str() {
+                    Some("dark") => Background::Dark,
+                    Some("light") => Background::Light,
+                    _ => {
+                        return Err(format!(
+                            "{}: background must be \"dark\" or \"light\"",
+                            at(value.span())
+                        ));
+                    }
+                };
+                continue;
+            }
+            let Some(index) = role_index(role) else {
                 return Err(format!(
-                    "{}: unknown role '{role}' (roles: {})",
+                    "{}: unknown role '{role}' (roles: {}; other keys: {})",
                     at(key.span()),
-                    ROLE_NAMES.join(", ")
+                    ROLE_NAMES.join(", "),
+                    TOP_KEYS.join(", ")
                 ));
             };
             let DeValue::Table(table) = value.get_ref() else {
@@ -263,7 +349,13 @@ impl Theme {
                     at(key.span())
                 ));
             };
-            *style = parse_role(role, table, &at)?;
+            let (parsed, no_color) = parse_role(role, table, &at)?;
+            if let Some(style) = theme.role_mut(role) {
+                *style = parsed;
+            }
+            if let Some(slot) = theme.no_color_modifiers.get_mut(index) {
+                *slot = no_color;
+            }
             seen.insert(role.to_string());
         }
 
@@ -283,14 +375,16 @@ impl Theme {
         Ok(theme)
     }
 
-    /// The theme for `NO_COLOR`: every `fg`/`bg` (and underline colour) dropped, modifiers kept.
+    /// The theme for `NO_COLOR`: every `fg`/`bg` (and underline colour) dropped, modifiers kept, and
+    /// each role's `no_color_modifiers` added (they stand in for the colour that set the role apart).
     ///
     /// If two badges would then look the same, all ten badges switch to [`MONOCHROME_BADGES`], so
     /// task states stay distinguishable whatever theme was loaded.
     pub fn without_color(mut self) -> Theme {
-        for role in ROLE_NAMES {
+        let extra = self.no_color_modifiers;
+        for (role, extra) in ROLE_NAMES.iter().zip(extra) {
             if let Some(style) = self.role_mut(role) {
-                *style = strip_color(*style);
+                *style = strip_color(*style).add_modifier(extra);
             }
         }
         let badges = self.badges_mut();
@@ -320,6 +414,10 @@ fn builtin_text(name: &str) -> Option<&'static str> {
         .map(|(_, text)| *text)
 }
 
+fn role_index(role: &str) -> Option<usize> {
+    ROLE_NAMES.iter().position(|r| *r == role)
+}
+
 fn line_of(text: &str, offset: usize) -> usize {
     let end = offset.min(text.len());
     text.as_bytes()[..end]
@@ -340,8 +438,9 @@ fn parse_role(
     role: &str,
     table: &DeTable<'_>,
     at: &dyn Fn(std::ops::Range<usize>) -> String,
-) -> Result<Style, String> {
+) -> Result<(Style, Modifier), String> {
     let mut style = Style::new();
+    let mut no_color = Modifier::empty();
     for (key, value) in table.iter() {
         let where_ = at(value.span());
         match key.get_ref().as_ref() {
@@ -359,10 +458,10 @@ fn parse_role(
                     style.bg(color)
                 };
             }
-            "modifiers" => {
+            k @ ("modifiers" | "no_color_modifiers") => {
                 let DeValue::Array(items) = value.get_ref() else {
                     return Err(format!(
-                        "{where_}: role '{role}': modifiers must be a list like [\"bold\"]"
+                        "{where_}: role '{role}': {k} must be a list like [\"bold\"]"
                     ));
                 };
                 for item in items.iter() {
@@ -382,7 +481,11 @@ fn parse_role(
                                     .join(", ")
                             )
                         })?;
-                    style = style.add_modifier(m);
+                    if k == "modifiers" {
+                        style = style.add_modifier(m);
+                    } else {
+                        no_color |= m;
+                    }
                 }
             }
             other => {
@@ -393,7 +496,7 @@ fn parse_role(
             }
         }
     }
-    Ok(style)
+    Ok((style, no_color))
 }
 
 fn show_value(v: &Spanned<DeValue<'_>>) -> String {
@@ -455,3 +558,7 @@ pub fn parse_color(s: &str) -> Result<Color, String> {
 #[cfg(test)]
 #[path = "theme_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "theme_contrast_tests.rs"]
+mod contrast_tests;

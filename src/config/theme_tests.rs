@@ -21,7 +21,7 @@ fn every_builtin_parses_and_sets_every_role() {
         }
         assert!(!theme.no_color);
     }
-    assert_eq!(ROLE_NAMES.len(), 30);
+    assert_eq!(ROLE_NAMES.len(), 41);
     assert_eq!(BADGE_ROLES.len(), BADGE_COUNT);
 }
 
@@ -65,9 +65,11 @@ fn without_color_drops_colours_and_keeps_modifiers() {
             assert_eq!(after.fg, None, "{role}");
             assert_eq!(after.bg, None, "{role}");
             assert_eq!(after.underline_color, None, "{role}");
-            // Built-in badges are already distinct, so nothing is replaced.
+            // Built-in badges are already distinct, so nothing is replaced: the role's own modifiers
+            // stay, with its `no_color_modifiers` added.
             assert_eq!(
-                after.add_modifier, before.add_modifier,
+                after.add_modifier,
+                before.add_modifier | theme.no_color_modifiers[role_index(role).unwrap()],
                 "{}: {role}",
                 theme.name
             );
@@ -76,6 +78,99 @@ fn without_color_drops_colours_and_keeps_modifiers() {
         assert!(mono.selection.add_modifier.contains(Modifier::REVERSED));
         assert!(mono.flag.add_modifier.contains(Modifier::REVERSED));
     }
+}
+
+/// Dim is the look of secondary text and of the waiting badges under NO_COLOR; in colour it is never used,
+/// because dim text is unreadable (see the contrast tests), so these roles keep it through
+/// `no_color_modifiers`.
+#[test]
+fn secondary_roles_are_dim_under_no_color_and_never_in_colour() {
+    for theme in all_builtins() {
+        for role in ROLE_NAMES {
+            let style = theme.role(role).unwrap();
+            assert!(
+                !style.add_modifier.contains(Modifier::DIM),
+                "{}: {role} is dim in colour",
+                theme.name
+            );
+        }
+    }
+    for name in ["dark", "light"] {
+        let mono = Theme::builtin(name).unwrap().without_color();
+        for role in [
+            "dim",
+            "remote_label",
+            "submitted",
+            "connecting",
+            "disconnected",
+        ] {
+            assert!(
+                mono.role(role)
+                    .unwrap()
+                    .add_modifier
+                    .contains(Modifier::DIM),
+                "{name}: {role} is not dim under NO_COLOR"
+            );
+        }
+        // The italic of remote labels and the underline of the lost link stay too.
+        assert!(mono.remote_label.add_modifier.contains(Modifier::ITALIC));
+        assert!(
+            mono.disconnected
+                .add_modifier
+                .contains(Modifier::UNDERLINED)
+        );
+    }
+}
+
+#[test]
+fn no_color_modifiers_apply_only_without_colour_and_are_inherited() {
+    let text = "extends = \"dark\"\n[accent]\nfg = \"red\"\nno_color_modifiers = [\"bold\", \"underlined\"]\n";
+    let theme = Theme::from_toml("t", text).unwrap();
+    assert_eq!(theme.accent, Style::new().fg(Color::Red));
+    assert_eq!(
+        theme.clone().without_color().accent,
+        Style::new().add_modifier(Modifier::BOLD | Modifier::UNDERLINED)
+    );
+    // Inherited from the base with the role...
+    assert!(
+        theme
+            .clone()
+            .without_color()
+            .submitted
+            .add_modifier
+            .contains(Modifier::DIM)
+    );
+    // ...and replaced with it: a role table given anew sets both.
+    let theme = Theme::from_toml("t", "extends = \"dark\"\n[submitted]\nfg = \"blue\"\n").unwrap();
+    assert_eq!(theme.without_color().submitted, Style::new());
+    let e = err("extends = \"dark\"\n[dim]\nno_color_modifiers = [\"hidden\"]\n");
+    assert!(
+        e.contains("line 3") && e.contains("role 'dim'") && e.contains("'hidden'"),
+        "{e}"
+    );
+}
+
+#[test]
+fn background_is_read_inherited_and_checked() {
+    assert_eq!(Theme::builtin("dark").unwrap().background, Background::Dark);
+    assert_eq!(
+        Theme::builtin("light").unwrap().background,
+        Background::Light
+    );
+    assert_eq!(
+        Theme::builtin("high-contrast").unwrap().background,
+        Background::Dark
+    );
+    // A user theme on the light one is for a light terminal too (its code is highlighted for white).
+    let mine = Theme::from_toml("solarized-ish", "extends = \"light\"\n").unwrap();
+    assert_eq!(mine.background, Background::Light);
+    let mine = Theme::from_toml("t", "extends = \"light\"\nbackground = \"dark\"\n").unwrap();
+    assert_eq!(mine.background, Background::Dark);
+    let e = err("extends = \"dark\"\n\nbackground = \"grey\"\n");
+    assert!(
+        e.contains("line 3") && e.contains("\"dark\" or \"light\""),
+        "{e}"
+    );
 }
 
 #[test]

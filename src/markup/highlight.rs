@@ -11,6 +11,10 @@
 //! as plain (unstyled) lines. syntect's regex engine is backtracking and its cost grows with line
 //! length; a minified JSON blob or base64 dump gains nothing from colour and could otherwise keep
 //! the worker busy for seconds.
+//!
+//! Colours: the scheme follows the console theme's `background` (`"dark"` → base16-ocean.dark,
+//! `"light"` → InspiredGitHub), and every colour of it is lifted to 4.5:1 against black or white, the
+//! floor the console's own theme roles are held to.
 
 use std::collections::{HashMap, VecDeque};
 use std::hash::{DefaultHasher, Hash, Hasher};
@@ -24,6 +28,8 @@ use syntect::highlighting::{FontStyle, Theme, ThemeSet};
 use syntect::parsing::{SyntaxReference, SyntaxSet};
 use syntect::util::LinesWithEndings;
 use tokio::sync::mpsc::UnboundedSender;
+
+use crate::config::contrast;
 
 /// Largest block that is highlighted; bigger ones are returned as plain lines.
 pub const MAX_HIGHLIGHT_BYTES: usize = 512 * 1024;
@@ -64,8 +70,8 @@ struct Job {
 
 impl Highlighter {
     /// Starts the worker. The syntax and theme sets (tens of milliseconds to load) are loaded on
-    /// the worker, not here. `theme` is `"dark"`, `"light"` or the name of a syntect built-in
-    /// theme; anything else falls back to dark.
+    /// the worker, not here. `theme` is `"dark"`, `"light"` (the console theme's `background`) or the
+    /// name of a syntect built-in theme; anything else falls back to dark.
     pub fn spawn(done: UnboundedSender<HighlightDone>, theme: &str) -> Highlighter {
         let (tx, rx) = mpsc::channel();
         let theme = theme.to_string();
@@ -113,8 +119,39 @@ fn assets() -> &'static Assets {
     static ASSETS: OnceLock<Assets> = OnceLock::new();
     ASSETS.get_or_init(|| Assets {
         syntaxes: SyntaxSet::load_defaults_newlines(),
-        themes: ThemeSet::load_defaults(),
+        themes: readable(ThemeSet::load_defaults()),
     })
+}
+
+/// The colour schemes with every text colour lifted to the console's contrast floor (WCAG AA, 4.5:1) against
+/// the terminal background each is meant for: black for a dark scheme, white for a light one. The schemes
+/// were made for their own, slightly different, backgrounds, and some colours fall short on ours:
+/// InspiredGitHub's comments are about 3:1 on white, base16-ocean's 4.3:1 on black.
+fn readable(mut set: ThemeSet) -> ThemeSet {
+    for theme in set.themes.values_mut() {
+        let light = theme
+            .settings
+            .background
+            .is_some_and(|c| contrast::luminance([c.r, c.g, c.b]) > 0.5);
+        let bg = if light {
+            contrast::WHITE
+        } else {
+            contrast::BLACK
+        };
+        let lift = |c: &mut syntect::highlighting::Color| {
+            let [r, g, b] = contrast::lift([c.r, c.g, c.b], bg, contrast::MIN_TEXT_CONTRAST);
+            (c.r, c.g, c.b) = (r, g, b);
+        };
+        if let Some(c) = theme.settings.foreground.as_mut() {
+            lift(c);
+        }
+        for item in &mut theme.scopes {
+            if let Some(c) = item.style.foreground.as_mut() {
+                lift(c);
+            }
+        }
+    }
+    set
 }
 
 fn theme<'a>(assets: &'a Assets, name: &str) -> Option<&'a Theme> {

@@ -40,6 +40,48 @@ fn rust_and_json_get_several_styles_and_keep_their_text() {
     }
 }
 
+/// Code is readable on the background its scheme is chosen for: every highlighted colour has 4.5:1 against
+/// white for the light console theme and against black for the dark ones, comments included.
+#[test]
+fn highlighted_code_reaches_wcag_aa_on_its_background() {
+    use crate::config::contrast::{BLACK, MIN_TEXT_CONTRAST, WHITE, contrast};
+    let samples = [
+        ("rust", RUST),
+        ("json", JSON),
+        (
+            "python",
+            "# comment\ndef f(x: int) -> str:\n    return f\"{x}\" if x else None  # more\n",
+        ),
+        (
+            "bash",
+            "#!/bin/sh\n# c\nfor f in *; do echo \"$f\" > /dev/null; done\n",
+        ),
+        ("html", "<!-- c --><a href=\"x\" class='y'>t &amp; u</a>"),
+        ("yaml", "# c\nkey: value\nlist: [1, true, ~]\n"),
+    ];
+    let mut failures = Vec::new();
+    for (theme, bg) in [("light", WHITE), ("dark", BLACK)] {
+        for (lang, code) in samples {
+            for sp in highlight_now(Some(lang), code, theme)
+                .iter()
+                .flat_map(|l| &l.spans)
+            {
+                let Some(Color::Rgb(r, g, b)) = sp.style.fg else {
+                    panic!("{theme} {lang}: {:?} has no colour", sp.content);
+                };
+                let ratio = contrast([r, g, b], bg);
+                if ratio < MIN_TEXT_CONTRAST {
+                    failures.push(format!(
+                        "{theme} {lang}: {:?} in #{r:02x}{g:02x}{b:02x} is {ratio:.2}:1",
+                        sp.content
+                    ));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 #[test]
 fn aliases_and_case_are_understood() {
     for lang in ["RS", "Rust", "rs"] {
@@ -85,7 +127,9 @@ fn unknown_language_and_oversized_blocks_are_plain() {
 
 #[test]
 fn line_counts_match_the_plain_fallback() {
-    let styles = crate::markup::styles::RenderStyles::default();
+    let styles = crate::markup::styles::render_styles(
+        &crate::config::theme::Theme::builtin("dark").unwrap(),
+    );
     for code in ["", "a", "a\n", "a\n\nb", "a\r\nb\r\n", "\n\n"] {
         assert_eq!(
             highlight_now(Some("rust"), code, "dark").len(),

@@ -5,7 +5,7 @@ use serde_json::json;
 use super::*;
 
 fn st() -> RenderStyles {
-    RenderStyles::default()
+    crate::markup::styles::render_styles(&crate::config::theme::Theme::builtin("dark").unwrap())
 }
 
 fn texts(v: &JsonView) -> Vec<String> {

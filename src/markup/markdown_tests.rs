@@ -3,7 +3,7 @@
 use super::*;
 
 fn st() -> RenderStyles {
-    RenderStyles::default()
+    crate::markup::styles::render_styles(&crate::config::theme::Theme::builtin("dark").unwrap())
 }
 
 fn text(line: &Line<'_>) -> String {

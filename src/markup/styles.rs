@@ -1,6 +1,6 @@
 //! The styles markdown, JSON and plain code are drawn with, and how the theme derives them.
 
-use ratatui::style::{Color, Modifier, Style};
+use ratatui::style::{Modifier, Style};
 
 use crate::config::theme::Theme;
 
@@ -24,59 +24,92 @@ pub struct RenderStyles {
     pub fold_marker: Style,
 }
 
-impl Default for RenderStyles {
-    /// Named ANSI colours rather than RGB, so the fallback follows the user's terminal palette and
-    /// stays readable on a dark background even without true colour.
-    fn default() -> Self {
-        let fg = |c| Style::default().fg(c);
-        Self {
-            text: Style::default(),
-            heading: fg(Color::LightCyan).add_modifier(Modifier::BOLD),
-            emphasis: Style::default().add_modifier(Modifier::ITALIC),
-            strong: Style::default().add_modifier(Modifier::BOLD),
-            code_inline: fg(Color::LightYellow),
-            code_block: fg(Color::Gray),
-            list_marker: fg(Color::LightBlue),
-            quote: fg(Color::Gray).add_modifier(Modifier::ITALIC),
-            link: fg(Color::LightBlue),
-            json_key: fg(Color::LightCyan),
-            json_string: fg(Color::LightGreen),
-            json_number: fg(Color::LightMagenta),
-            json_bool_null: fg(Color::Yellow),
-            json_punct: fg(Color::Gray),
-            fold_marker: fg(Color::Magenta).add_modifier(Modifier::ITALIC),
-        }
+/// Styles for laid-out remote text (markdown, code, JSON). Text, headings, emphasis and strong text are the
+/// theme's remote style plus a modifier, so rendered artifacts still read as the agent's words; code, lists,
+/// quotes, links and the JSON tokens have roles of their own in the theme.
+pub fn render_styles(theme: &Theme) -> RenderStyles {
+    if theme.no_color {
+        // Monochrome: everything italic like remote text, structure told by modifiers alone.
+        let plain = Style::default().add_modifier(Modifier::ITALIC);
+        return RenderStyles {
+            text: plain,
+            heading: plain.add_modifier(Modifier::BOLD),
+            emphasis: plain,
+            strong: plain.add_modifier(Modifier::BOLD),
+            code_inline: plain,
+            code_block: plain,
+            list_marker: plain,
+            quote: plain,
+            link: plain.add_modifier(Modifier::UNDERLINED),
+            json_key: plain.add_modifier(Modifier::BOLD),
+            json_string: plain,
+            json_number: plain,
+            json_bool_null: plain,
+            json_punct: plain,
+            fold_marker: plain.add_modifier(Modifier::REVERSED),
+        };
+    }
+    let base = theme.remote_text;
+    RenderStyles {
+        text: base,
+        heading: base.add_modifier(Modifier::BOLD),
+        emphasis: base.add_modifier(Modifier::ITALIC),
+        strong: base.add_modifier(Modifier::BOLD),
+        code_inline: theme.code_inline,
+        code_block: theme.code_block,
+        list_marker: theme.list_marker,
+        quote: theme.quote,
+        link: theme.link,
+        json_key: theme.json_key,
+        json_string: theme.json_string,
+        json_number: theme.json_number,
+        json_bool_null: theme.json_bool_null,
+        json_punct: theme.json_punct,
+        fold_marker: theme.fold_marker,
     }
 }
 
-/// Styles for laid-out remote text (markdown, code, JSON), derived from the theme's remote style so that
-/// rendered artifacts still read as the agent's words.
-pub fn render_styles(theme: &Theme) -> RenderStyles {
-    use ratatui::style::Modifier;
-    let base = theme.remote_text;
-    let mut s = RenderStyles::default();
-    if theme.no_color {
-        let plain = Style::default().add_modifier(Modifier::ITALIC);
-        s.text = plain;
-        s.heading = plain.add_modifier(Modifier::BOLD);
-        s.emphasis = plain;
-        s.strong = plain.add_modifier(Modifier::BOLD);
-        s.code_inline = plain;
-        s.code_block = plain;
-        s.list_marker = plain;
-        s.quote = plain;
-        s.link = plain.add_modifier(Modifier::UNDERLINED);
-        s.json_key = plain.add_modifier(Modifier::BOLD);
-        s.json_string = plain;
-        s.json_number = plain;
-        s.json_bool_null = plain;
-        s.json_punct = plain;
-        s.fold_marker = plain.add_modifier(Modifier::REVERSED);
-        return s;
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every colour the markup draws is the theme's: a theme that restyles a markup role restyles the view.
+    #[test]
+    fn markup_colours_come_from_the_theme() {
+        for name in Theme::builtin_names() {
+            let theme = Theme::builtin(name).unwrap();
+            let s = render_styles(&theme);
+            assert_eq!(s.text, theme.remote_text, "{name}");
+            assert_eq!(s.code_inline, theme.code_inline, "{name}");
+            assert_eq!(s.json_key, theme.json_key, "{name}");
+            assert_eq!(s.fold_marker, theme.fold_marker, "{name}");
+        }
+        let mine = Theme::from_toml(
+            "mine",
+            "extends = \"light\"\n[json_string]\nfg = \"#123456\"\n[link]\nfg = \"indexed:17\"\nmodifiers = [\"underlined\"]\n",
+        )
+        .unwrap();
+        let s = render_styles(&mine);
+        assert_eq!(
+            s.json_string,
+            Style::new().fg(ratatui::style::Color::Rgb(0x12, 0x34, 0x56))
+        );
+        assert_eq!(
+            s.link,
+            Style::new()
+                .fg(ratatui::style::Color::Indexed(17))
+                .add_modifier(Modifier::UNDERLINED)
+        );
+        // Under NO_COLOR no markup role has a colour.
+        let mono = render_styles(&Theme::builtin("dark").unwrap().without_color());
+        for st in [
+            mono.text,
+            mono.code_inline,
+            mono.json_key,
+            mono.link,
+            mono.fold_marker,
+        ] {
+            assert_eq!((st.fg, st.bg), (None, None));
+        }
     }
-    s.text = base;
-    s.heading = base.add_modifier(Modifier::BOLD);
-    s.emphasis = base.add_modifier(Modifier::ITALIC);
-    s.strong = base.add_modifier(Modifier::BOLD);
-    s
 }

@@ -225,11 +225,8 @@ pub async fn run(global: Overrides, demo: bool) -> Result<Ended, String> {
     };
     let mouse = config.ui.mouse.unwrap_or(true);
     app.bell = config.ui.bell.unwrap_or(false);
-    let syntax = if app.theme.name.contains("light") {
-        "light"
-    } else {
-        "dark"
-    };
+    // Code is highlighted for the background the theme is made for (a user theme `extends = "light"` too).
+    let syntax = app.theme.background.name();
     let (mut runtime, rx) = Runtime::new(app.config_path.clone(), syntax)?;
     runtime.bell_enabled = app.bell;
     // The real terminal: a `y` may write an OSC 52 to it.

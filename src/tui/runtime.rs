@@ -123,7 +123,7 @@ impl Runtime {
         self.demo.lock().ok().and_then(|mut d| d.take())
     }
 
-    /// `syntax_theme` is "dark" or "light", for code highlighting.
+    /// `syntax_theme` is "dark" or "light" (the console theme's background), for code highlighting.
     pub fn new(
         config_path: Option<std::path::PathBuf>,
         syntax_theme: &str,

@@ -206,7 +206,7 @@ pub fn draw_split(f: &mut Frame, app: &App, area: Rect) {
     if ids.is_empty() {
         let block = Block::default()
             .borders(Borders::ALL)
-            .title(" Split view ")
+            .title(Span::styled(" Split view ", app.theme.title))
             .border_style(app.theme.border);
         f.render_widget(
             Paragraph::new("No tasks yet: n starts one.")

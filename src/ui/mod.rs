@@ -76,6 +76,13 @@ pub fn draw(f: &mut Frame, app: &App) {
     overlay::draw(f, app, size);
 }
 
+/// A text input drawn in the theme's styles: its placeholder as secondary text and a selection as a selected
+/// row, instead of the widget's own grey and light blue (colours no theme chose, shown even under NO_COLOR).
+pub(crate) fn theme_input(input: &mut ratatui_textarea::TextArea<'_>, theme: &Theme) {
+    input.set_placeholder_style(theme.dim);
+    input.set_selection_style(theme.selection);
+}
+
 /// The theme style of a badge.
 pub fn badge_style(theme: &Theme, b: Badge) -> Style {
     match b {

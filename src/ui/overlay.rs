@@ -439,6 +439,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
                 .max(70);
             let r = centered(area, want, 3);
             let mut input = (**input).clone();
+            super::theme_input(&mut input, &app.theme);
             input.set_block(boxed(app, &title));
             f.render_widget(Clear, r);
             f.render_widget(&input, r);

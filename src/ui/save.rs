@@ -171,6 +171,7 @@ pub fn target(f: &mut Frame, app: &App, s: &SaveTarget, area: Rect) {
         .split(body);
     f.render_widget(Paragraph::new(top), parts[0]);
     let mut input = (*s.input).clone();
+    super::theme_input(&mut input, t);
     input.set_block(
         Block::default()
             .borders(Borders::ALL)

@@ -543,6 +543,7 @@ pub fn draw(f: &mut Frame, app: &App, t: &TaskTab, area: Rect) {
     f.render_widget(Paragraph::new(w.rows).block(block), body);
 
     let mut compose = t.compose.clone();
+    super::theme_input(&mut compose, theme);
     // An authorization request never opens over the box while the user types: the box's title says it waits.
     let hint = if t.auth_unreviewed {
         " · ⚠ authorization waits: Esc, then its dialog opens"

@@ -182,6 +182,8 @@ fn dispatch(app: &mut App, msg: Msg) -> Vec<Effect> {
             }
             vec![]
         }
+        // Syntax colours are no theme's colours: under NO_COLOR the block keeps its monochrome plain lines.
+        Msg::Highlighted(_) if app.theme.no_color => vec![],
         Msg::Highlighted(done) => {
             for t in app.tabs.iter_mut() {
                 for a in t.artifacts.iter_mut() {

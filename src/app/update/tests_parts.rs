@@ -287,3 +287,58 @@ fn text_without_a_media_type_is_markdown_and_plain_text_is_shown_as_it_is() {
     assert!(lines.contains(&"# not a heading".to_string()), "{lines:?}");
     assert!(!lines.iter().any(|l| l.contains("**")), "{lines:?}");
 }
+
+/// The highlighted lines of the `code` tab's python block, as the worker would send them, applied with `update`;
+/// returns every span style of the block afterwards.
+fn highlight_code_block(no_color: bool) -> Vec<ratatui::style::Style> {
+    let mut app = app();
+    if no_color {
+        app.theme = app.theme.clone().without_color();
+    }
+    let id = app.new_tab(app.agents[0].id);
+    stream(
+        &mut app,
+        id,
+        crate::testing::status("t1", "ctx", TaskState::Working, None),
+    );
+    stream(&mut app, id, artifact("code", code_parts(), None));
+    let fx = stream(
+        &mut app,
+        id,
+        crate::testing::status("t1", "ctx", TaskState::Completed, None),
+    );
+    let Some((key, lang, code)) = fx.into_iter().find_map(|e| match e {
+        Effect::Highlight { key, lang, code } => Some((key, lang, code)),
+        _ => None,
+    }) else {
+        panic!("no code block was sent to the highlighter");
+    };
+    let lines = crate::markup::highlight::highlight_now(lang.as_deref(), &code, "dark");
+    update(
+        &mut app,
+        Msg::Highlighted(crate::markup::highlight::HighlightDone { key, lines }),
+    );
+    let a = &app.tab(id).unwrap().artifacts[0];
+    a.rendered
+        .iter()
+        .flatten()
+        .filter(|b| b.key == Some(key))
+        .flat_map(|b| b.lines.iter().flat_map(|l| l.spans.iter().map(|s| s.style)))
+        .collect()
+}
+
+/// Under NO_COLOR the code block keeps its monochrome look: the highlighter's colours are not the theme's.
+#[test]
+fn highlighted_code_is_coloured_only_when_the_theme_has_colour() {
+    let coloured = highlight_code_block(false);
+    assert!(
+        coloured.iter().any(|s| s.fg.is_some()),
+        "with colour, the highlight is shown"
+    );
+    let mono = highlight_code_block(true);
+    assert!(!mono.is_empty());
+    assert!(
+        mono.iter().all(|s| s.fg.is_none() && s.bg.is_none()),
+        "{mono:?}"
+    );
+}

@@ -8,9 +8,10 @@ use ratatui::text::Line;
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 use super::ensure;
+use crate::config::theme::Theme;
 use crate::markup::json_view::{JsonView, MAX_INDENT_LEVELS};
 use crate::markup::markdown::{self, Block, MAX_LANG_CHARS, RULE_WIDTH};
-use crate::markup::styles::RenderStyles;
+use crate::markup::styles::render_styles;
 use crate::trust::flags::FlagKind;
 use crate::trust::sanitize::{
     Findings, MAX_COMBINING, sanitize_bytes, sanitize_line, sanitize_text,
@@ -179,7 +180,7 @@ fn check_drawn(line: &str) -> Result<(), String> {
 /// `markup::markdown::parse` (and the plain code view) over sanitised text, as the app calls it.
 pub fn markdown(input: &[u8]) -> Result<(), String> {
     let (text, _) = sanitize_bytes(input);
-    let styles = RenderStyles::default();
+    let styles = render_styles(&Theme::builtin("dark")?);
     let blocks = markdown::parse(&text, &styles);
     // Non-fence source lines map one to one, in order, onto the rendered lines.
     let widest = text.lines().map(UnicodeWidthStr::width).max().unwrap_or(0);
@@ -223,7 +224,7 @@ pub fn json_view(input: &[u8]) -> Result<(), String> {
     let Ok(value) = serde_json::from_slice::<serde_json::Value>(input) else {
         return Ok(());
     };
-    let styles = RenderStyles::default();
+    let styles = render_styles(&Theme::builtin("dark")?);
     let mut view = JsonView::new(value.clone());
     let check_lines = |view: &JsonView| -> Result<Vec<String>, String> {
         let lines: Vec<String> = view.lines(&styles).iter().map(line_text).collect();
