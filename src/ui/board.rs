@@ -6,11 +6,20 @@ use ratatui::layout::{Constraint, Direction, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 
+use unicode_width::UnicodeWidthStr;
+
 use super::badge_style;
 use crate::app::board;
 use crate::app::layout;
+use crate::app::names;
 use crate::app::state::{App, Focus};
 use crate::config::keymap::Action;
+
+/// The agent column's usual width, and the most it grows to when names would read the same in it.
+const AGENT_COLUMN: usize = 18;
+const AGENT_COLUMN_MAX: usize = 32;
+/// A row's columns up to the time in state, but for the agent's: the marks, task, context, state, time.
+const COLUMNS_BESIDE_AGENT: usize = 4 + 1 + 10 + 1 + 10 + 1 + 16 + 1 + 6;
 
 fn since(t: chrono::DateTime<chrono::Utc>) -> String {
     let s = (chrono::Utc::now() - t).num_seconds().max(0);
@@ -57,9 +66,21 @@ pub fn draw_board(f: &mut Frame, app: &App, area: Rect) {
         } else {
             t.border
         });
+    // The agent column: 18 wide, wider when agents' names share their first words and would otherwise only
+    // differ in what is cut off; up to 32, and never so wide that the time in state leaves the screen (a name
+    // cut shorter than it is keeps its distinguishing words: `names::shorten`).
+    let mut names: Vec<&str> = rows
+        .iter()
+        .filter_map(|id| app.tab(*id))
+        .map(|tab| tab.agent_name.as_str())
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    let room = (area.width as usize).saturating_sub(2 + COLUMNS_BESIDE_AGENT);
+    let agent_w = names::column_width(&names, AGENT_COLUMN, AGENT_COLUMN_MAX.min(room));
     let mut lines = vec![Line::styled(
         format!(
-            "    {:<18} {:<10} {:<10} {:<16} {:>6} {:>8} {:>4}  last message",
+            "    {:<agent_w$} {:<10} {:<10} {:<16} {:>6} {:>8} {:>4}  last message",
             "agent", "task", "context", "state", "in st.", "updated", "⚠"
         ),
         t.dim,
@@ -91,7 +112,8 @@ pub fn draw_board(f: &mut Frame, app: &App, area: Rect) {
             .chars()
             .take(60)
             .collect();
-        let name: String = tab.agent_name.chars().take(18).collect();
+        let name = names::shorten(&tab.agent_name, &names, agent_w);
+        let pad = agent_w.saturating_sub(name.width());
         // A look-alike name: its origin after the row's name column, in the flag style.
         let lookalike = app
             .lookalike_origin(tab.agent)
@@ -106,7 +128,7 @@ pub fn draw_board(f: &mut Frame, app: &App, area: Rect) {
         lines.push(Line::from(vec![
             Span::styled(if sel { "▶ " } else { "  " }, t.accent),
             Span::styled(mark, t.accent),
-            Span::styled(format!("{name:<18} "), row_style),
+            Span::styled(format!("{name}{} ", " ".repeat(pad)), row_style),
             Span::styled(lookalike, t.flag),
             Span::styled(
                 format!(

@@ -11,6 +11,7 @@ mod origin_consent;
 mod overlay;
 mod pending;
 mod remote;
+mod rename;
 mod save;
 mod sign_in;
 mod stored;
@@ -99,7 +100,16 @@ fn dispatch(app: &mut App, msg: Msg) -> Vec<Effect> {
             vec![]
         }
         Msg::Input(_) => vec![],
-        Msg::AgentLoaded { agent, result } => remote::agent_loaded(app, agent, result),
+        Msg::AgentLoaded { agent, result } => {
+            let fx = remote::agent_loaded(app, agent, result);
+            rename::offer_card_name(app, agent);
+            fx
+        }
+        Msg::AgentRenamed {
+            agent,
+            label,
+            result,
+        } => rename::saved(app, agent, label, result),
         Msg::Stream {
             tab,
             generation,
@@ -260,6 +270,8 @@ mod tests;
 mod tests_card_only;
 #[cfg(test)]
 mod tests_gate;
+#[cfg(test)]
+mod tests_names;
 #[cfg(test)]
 mod tests_nav;
 #[cfg(test)]
