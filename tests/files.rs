@@ -36,7 +36,7 @@ fn a_0640_config_stays_0640_after_adding_and_after_removing_an_agent() {
     std::fs::write(&p, CONFIG).unwrap();
     chmod(&p, 0o640);
 
-    add_agent(&p, "http://127.0.0.1:2").unwrap();
+    add_agent(&p, "http://127.0.0.1:2", None).unwrap();
     assert_eq!(mode(&p), 0o640, "after adding an agent");
     assert!(std::fs::read_to_string(&p).unwrap().contains("127.0.0.1:2"));
 
@@ -56,7 +56,7 @@ fn a_0600_config_stays_0600_and_is_never_world_readable() {
     let p = dir.path().join("config.toml");
     std::fs::write(&p, CONFIG).unwrap();
     chmod(&p, 0o600);
-    add_agent(&p, "http://127.0.0.1:2").unwrap();
+    add_agent(&p, "http://127.0.0.1:2", None).unwrap();
     assert_eq!(mode(&p), 0o600);
 }
 
@@ -74,7 +74,7 @@ fn a_symlinked_config_stays_a_symlink_and_its_target_gets_the_change() {
     let link = conf.join("config.toml");
     std::os::unix::fs::symlink("../../dotfiles/a2a.toml", &link).unwrap();
 
-    add_agent(&link, "http://127.0.0.1:2").unwrap();
+    add_agent(&link, "http://127.0.0.1:2", None).unwrap();
     assert!(
         std::fs::symlink_metadata(&link)
             .unwrap()
@@ -113,7 +113,7 @@ fn a_symlinked_config_stays_a_symlink_and_its_target_gets_the_change() {
 fn a_config_the_console_creates_is_0600_in_a_0700_directory() {
     let root = tempfile::tempdir().unwrap();
     let p = root.path().join("config/a2a-console/config.toml");
-    add_agent(&p, "http://127.0.0.1:3").unwrap();
+    add_agent(&p, "http://127.0.0.1:3", None).unwrap();
     assert_eq!(mode(&p), 0o600);
     assert_eq!(mode(p.parent().unwrap()), 0o700);
     assert_eq!(mode(&root.path().join("config")), 0o700);
@@ -132,7 +132,7 @@ fn the_config_keeps_its_owner_and_group_where_the_system_allows_it() {
         return;
     }
     std::os::unix::fs::chown(&p, Some(4242), Some(4343)).unwrap();
-    add_agent(&p, "http://127.0.0.1:2").unwrap();
+    add_agent(&p, "http://127.0.0.1:2", None).unwrap();
     let m = std::fs::metadata(&p).unwrap();
     assert_eq!((m.uid(), m.gid()), (4242, 4343));
 }

@@ -8,7 +8,7 @@ use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 use crate::app::scroll::{Extent, viewer_area};
 use crate::app::state::App;
-use crate::config::keymap::Context;
+use crate::config::keymap::{Action, Context};
 
 /// The narrowest the description column gets before the action's name moves into it.
 const MIN_DESCRIPTION: usize = 30;
@@ -136,6 +136,18 @@ pub fn page(app: &App, width: usize) -> HelpPage {
         (
             "Mouse: click an agent or a tab, click into the compose box to write, scroll any pane with the wheel."
                 .to_string(),
+            Note::Plain,
+        ),
+        (
+            format!(
+                "Agent names: {} renames the selected agent (saved in the config file); a name too long for \
+                 its place is cut in the middle, keeping the words that tell it from the others.",
+                app.keymap
+                    .keys_for(Action::RenameAgent)
+                    .first()
+                    .cloned()
+                    .unwrap_or_else(|| Action::RenameAgent.name().to_string())
+            ),
             Note::Plain,
         ),
         (

@@ -56,6 +56,9 @@ pub fn tab_split(main: Rect, compose_lines: usize) -> (Rect, Rect) {
     (rows[0], rows[1])
 }
 
+/// The columns an agent's name gets in a tab title.
+const TAB_NAME_WIDTH: usize = 14;
+
 /// The tab bar's items: the agent's card and skills pages, then one per conversation.
 /// The first cell of a tab's title: `▶` on the one on screen. Its style is reversed, but so is a tab that waits
 /// for the user: under NO_COLOR only this mark tells them apart (the width is the same either way).
@@ -77,6 +80,10 @@ pub fn tab_items(app: &App) -> Vec<(View, String)> {
         page(View::Board, board.trim()),
         page(View::Split, "Split"),
     ];
+    // The agents' names as the tabs show them, each cut where it still tells it from the others.
+    let mut names: Vec<&str> = app.tabs.iter().map(|t| t.agent_name.as_str()).collect();
+    names.sort_unstable();
+    names.dedup();
     for (i, t) in app.tabs.iter().enumerate() {
         let id = t.short_task().map(|s| format!(" {s}")).unwrap_or_default();
         let rounds = if t.input_rounds > 1 {
@@ -85,7 +92,7 @@ pub fn tab_items(app: &App) -> Vec<(View, String)> {
             String::new()
         };
         let alert = if t.attention { " •" } else { "" };
-        let mut name: String = t.agent_name.chars().take(14).collect();
+        let mut name = crate::app::names::shorten(&t.agent_name, &names, TAB_NAME_WIDTH);
         // A look-alike name carries its origin in the title, so two such tabs never read the same.
         if let Some(origin) = app.lookalike_origin(t.agent) {
             name = format!("{name} ≈{origin}");

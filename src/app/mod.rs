@@ -1,5 +1,6 @@
 //! The console's state machine: state, messages in, effects out, and `update`. No network, no terminal.
 
+pub mod agent_key;
 pub mod attach;
 pub mod board;
 pub mod draft;
@@ -10,6 +11,7 @@ pub mod kept;
 pub mod layout;
 pub mod lookalike;
 pub mod msg;
+pub mod names;
 pub mod parts;
 pub mod save;
 pub mod scroll;

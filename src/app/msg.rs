@@ -57,6 +57,13 @@ pub enum Msg {
     DemoStarted(Result<DemoListening, String>),
     /// The config file was (or could not be) updated.
     ConfigSaved(Result<String, String>),
+    /// An agent's new name is in the config file (or could not be written there): `label` is the name that
+    /// was saved, so the agent's stored tabs move to the key the next start will compute.
+    AgentRenamed {
+        agent: AgentId,
+        label: String,
+        result: Result<String, String>,
+    },
     /// A transcript was (or could not be) exported.
     Saved(Result<String, String>),
     /// An artifact's part was written to `path`, or not (see [`SaveResult`]).
@@ -235,8 +242,16 @@ pub enum Effect {
         agent: AgentId,
         task_id: String,
     },
-    /// Append an agent to the config file (comments kept).
-    AddAgentToConfig { url: String },
+    /// Append an agent to the config file (comments kept), with the short name the user gave it.
+    AddAgentToConfig { url: String, name: Option<String> },
+    /// Set (or, with `None`, remove) the `name` of an agent's entry in the config file, found by the agent's
+    /// current stable `key`; the runtime answers [`Msg::AgentRenamed`] with `label`, the new name in the app.
+    RenameAgentInConfig {
+        agent: AgentId,
+        key: String,
+        name: Option<String>,
+        label: String,
+    },
     /// Remove an agent from the config file.
     RemoveAgentFromConfig { url: String },
     /// Add a pinned key thumbprint to the agent's `[agents.trust]` in the config file (the agent's entry is

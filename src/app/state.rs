@@ -11,6 +11,8 @@ use crate::remote::card::FetchedCard;
 use crate::remote::client::Selected;
 use crate::trust::sanitize::{Provenance, Untrusted, sanitize_line};
 
+pub use super::agent_key::{agent_key, config_entry_with_key, unique_key};
+
 /// Is an agent reachable, and what do we know of it.
 #[derive(Debug)]
 pub enum Reachability {
@@ -134,23 +136,6 @@ impl AgentInfo {
 /// position in the list (which shifts when an agent is removed). What survives restarts is [`AgentEntry::key`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct AgentId(pub u64);
-
-/// The stable key of an agent entry, from the entry itself (name, URL, binding, protocol), so editing or
-/// removing *other* entries never changes it and two entries on one URL with different bindings stay apart.
-/// The demo agent listens on a new port each run: it is simply `demo`.
-pub fn agent_key(target: &AgentTarget, origin: AgentOrigin) -> String {
-    if origin == AgentOrigin::Demo {
-        return "demo".into();
-    }
-    let opt = |v: Option<String>| v.unwrap_or_default();
-    format!(
-        "{}|{}|{}|{}",
-        target.label,
-        target.url,
-        opt(target.prefs.binding.map(|b| format!("{b:?}"))),
-        opt(target.prefs.protocol.map(|p| format!("{p:?}")))
-    )
-}
 
 /// One configured (or added) agent.
 #[derive(Debug)]
@@ -324,6 +309,11 @@ pub enum PromptKind {
     BoardSearch,
     /// Search a tab's transcript (`/` in a tab).
     TranscriptSearch(TabId),
+    /// An agent's name: right after `a`'s URL (`adding`), or renaming it.
+    AgentName {
+        agent: AgentId,
+        adding: bool,
+    },
 }
 
 impl PromptKind {
@@ -348,6 +338,12 @@ impl PromptKind {
             }
             PromptKind::BoardSearch => {
                 "Search tasks — text in agent, task id, context or last message"
+            }
+            PromptKind::AgentName { adding: true, .. } => {
+                "Short name (optional) — Enter keeps it; empty or Esc: the card's name"
+            }
+            PromptKind::AgentName { adding: false, .. } => {
+                "Rename agent — saved to the config file; empty: the card's name"
             }
         }
     }
@@ -549,14 +545,9 @@ impl App {
     pub fn insert_agent(&mut self, at: usize, target: AgentTarget, origin: AgentOrigin) -> AgentId {
         let id = AgentId(self.next_agent);
         self.next_agent += 1;
-        let base = agent_key(&target, origin);
-        // Two identical entries: the second is `…#2` (stable as long as the duplicates stay duplicates).
-        let mut key = base.clone();
-        let mut n = 1;
-        while self.agents.iter().any(|a| a.key == key) {
-            n += 1;
-            key = format!("{base}#{n}");
-        }
+        let key = unique_key(&agent_key(&target, origin), |k| {
+            self.agents.iter().any(|a| a.key == k)
+        });
         self.agents.insert(
             at.min(self.agents.len()),
             AgentEntry {

@@ -1,4 +1,4 @@
-//! Adding and removing agents in the config file from inside the console, keeping the user's comments and
+//! Adding, renaming and removing agents in the config file from inside the console, keeping the user's comments and
 //! layout (`toml_edit`), and writing atomically so a crash never leaves half a file, with the file's mode,
 //! owner and symlink kept.
 
@@ -25,8 +25,9 @@ fn write(path: &Path, doc: &DocumentMut) -> Result<(), String> {
         .map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
-/// Append `[[agents]] url = …` unless an agent with that URL is already there.
-pub fn add_agent(path: &Path, url: &str) -> Result<(), String> {
+/// Append `[[agents]] url = …` (with `name = …` when the user gave the agent a short name) unless an agent with
+/// that URL is already there.
+pub fn add_agent(path: &Path, url: &str, name: Option<&str>) -> Result<(), String> {
     let mut doc = read(path)?;
     let agents = doc
         .entry("agents")
@@ -40,8 +41,53 @@ pub fn add_agent(path: &Path, url: &str) -> Result<(), String> {
         return Ok(());
     }
     let mut t = Table::new();
+    if let Some(name) = name {
+        t.insert("name", value(name));
+    }
     t.insert("url", value(url));
     agents.push(t);
+    write(path, &doc)
+}
+
+/// Give the agent entry `pick` chooses (an index into the file's agents, as the config reads them) the name
+/// `name`, or remove its name (`None`: the card's name is shown). The entry keeps its place, its other keys
+/// and the comment after the name. Fails, changing nothing, when `pick` finds no entry.
+pub fn rename_agent(
+    path: &Path,
+    pick: impl FnOnce(&[crate::config::AgentConfig]) -> Option<usize>,
+    name: Option<&str>,
+) -> Result<(), String> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
+    };
+    let config = crate::config::parse(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+    let not_there = || format!("the agent is not in {}", path.display());
+    let index = pick(&config.agents).ok_or_else(not_there)?;
+    let mut doc = text
+        .parse::<DocumentMut>()
+        .map_err(|e| format!("cannot edit {}: {e}", path.display()))?;
+    let entry = doc
+        .get_mut("agents")
+        .and_then(Item::as_array_of_tables_mut)
+        .and_then(|a| a.get_mut(index))
+        .ok_or_else(not_there)?;
+    match name {
+        Some(name) => match entry.get_mut("name").and_then(Item::as_value_mut) {
+            // The comment after the old name stays after the new one.
+            Some(old) => {
+                let decor = old.decor().clone();
+                *old = toml_edit::Value::from(name);
+                *old.decor_mut() = decor;
+            }
+            None => {
+                entry.insert("name", value(name));
+            }
+        },
+        None => {
+            entry.remove("name");
+        }
+    }
     write(path, &doc)
 }
 
@@ -137,8 +183,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("config.toml");
         std::fs::write(&p, "# my agents\ntimeout_secs = 5 # short\n\n[[agents]]\nname = \"a\" # first\nurl = \"http://127.0.0.1:1\"\n").unwrap();
-        add_agent(&p, "http://127.0.0.1:2").unwrap();
-        add_agent(&p, "http://127.0.0.1:2").unwrap();
+        add_agent(&p, "http://127.0.0.1:2", None).unwrap();
+        add_agent(&p, "http://127.0.0.1:2", None).unwrap();
         let text = std::fs::read_to_string(&p).unwrap();
         assert!(
             text.contains("# my agents") && text.contains("# first") && text.contains("# short"),
@@ -154,10 +200,57 @@ mod tests {
     }
 
     #[test]
+    fn an_agent_added_with_a_short_name_keeps_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("config.toml");
+        add_agent(&p, "http://127.0.0.1:4", Some("py 1.0")).unwrap();
+        let c = crate::config::parse(&std::fs::read_to_string(&p).unwrap()).unwrap();
+        assert_eq!(c.agents[0].name.as_deref(), Some("py 1.0"));
+        assert_eq!(c.agents[0].url, "http://127.0.0.1:4");
+    }
+
+    #[test]
+    fn rename_changes_only_the_picked_entry_and_keeps_comments() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("config.toml");
+        std::fs::write(
+            &p,
+            "# mine\n[[agents]]\nname = \"a\" # first\nurl = \"http://127.0.0.1:1\"\nbinding = \"GRPC\"\n\n\
+             [[agents]]\nname = \"a\"\nurl = \"http://127.0.0.1:1\"\n\n[[agents]]\nurl = \"http://127.0.0.1:2\"\n",
+        )
+        .unwrap();
+        // The second of the two entries named "a" (the one without a binding).
+        let pick =
+            |agents: &[crate::config::AgentConfig]| agents.iter().position(|a| a.binding.is_none());
+        rename_agent(&p, pick, Some("Python 1.0")).unwrap();
+        let text = std::fs::read_to_string(&p).unwrap();
+        assert!(
+            text.contains("# mine") && text.contains("# first"),
+            "{text}"
+        );
+        let c = crate::config::parse(&text).unwrap();
+        let names: Vec<_> = c.agents.iter().map(|a| a.name.as_deref()).collect();
+        assert_eq!(names, [Some("a"), Some("Python 1.0"), None]);
+        // The comment after a replaced name stays; a name can be given to an entry that had none, and taken away.
+        rename_agent(&p, |_| Some(0), Some("JS 1.0")).unwrap();
+        rename_agent(&p, |_| Some(2), Some("Python 0.3")).unwrap();
+        rename_agent(&p, |_| Some(1), None).unwrap();
+        let text = std::fs::read_to_string(&p).unwrap();
+        assert!(text.contains("name = \"JS 1.0\" # first"), "{text}");
+        let c = crate::config::parse(&text).unwrap();
+        let names: Vec<_> = c.agents.iter().map(|a| a.name.as_deref()).collect();
+        assert_eq!(names, [Some("JS 1.0"), None, Some("Python 0.3")]);
+        assert_eq!(c.agents[0].binding.as_deref(), Some("GRPC"));
+        // No entry: an error, and the file as it was.
+        assert!(rename_agent(&p, |_| None, Some("x")).is_err());
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), text);
+    }
+
+    #[test]
     fn missing_file_is_created() {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("sub/config.toml");
-        add_agent(&p, "http://127.0.0.1:3").unwrap();
+        add_agent(&p, "http://127.0.0.1:3", None).unwrap();
         let c = crate::config::parse(&std::fs::read_to_string(&p).unwrap()).unwrap();
         assert_eq!(c.agents[0].url, "http://127.0.0.1:3");
     }

@@ -294,9 +294,10 @@ actions! {
     // Agent list, card and skills
     Up => "up", AgentList, "Select the previous agent or skill", [key(KeyCode::Up), ch('k')];
     Down => "down", AgentList, "Select the next agent or skill", [key(KeyCode::Down), ch('j')];
-    AddAgent => "add_agent", AgentList, "Add an agent by URL", [ch('a')];
+    AddAgent => "add_agent", AgentList, "Add an agent by URL, then give it a short name (optional)", [ch('a')];
     AddDemo => "add_demo", AgentList, "Add the embedded demo agent (the console serves it on 127.0.0.1, as --demo does)", [ch('D')];
     RemoveAgent => "remove_agent", AgentList, "Remove the selected agent", [ch('d')];
+    RenameAgent => "rename_agent", AgentList, "Rename the selected agent (saved to the config file; empty: the card's name)", [ch('R')];
     RefreshCard => "refresh_card", AgentList, "Fetch the selected agent's card again", [ch('r')];
     SignIn => "sign_in", AgentList, "Sign in to the selected agent (the OAuth 2.0 code flow or OpenID Connect its [agents.auth] names); its later calls carry the token", [ch('o')];
     ShowCard => "show_card", AgentList, "Show the selected agent's card", [ch('i')];

@@ -86,6 +86,12 @@ pub enum Record {
     DeleteTab {
         tab: String,
     },
+    /// An agent was renamed: its tabs (open or closed) are filed under its new key, with its new name.
+    AgentKey {
+        from: String,
+        to: String,
+        name: String,
+    },
 }
 
 impl Record {
@@ -99,7 +105,7 @@ impl Record {
             | Record::TaskAdopted { tab, .. }
             | Record::Draft { tab, .. }
             | Record::DeleteTab { tab } => Some(tab),
-            Record::Card { .. } | Record::Audit(_) => None,
+            Record::Card { .. } | Record::Audit(_) | Record::AgentKey { .. } => None,
         }
     }
 }

@@ -370,6 +370,13 @@ impl Store {
             Record::DeleteTab { tab } => {
                 self.delete_tab_in(tx, tab)?;
             }
+            Record::AgentKey { from, to, name } => {
+                tx.prepare_cached(
+                    "UPDATE tabs SET agent_key = ?1, agent_name = ?2 WHERE agent_key = ?3",
+                )
+                .and_then(|mut s| s.execute(params![to, name, from]))
+                .map_err(|e| self.err(e))?;
+            }
             Record::Event { .. } | Record::User { .. } | Record::Note { .. } => {}
         }
         Ok(())

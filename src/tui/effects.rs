@@ -606,18 +606,44 @@ impl Runtime {
                     Some(Msg::Canceled { tab, result })
                 });
             }
-            Effect::AddAgentToConfig { url } => {
+            Effect::AddAgentToConfig { url, name } => {
                 let path = self
                     .config_path
                     .clone()
                     .or_else(crate::config::default_path);
                 tokio::task::spawn_blocking(move || {
                     let r = match path {
-                        Some(p) => crate::config::edit::add_agent(&p, &url)
+                        Some(p) => crate::config::edit::add_agent(&p, &url, name.as_deref())
                             .map(|()| format!("added {url} to {}", p.display())),
                         None => Err("no config file location".into()),
                     };
                     let _ = tx.send(Msg::ConfigSaved(r));
+                });
+            }
+            Effect::RenameAgentInConfig {
+                agent,
+                key,
+                name,
+                label,
+            } => {
+                let path = self
+                    .config_path
+                    .clone()
+                    .or_else(crate::config::default_path);
+                tokio::task::spawn_blocking(move || {
+                    let pick = |agents: &[crate::config::AgentConfig]| {
+                        crate::app::state::config_entry_with_key(agents, &key)
+                    };
+                    let result = match path {
+                        Some(p) => crate::config::edit::rename_agent(&p, pick, name.as_deref())
+                            .map(|()| format!("saved the new name in {}", p.display())),
+                        None => Err("no config file location".into()),
+                    };
+                    let _ = tx.send(Msg::AgentRenamed {
+                        agent,
+                        label,
+                        result,
+                    });
                 });
             }
             Effect::RemoveAgentFromConfig { url } => {

@@ -1,4 +1,4 @@
-//! The agent list: name, reachability (loading / online / card only with the reason / error with reason),
+//! The agent list: name (cut in the middle, keeping what sets it apart from the others), reachability (loading / online / card only with the reason / error with reason),
 //! binding and protocol in use, card version, and the signature verdict's place.
 
 use ratatui::Frame;
@@ -33,6 +33,9 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
         }
         lines.push(Line::styled("(or run --demo)", t.dim));
     }
+    // Every name, so each one is cut where it keeps what sets it apart from the others.
+    let names: Vec<String> = app.agents.iter().map(|a| a.name()).collect();
+    let others: Vec<&str> = names.iter().map(String::as_str).collect();
     for (i, a) in app.agents.iter().enumerate() {
         let selected = i == app.selected_agent;
         let (dot, dot_style, detail, third) = match &a.state {
@@ -61,7 +64,11 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
             },
             Reachability::Error(e) => ("✗", t.error, format!("error: {e}"), String::new()),
         };
-        let name = ellipsize(&a.name(), inner_w.saturating_sub(2));
+        let name = crate::app::names::shorten(
+            others.get(i).copied().unwrap_or_default(),
+            &others,
+            inner_w.saturating_sub(2),
+        );
         let name_style = if selected { t.selection } else { t.text };
         lines.push(Line::from(vec![
             Span::styled(format!("{dot} "), dot_style),

@@ -6,11 +6,23 @@ use ratatui::layout::{Constraint, Direction, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 
+use unicode_width::UnicodeWidthStr;
+
 use super::badge_style;
 use crate::app::board;
 use crate::app::layout;
+use crate::app::names;
 use crate::app::state::{App, Focus};
 use crate::config::keymap::Action;
+
+/// The agent column's usual width, and the most it grows to when names would read the same in it.
+const AGENT_COLUMN: usize = 18;
+const AGENT_COLUMN_MAX: usize = 32;
+/// The same under 110 columns, where the message needs the room more.
+const AGENT_COLUMN_NARROW: usize = 14;
+const AGENT_COLUMN_NARROW_MAX: usize = 24;
+/// A row's columns up to the time in state, but for the agent's: the marks, task, context, state, time.
+const COLUMNS_BESIDE_AGENT: usize = 4 + 1 + 10 + 1 + 10 + 1 + 16 + 1 + 6;
 
 fn since(t: chrono::DateTime<chrono::Utc>) -> String {
     let s = (chrono::Utc::now() - t).num_seconds().max(0);
@@ -61,7 +73,23 @@ pub fn draw_board(f: &mut Frame, app: &App, area: Rect) {
     // message keeps room to be read (a 100-column terminal leaves the board about 73).
     let inner = area.width.saturating_sub(2) as usize;
     let with_context = inner >= 110;
-    let agent_w = if with_context { 18 } else { 14 };
+    // The agent column: 18 wide (14 when narrow), wider when agents' names share their first words and would
+    // otherwise only differ in what is cut off; up to 32 (24 when narrow), and never so wide that the time in
+    // state leaves the screen (a name cut shorter than it is keeps its distinguishing words: `names::shorten`).
+    let mut names: Vec<&str> = rows
+        .iter()
+        .filter_map(|id| app.tab(*id))
+        .map(|tab| tab.agent_name.as_str())
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    let (agent_min, agent_max, beside) = if with_context {
+        (AGENT_COLUMN, AGENT_COLUMN_MAX, COLUMNS_BESIDE_AGENT)
+    } else {
+        (AGENT_COLUMN_NARROW, AGENT_COLUMN_NARROW_MAX, COLUMNS_BESIDE_AGENT - 11)
+    };
+    let agent_room = inner.saturating_sub(beside);
+    let agent_w = names::column_width(&names, agent_min, agent_max.min(agent_room));
     let updated_head = if with_context {
         format!(" {:>8}", "updated")
     } else {
@@ -108,7 +136,8 @@ pub fn draw_board(f: &mut Frame, app: &App, area: Rect) {
             .next()
             .unwrap_or("");
         let last = super::wrap::fit_words(first_line, room);
-        let name: String = tab.agent_name.chars().take(agent_w).collect();
+        let name = names::shorten(&tab.agent_name, &names, agent_w);
+        let pad = agent_w.saturating_sub(name.width());
         // A look-alike name: its origin after the row's name column, in the flag style.
         let lookalike = app
             .lookalike_origin(tab.agent)
@@ -123,7 +152,7 @@ pub fn draw_board(f: &mut Frame, app: &App, area: Rect) {
         lines.push(Line::from(vec![
             Span::styled(if sel { "▶ " } else { "  " }, t.accent),
             Span::styled(mark, t.accent),
-            Span::styled(format!("{name:<agent_w$} "), row_style),
+            Span::styled(format!("{name}{} ", " ".repeat(pad)), row_style),
             Span::styled(lookalike, t.flag),
             Span::styled(
                 if with_context {

@@ -11,6 +11,8 @@ mod remote;
 mod save;
 mod sign_in;
 mod tab;
+#[cfg(test)]
+mod tests_names;
 mod wrap;
 
 use ratatui::Frame;
@@ -158,7 +160,7 @@ fn mode_marker(app: &App) -> Span<'static> {
     if app.focus == crate::app::state::Focus::Compose
         && let Some(t) = app.active_tab()
     {
-        let agent: String = t.agent_name.chars().take(24).collect();
+        let agent = crate::app::names::middle_ellipsis(&t.agent_name, 24);
         Span::styled(
             format!(" TYPING → {agent} · {} to leave ", keys(Action::Back)),
             app.theme.selection,

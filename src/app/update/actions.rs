@@ -293,6 +293,7 @@ pub fn run_action(app: &mut App, a: Action) -> Vec<Effect> {
             vec![]
         }
         Action::AddDemo => super::demo::add_demo(app),
+        Action::RenameAgent => super::rename::ask(app),
         Action::PinCardKey => pin_offer(app),
         Action::AllowOrigin => super::origin_consent::offer(app),
         Action::RemoveAgent => {

@@ -13,6 +13,7 @@ mod origin_consent;
 mod overlay;
 mod pending;
 mod remote;
+mod rename;
 mod save;
 mod sign_in;
 mod stored;
@@ -101,7 +102,16 @@ fn dispatch(app: &mut App, msg: Msg) -> Vec<Effect> {
             vec![]
         }
         Msg::Input(_) => vec![],
-        Msg::AgentLoaded { agent, result } => remote::agent_loaded(app, agent, result),
+        Msg::AgentLoaded { agent, result } => {
+            let fx = remote::agent_loaded(app, agent, result);
+            rename::offer_card_name(app, agent);
+            fx
+        }
+        Msg::AgentRenamed {
+            agent,
+            label,
+            result,
+        } => rename::saved(app, agent, label, result),
         Msg::Stream {
             tab,
             generation,
@@ -291,6 +301,8 @@ mod tests_card_only;
 mod tests_compose;
 #[cfg(test)]
 mod tests_gate;
+#[cfg(test)]
+mod tests_names;
 #[cfg(test)]
 mod tests_nav;
 #[cfg(test)]

@@ -341,12 +341,18 @@ fn overlay_key_inner(app: &mut App, overlay: Overlay, k: KeyEvent) -> Vec<Effect
         Overlay::Prompt { kind, mut input } => {
             match keymap.modal_action(Context::Prompt, false, &k) {
                 // Backing out of pasting the address returns to the sign-in, which keeps waiting.
-                Some(Action::Back) => {
-                    if let PromptKind::RedirectUrl(owner) = kind {
+                Some(Action::Back) => match kind {
+                    PromptKind::RedirectUrl(owner) => {
                         app.overlay = Some(Overlay::CodeFlow { owner });
+                        vec![]
                     }
-                    vec![]
-                }
+                    // The agent is added already (its card is loading): Esc only declines a name of its own.
+                    PromptKind::AgentName {
+                        agent,
+                        adding: true,
+                    } => super::rename::named(app, agent, true, ""),
+                    _ => vec![],
+                },
                 Some(Action::Accept) => {
                     let value = input.lines().join("").trim().to_string();
                     prompt_done(app, kind, value)
@@ -363,11 +369,14 @@ fn overlay_key_inner(app: &mut App, overlay: Overlay, k: KeyEvent) -> Vec<Effect
 
 pub(super) fn prompt_done(app: &mut App, kind: PromptKind, value: String) -> Vec<Effect> {
     // An empty answer is an answer too for a search: it clears the board's text filter, or the transcript's
-    // search.
+    // search; for an agent's name, it means the card's name.
     if value.is_empty()
         && !matches!(
             kind,
-            PromptKind::ImportFilter(_) | PromptKind::BoardSearch | PromptKind::TranscriptSearch(_)
+            PromptKind::ImportFilter(_)
+                | PromptKind::BoardSearch
+                | PromptKind::TranscriptSearch(_)
+                | PromptKind::AgentName { .. }
         )
     {
         return vec![];
@@ -392,15 +401,15 @@ pub(super) fn prompt_done(app: &mut App, kind: PromptKind, value: String) -> Vec
             let idx = app.add_agent(target.clone(), AgentOrigin::CommandLine);
             app.selected_agent = app.agent_index(idx).unwrap_or(0);
             app.view = View::Card;
-            vec![
-                Effect::LoadAgent {
-                    agent: idx,
-                    target: Box::new(target),
-                    refresh: false,
-                },
-                Effect::AddAgentToConfig { url: value },
-            ]
+            // The card loads while the user names the agent; the config file is written once, with the name.
+            super::rename::ask_short_name(app, idx);
+            vec![Effect::LoadAgent {
+                agent: idx,
+                target: Box::new(target),
+                refresh: false,
+            }]
         }
+        PromptKind::AgentName { agent, adding } => super::rename::named(app, agent, adding, &value),
         PromptKind::RedirectUrl(owner) => {
             app.overlay = Some(Overlay::CodeFlow { owner });
             vec![Effect::CodeFlowPaste {
