@@ -3,6 +3,7 @@
 pub mod board;
 pub mod guard;
 pub mod help;
+pub mod incremental;
 pub mod kept;
 pub mod layout;
 pub mod lookalike;
