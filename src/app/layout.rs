@@ -252,12 +252,15 @@ pub fn entry_len(t: &TaskTab, e: &Entry) -> usize {
     }
 }
 
-/// Lines an artifact takes: its header, file and flag lines, then its text as laid out (or plain).
+/// Lines an artifact takes: its header, file and flag lines, then its text as laid out (with the raw tail of
+/// one still arriving), or plain.
 pub fn artifact_len(a: &crate::app::task::ArtifactView) -> usize {
     let files = if a.files_in_head() { a.files.len() } else { 0 };
     let head = 1 + files + a.flagged.len();
     let body = match &a.rendered {
-        Some(blocks) => blocks.iter().map(|b| b.lines.len()).sum(),
+        Some(blocks) => {
+            blocks.iter().map(|b| b.lines.len()).sum::<usize>() + a.raw_tail_lines()
+        }
         None => a.text.line_count(),
     };
     head + body

@@ -7,6 +7,7 @@ pub mod draft;
 pub mod guard;
 pub mod help;
 pub mod history;
+pub mod incremental;
 pub mod kept;
 pub mod layout;
 pub mod lookalike;

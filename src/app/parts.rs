@@ -7,13 +7,11 @@ use std::ops::Range;
 
 use a2a::PartContent;
 use ratatui::style::Style;
-use ratatui::text::{Line, Span};
 use serde_json::Value;
 
 use super::msg::Effect;
-use super::task::{ArtifactView, FileInfo, RenderedBlock};
+use super::task::{ArtifactView, FileInfo};
 use crate::markup::json_view::JsonView;
-use crate::markup::markdown::{Block, parse, render_plain_code};
 use crate::markup::styles::RenderStyles;
 use crate::trust::sanitize::{sanitize_line, sanitize_text};
 
@@ -229,8 +227,9 @@ pub struct Chrome {
     pub text: Style,
 }
 
-/// Lay out a complete artifact: every part by its kind, under its header when there are several. Code blocks
-/// are queued for highlighting off the UI thread (their keys start at `key_base`).
+/// Lay out a complete artifact afresh: every part by its kind, under its header when there are several. Code
+/// blocks are queued for highlighting off the UI thread (their keys start at `key_base`). An artifact that is
+/// still arriving is laid out as it arrives instead (`incremental::advance`), the same way.
 pub fn lay_out(
     a: &mut ArtifactView,
     raw: &[a2a::Part],
@@ -238,75 +237,7 @@ pub fn lay_out(
     chrome: Chrome,
     key_base: u64,
 ) -> Vec<Effect> {
-    let mut blocks: Vec<RenderedBlock> = Vec::new();
-    let mut effects = Vec::new();
-    let of = a.parts.len();
-    // Only an artifact in memory is laid out (a spooled one is far over the layout limit).
-    let Some(text) = a.text.as_str() else {
-        return Vec::new();
-    };
-    for (k, part) in a.parts.iter_mut().enumerate() {
-        part.header_block = None;
-        part.body_block = None;
-        if of > 1 {
-            part.header_block = Some(blocks.len());
-            blocks.push(RenderedBlock {
-                key: None,
-                lines: vec![Line::styled(part.header(k, of), chrome.label)],
-            });
-        }
-        let body = text.get(part.range.clone()).unwrap_or_default();
-        match part.kind {
-            PartKind::Markdown => {
-                for block in parse(body, styles) {
-                    match block {
-                        Block::Lines(lines) => blocks.push(RenderedBlock { key: None, lines }),
-                        Block::Code { lang, code } => {
-                            let key = key_base ^ blocks.len() as u64;
-                            blocks.push(RenderedBlock {
-                                key: Some(key),
-                                lines: render_plain_code(&code, styles),
-                            });
-                            effects.push(Effect::Highlight { key, lang, code });
-                        }
-                    }
-                }
-            }
-            PartKind::Plain => blocks.push(RenderedBlock {
-                key: None,
-                lines: body
-                    .lines()
-                    .map(|l| Line::from(Span::styled(l.to_string(), chrome.text)))
-                    .collect(),
-            }),
-            PartKind::Data => {
-                if part.json.is_none()
-                    && let Some(PartContent::Data(v)) = raw.get(part.raw).map(|p| &p.content)
-                {
-                    part.json = Some(JsonView::new(v.clone()));
-                }
-                if let Some(json) = &part.json {
-                    part.body_block = Some(blocks.len());
-                    blocks.push(RenderedBlock {
-                        key: None,
-                        lines: json.lines(styles),
-                    });
-                }
-            }
-            // A lone file part is described in the artifact's header lines; among others, under its own.
-            PartKind::File | PartKind::Url if of > 1 => {
-                if let Some(f) = &part.file {
-                    blocks.push(RenderedBlock {
-                        key: None,
-                        lines: vec![Line::styled(PartView::file_line(f), chrome.label)],
-                    });
-                }
-            }
-            PartKind::File | PartKind::Url => {}
-        }
-    }
-    a.rendered = Some(blocks);
-    effects
+    super::incremental::lay_out_whole(a, raw, styles, chrome, key_base)
 }
 
 /// Fold a data part to its top level, or unfold it, and redraw only its block.

@@ -184,6 +184,14 @@ fn collect(t: &TaskTab, f: &Finder, out: &mut Vec<Match>) -> bool {
                             }
                             line += 1;
                         }
+                        // An artifact still arriving: its unfinished tail, drawn as plain text.
+                        let tail = a.raw_tail();
+                        if !tail.is_empty() {
+                            if artifact_text(line, tail, f, out) {
+                                return true;
+                            }
+                            line += a.raw_tail_lines();
+                        }
                     }
                     None => {
                         // A spooled text is read a pass at a time, never whole (`app::spool`).

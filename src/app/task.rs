@@ -176,9 +176,12 @@ pub struct ArtifactView {
     pub complete: bool,
     pub chunks: usize,
     pub bytes: usize,
-    /// Laid-out lines (markdown, highlighted code, JSON) once the artifact is complete and small enough;
-    /// until then the UI shows `text` as plain lines.
+    /// Laid-out lines (markdown, highlighted code, JSON) of an artifact small enough, laid out as it arrives:
+    /// while it streams, what has settled, with the unfinished tail ([`Self::raw_tail`]) drawn as plain lines
+    /// under it. `None`: the UI shows `text` as plain lines.
     pub rendered: Option<Vec<RenderedBlock>>,
+    /// How far the layout has read the artifact (`app::incremental`).
+    pub(super) progress: super::incremental::Progress,
     /// Each part as the reader sees it (consecutive text parts of one kind are one), in order.
     pub parts: Vec<super::parts::PartView>,
     /// The artifact's metadata says its text is markdown.
@@ -889,6 +892,7 @@ impl TaskTab {
                     self.artifacts.push(view);
                     self.push_entry(Entry::Artifact { index: i });
                 } else if let Some(v) = self.artifacts.get_mut(i) {
+                    view.progress.continue_keys(&v.progress);
                     *v = view;
                 }
             }
@@ -897,6 +901,7 @@ impl TaskTab {
                     let mut view = view_of(&log.artifact);
                     view.first_at = v.first_at;
                     view.task = v.task.take();
+                    view.progress.continue_keys(&v.progress);
                     *v = view;
                 }
             }
@@ -908,7 +913,6 @@ impl TaskTab {
                         log.artifact.parts.get(from_part..).unwrap_or_default(),
                         from_part,
                     );
-                    v.rendered = None;
                 }
             }
             ArtifactEdit::Completed | ArtifactEdit::Dropped => {}
@@ -1134,6 +1138,7 @@ fn view_of(a: &Artifact) -> ArtifactView {
         chunks: 0,
         bytes: 0,
         rendered: None,
+        progress: Default::default(),
         parts: Vec::new(),
         markdown_meta: super::parts::says_markdown(a.metadata.as_ref()),
         first_at: None,

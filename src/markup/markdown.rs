@@ -49,42 +49,79 @@ pub const RULE_WIDTH: usize = 24;
 pub fn parse(text: &str, styles: &RenderStyles) -> Vec<Block> {
     let mut blocks = Vec::new();
     let mut lines: Vec<Line<'static>> = Vec::new();
-    let mut fence: Option<OpenFence> = None;
-
-    for raw in text.lines() {
-        if let Some(open) = fence.as_mut() {
-            if is_fence_close(raw, open.ch, open.len) {
-                if let Some(done) = fence.take() {
-                    blocks.push(Block::Code {
-                        lang: done.lang,
-                        code: done.code,
-                    });
-                }
-            } else {
-                open.push_line(raw);
-            }
-            continue;
-        }
-        if let Some(open) = fence_open(raw) {
+    let mut parser = LineParser::default();
+    let mut put = |settled: Settled, blocks: &mut Vec<Block>| match settled {
+        Settled::Line(l) => lines.push(l),
+        Settled::Code { lang, code } => {
             if !lines.is_empty() {
                 blocks.push(Block::Lines(std::mem::take(&mut lines)));
             }
-            fence = Some(open);
-            continue;
+            blocks.push(Block::Code { lang, code });
         }
-        lines.push(render_line(raw, styles));
+    };
+    for raw in text.lines() {
+        if let Some(s) = parser.line(raw, styles) {
+            put(s, &mut blocks);
+        }
     }
-    // An unterminated fence still shows its code: agents' output is often cut off mid-stream.
-    if let Some(open) = fence {
-        blocks.push(Block::Code {
-            lang: open.lang,
-            code: open.code,
-        });
+    if let Some(s) = parser.finish() {
+        put(s, &mut blocks);
     }
     if !lines.is_empty() {
         blocks.push(Block::Lines(lines));
     }
     blocks
+}
+
+/// What one source line settles: its rendered line, or the fenced code block it closes.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Settled {
+    Line(Line<'static>),
+    Code { lang: Option<String>, code: String },
+}
+
+/// The parser between two source lines: the only markdown this renderer carries from one line to the next is
+/// an open code fence, so text that arrives a line at a time is rendered a line at a time, each line as the
+/// whole text would render it. [`parse`] is this parser fed every line.
+#[derive(Debug, Default)]
+pub struct LineParser {
+    fence: Option<OpenFence>,
+}
+
+impl LineParser {
+    /// Feed one complete source line (without its line break). A line outside a fence settles at once; the
+    /// lines of a fence settle together when it closes.
+    pub fn line(&mut self, raw: &str, styles: &RenderStyles) -> Option<Settled> {
+        if let Some(open) = self.fence.as_mut() {
+            if is_fence_close(raw, open.ch, open.len) {
+                return self.fence.take().map(|done| Settled::Code {
+                    lang: done.lang,
+                    code: done.code,
+                });
+            }
+            open.push_line(raw);
+            return None;
+        }
+        if let Some(open) = fence_open(raw) {
+            self.fence = Some(open);
+            return None;
+        }
+        Some(Settled::Line(render_line(raw, styles)))
+    }
+
+    /// Is a code fence open (its lines not settled yet)?
+    pub fn in_fence(&self) -> bool {
+        self.fence.is_some()
+    }
+
+    /// The text ended: an unterminated fence still shows its code (agents' output is often cut off
+    /// mid-stream).
+    pub fn finish(&mut self) -> Option<Settled> {
+        self.fence.take().map(|open| Settled::Code {
+            lang: open.lang,
+            code: open.code,
+        })
+    }
 }
 
 /// The unhighlighted form of a code block, shown until the highlighter answers. One line per
@@ -101,6 +138,7 @@ pub fn render_plain_code(code: &str, styles: &RenderStyles) -> Vec<Line<'static>
     out
 }
 
+#[derive(Debug)]
 struct OpenFence {
     ch: char,
     len: usize,

@@ -11,15 +11,21 @@ use super::wrap::{Break, Keep, wrap};
 use super::{badge_style, remote};
 use crate::app::layout;
 use crate::app::state::{App, Focus};
-use crate::app::task::{ArtifactView, Entry, Link, TaskTab};
+use crate::app::task::{ArtifactView, Entry, Link, RenderedBlock, TaskTab};
 use crate::config::theme::Theme;
 use crate::remote::tracker::state_name;
 use crate::trust::sanitize::floor_char_boundary;
 
-/// A piece of the transcript: a few prepared lines, or an artifact's text read lazily.
+/// A piece of the transcript: a few prepared lines, or an artifact's lines read lazily (only those that reach
+/// the window are copied).
 enum Segment<'a> {
     Lines(Vec<Line<'static>>),
+    /// An artifact's text, not laid out.
     ArtifactText(&'a ArtifactView),
+    /// An artifact's laid-out lines.
+    Laid(&'a [RenderedBlock]),
+    /// The unfinished tail of an artifact laid out as it arrives, drawn as plain text, and its line count.
+    Tail(&'a str, usize),
 }
 
 pub(super) use crate::app::parts::human_bytes;
@@ -41,6 +47,15 @@ fn drawn_lines(theme: &Theme, t: &TaskTab) -> Vec<String> {
                 .into_iter()
                 .map(|l| l.into_owned())
                 .collect(),
+            Segment::Laid(blocks) => blocks
+                .iter()
+                .flat_map(|b| b.lines.iter())
+                .map(|l| {
+                    let l = laid_line(theme, l);
+                    l.spans.iter().map(|s| s.content.to_string()).collect()
+                })
+                .collect(),
+            Segment::Tail(tail, _) => tail.lines().map(str::to_string).collect(),
         })
         .collect()
 }
@@ -135,16 +150,11 @@ fn entry_segments<'a>(theme: &Theme, t: &'a TaskTab, e: &'a Entry) -> Vec<Segmen
                 out.push(Segment::Lines(head));
                 match &a.rendered {
                     Some(blocks) => {
-                        let lines = blocks
-                            .iter()
-                            .flat_map(|b| b.lines.iter())
-                            .map(|l| {
-                                let mut spans = vec![Span::styled("▍", theme.remote_label)];
-                                spans.extend(l.spans.iter().cloned());
-                                Line::from(spans)
-                            })
-                            .collect();
-                        out.push(Segment::Lines(lines));
+                        out.push(Segment::Laid(blocks));
+                        let tail = a.raw_tail();
+                        if !tail.is_empty() {
+                            out.push(Segment::Tail(tail, a.raw_tail_lines()));
+                        }
                     }
                     None if !a.text.is_empty() => out.push(Segment::ArtifactText(a)),
                     None => {}
@@ -160,7 +170,16 @@ fn seg_len(s: &Segment) -> usize {
         Segment::Lines(l) => l.len(),
         // Kept chunk by chunk (the same count `str::lines` gives): a 5 MB text is not counted per frame.
         Segment::ArtifactText(a) => a.text.line_count(),
+        Segment::Laid(blocks) => blocks.iter().map(|b| b.lines.len()).sum(),
+        Segment::Tail(_, n) => *n,
     }
+}
+
+/// A laid-out line of an artifact, behind the remote bar.
+fn laid_line(theme: &Theme, l: &Line<'static>) -> Line<'static> {
+    let mut spans = vec![Span::styled("▍", theme.remote_label)];
+    spans.extend(l.spans.iter().cloned());
+    Line::from(spans)
 }
 
 fn artifact_line(theme: &Theme, l: &str) -> Line<'static> {
@@ -229,6 +248,19 @@ pub fn window(
                                 .into_iter()
                                 .map(|l| artifact_line(theme, &l)),
                         ),
+                        Segment::Laid(blocks) => Box::new(
+                            blocks
+                                .iter()
+                                .flat_map(|b| b.lines.iter())
+                                .skip(skip)
+                                .map(|l| laid_line(theme, l)),
+                        ),
+                        Segment::Tail(tail, _) => Box::new(
+                            tail.lines()
+                                .skip(skip)
+                                .take(height)
+                                .map(|l| artifact_line(theme, l)),
+                        ),
                     };
                     skip = 0;
                     for l in lines {
@@ -274,6 +306,19 @@ pub fn window(
                                 .into_iter()
                                 .rev()
                                 .map(|l| artifact_line(theme, &l)),
+                        ),
+                        Segment::Laid(blocks) => Box::new(
+                            blocks
+                                .iter()
+                                .rev()
+                                .flat_map(|b| b.lines.iter().rev())
+                                .map(|l| laid_line(theme, l)),
+                        ),
+                        Segment::Tail(tail, _) => Box::new(
+                            tail.lines()
+                                .rev()
+                                .take(height)
+                                .map(|l| artifact_line(theme, l)),
                         ),
                     };
                     for l in lines {
@@ -667,6 +712,18 @@ mod wrap_tests {
             2,
             &styles
         ));
+        // An artifact still arriving: its settled lines laid out, its unfinished tail drawn raw.
+        t.feed(&chunk(
+            "t1",
+            "a4",
+            "**Bold** start\n- an item\n```sh\nmake all\n",
+            false,
+            false,
+        ));
+        t.feed(&chunk("t1", "a4", "echo done\nthe Unfinished", true, false));
+        let raw = t.log.artifacts[3].artifact.parts.clone();
+        crate::app::incremental::advance(&mut t.artifacts[3], &raw, &styles, chrome, 0);
+        assert!(t.artifacts[3].rendered.is_some() && !t.artifacts[3].raw_tail().is_empty());
         let drawn = drawn_lines(&theme, &t);
         assert_eq!(drawn.len(), t.total_lines());
         for (i, line) in drawn.iter().enumerate() {
@@ -691,9 +748,61 @@ mod wrap_tests {
         let fib = crate::app::search::search(&t, "def fib").unwrap();
         assert_eq!(fib.matches.len(), 1, "the code block's line, fences gone");
         assert!(
-            drawn.iter().all(|l| !l.contains("```")),
-            "markdown rendered"
+            drawn.iter().filter(|l| l.contains("```")).count() == 1,
+            "markdown rendered, but for the open fence of the artifact still arriving"
         );
+        assert!(drawn.iter().any(|l| l == "▍Bold start"), "{drawn:?}");
+        let tail: Vec<&String> = drawn.iter().rev().take(4).collect();
+        assert_eq!(
+            tail,
+            ["the Unfinished", "echo done", "make all", "```sh"],
+            "the raw tail, last"
+        );
+    }
+
+    /// The rows of a streamed artifact's settled lines, styles and all, are the rows it keeps once complete.
+    #[test]
+    fn a_streamed_artifacts_rows_stay_as_they_are_when_it_completes() {
+        use crate::testing::{chunk, status};
+        let theme = Theme::builtin("dark").unwrap();
+        let styles = crate::markup::styles::render_styles(&theme);
+        let chrome = crate::app::parts::Chrome {
+            label: theme.remote_label,
+            text: theme.remote_text,
+        };
+        let lay_out = |t: &mut TaskTab| {
+            let raw = t.log.artifacts[0].artifact.parts.clone();
+            crate::app::incremental::advance(&mut t.artifacts[0], &raw, &styles, chrome, 0)
+        };
+        let mut t = TaskTab::new(1, crate::app::state::AgentId(1), "demo");
+        t.feed(&status("t1", "ctx", a2a::TaskState::Working, None));
+        t.feed(&chunk(
+            "t1",
+            "a1",
+            "**Nobody** came\n- a *taller* one\n> quoted `code`\nand then **half",
+            false,
+            false,
+        ));
+        lay_out(&mut t);
+        let rows = |t: &TaskTab| visible_rows(&theme, t, 200, 20, Some(0)).0;
+        let before = rows(&t);
+        let text = |l: &Line| -> String { l.spans.iter().map(|s| s.content.as_ref()).collect() };
+        let head = before
+            .iter()
+            .position(|l| text(l).contains(" · artifact"))
+            .unwrap();
+        let settled = head + 1..head + 4;
+        assert_eq!(
+            before[settled.clone()].iter().map(text).collect::<Vec<_>>(),
+            ["▍Nobody came", "▍• a taller one", "▍│ quoted code"]
+        );
+        assert_eq!(text(&before[head + 4]), "▍and then **half");
+        t.feed(&chunk("t1", "a1", "** of it\n", true, true));
+        lay_out(&mut t);
+        let after = rows(&t);
+        assert_eq!(after[..head], before[..head]);
+        assert_eq!(after[settled.clone()], before[settled]);
+        assert_eq!(text(&after[head + 4]), "▍and then half of it");
     }
 
     /// `app::layout::artifact_starts` counts lines with `entry_len`; the drawn transcript must agree, so a jump

@@ -316,6 +316,8 @@ mod tests_scroll;
 #[cfg(test)]
 mod tests_sign_in;
 #[cfg(test)]
+mod tests_streamed;
+#[cfg(test)]
 mod tests_tabs;
 #[cfg(test)]
 mod tests_transcript;

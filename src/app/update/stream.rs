@@ -8,11 +8,9 @@ use crate::app::state::{App, Focus};
 use crate::app::task::{Link, TabId};
 use crate::app::tasklog::Source;
 
-/// Largest artifact laid out as markdown; bigger ones stay plain text, drawn a screenful at a time.
-pub(super) const MAX_LAYOUT_BYTES: usize = 1024 * 1024;
-
-/// Lay out artifacts that just completed: markdown with code blocks queued for highlighting off the UI
-/// thread, JSON as a foldable view.
+/// Lay out what arrived of the tab's artifacts since the last time: markdown (an artifact still arriving up to
+/// its unfinished tail) with code blocks queued for highlighting off the UI thread, JSON as a foldable view.
+/// An artifact unchanged since then costs nothing.
 pub fn lay_out_artifacts(app: &mut App, tab: TabId) -> Vec<Effect> {
     let styles = crate::markup::styles::render_styles(&app.theme);
     let chrome = crate::app::parts::Chrome {
@@ -24,11 +22,8 @@ pub fn lay_out_artifacts(app: &mut App, tab: TabId) -> Vec<Effect> {
     };
     let mut effects = Vec::new();
     for (i, (a, log)) in t.artifacts.iter_mut().zip(&t.log.artifacts).enumerate() {
-        if !a.complete || a.rendered.is_some() || a.text.len() > MAX_LAYOUT_BYTES {
-            continue;
-        }
         let key_base = (tab << 40) ^ ((i as u64) << 20);
-        effects.extend(crate::app::parts::lay_out(
+        effects.extend(crate::app::incremental::advance(
             a,
             &log.artifact.parts,
             &styles,
