@@ -189,11 +189,7 @@ fn split_of_the_marked_tasks() {
     key(&mut app, KeyCode::Char('j'));
     key(&mut app, KeyCode::Char('m'));
     let board = render(&app);
-    assert_eq!(
-        board.matches("● parts          task").count(),
-        2,
-        "{board}"
-    );
+    assert_eq!(board.matches("● parts          task").count(), 2, "{board}");
     snap("board_with_marks", &app);
     key(&mut app, KeyCode::Char('v'));
     let text = render(&app);

@@ -48,6 +48,7 @@ fn code_flow_dialog_before_and_after_the_listener_is_up() {
         flow: "openid_connect",
         url: None,
         port: None,
+        since: app.now,
     });
     let text = snap("sign_in_code_flow_starting", &app);
     assert!(text.contains("Asking the provider"), "{text}");
@@ -59,6 +60,7 @@ fn code_flow_dialog_before_and_after_the_listener_is_up() {
                 .into(),
         ),
         port: Some(40123),
+        since: app.now,
     });
     let text = snap("sign_in_code_flow_waiting", &app);
     for needle in [
@@ -83,6 +85,7 @@ fn code_flow_dialog_started_from_the_agent_list() {
         flow: "openid_connect",
         url: Some("http://127.0.0.1:9/auth?response_type=code&state=abc".into()),
         port: Some(40123),
+        since: app.now,
     });
     let text = snap("sign_in_code_flow_from_agent_list", &app);
     for needle in [

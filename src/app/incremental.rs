@@ -71,7 +71,10 @@ impl ArtifactView {
     /// The end of the text drawn as it is under the laid-out lines while the artifact arrives (its unfinished
     /// line, a code fence still open); empty when the artifact is not laid out, or laid out whole.
     pub fn raw_tail(&self) -> &str {
-        if self.rendered.is_none() || !self.progress.started || self.progress.settled >= self.text.len() {
+        if self.rendered.is_none()
+            || !self.progress.started
+            || self.progress.settled >= self.text.len()
+        {
             return "";
         }
         self.text
@@ -242,7 +245,10 @@ impl Pass<'_> {
                     return false;
                 }
                 // The part is over: its last line needs no line break, and a fence still open shows its code.
-                let rest = self.text.get(self.p.read..part.range.end).unwrap_or_default();
+                let rest = self
+                    .text
+                    .get(self.p.read..part.range.end)
+                    .unwrap_or_default();
                 if !rest.is_empty() {
                     self.line(rest, markdown);
                 }
@@ -439,7 +445,11 @@ mod tests {
                     .find(|b| *b >= at + size)
                     .unwrap_or(SAMPLE.len());
                 let piece = &SAMPLE[at..end];
-                feed(&mut t, &update(vec![Part::text(piece)], at > 0, false), &mut fx);
+                feed(
+                    &mut t,
+                    &update(vec![Part::text(piece)], at > 0, false),
+                    &mut fx,
+                );
                 at = end;
                 let a = &t.artifacts[0];
                 let shown = lines(a);
@@ -456,7 +466,11 @@ mod tests {
                 assert_eq!(a.raw_tail_lines(), tail.lines().count());
                 let settled = &text[..text.len() - tail.len()];
                 let (prefix, _) = whole(vec![Part::text(settled)]);
-                assert_eq!(lines(&prefix.artifacts[0]), shown, "chunks of {size}, at {at}");
+                assert_eq!(
+                    lines(&prefix.artifacts[0]),
+                    shown,
+                    "chunks of {size}, at {at}"
+                );
             }
             feed(&mut t, &update(vec![], true, true), &mut fx);
             assert!(t.artifacts[0].complete);
@@ -535,9 +549,17 @@ mod tests {
         let mut fx = Vec::new();
         let line = "a **bold** line of a long artifact\n";
         let big = line.repeat(MAX_LAYOUT_BYTES / line.len() / 2 + 1);
-        feed(&mut t, &update(vec![Part::text(&big)], false, false), &mut fx);
+        feed(
+            &mut t,
+            &update(vec![Part::text(&big)], false, false),
+            &mut fx,
+        );
         assert!(t.artifacts[0].rendered.is_some());
-        feed(&mut t, &update(vec![Part::text(&big)], true, false), &mut fx);
+        feed(
+            &mut t,
+            &update(vec![Part::text(&big)], true, false),
+            &mut fx,
+        );
         feed(&mut t, &update(vec![Part::text(line)], true, true), &mut fx);
         assert!(t.artifacts[0].text.len() > MAX_LAYOUT_BYTES);
         assert!(t.artifacts[0].rendered.is_none());
@@ -559,14 +581,19 @@ mod tests {
     fn a_large_artifact_streamed_in_small_chunks_is_read_once() {
         // 4 000 chunks of 128 bytes (half a MiB), lines split across chunks. Laying out everything again on each
         // chunk reads a quarter of a MiB per chunk on average, a GiB in all; read once, it is half a MiB.
-        let line = "- a list item with **bold**, *em* and `code` in it, long enough to cross the chunks\n";
+        let line =
+            "- a list item with **bold**, *em* and `code` in it, long enough to cross the chunks\n";
         let text = line.repeat(4_000 * 128 / line.len());
         let mut t = TaskTab::new(1, AgentId(1), "demo");
         let mut fx = Vec::new();
         let started = std::time::Instant::now();
         for (i, piece) in text.as_bytes().chunks(128).enumerate() {
             let piece = std::str::from_utf8(piece).unwrap();
-            feed(&mut t, &update(vec![Part::text(piece)], i > 0, false), &mut fx);
+            feed(
+                &mut t,
+                &update(vec![Part::text(piece)], i > 0, false),
+                &mut fx,
+            );
         }
         let took = started.elapsed();
         let shown = lines(&t.artifacts[0]);

@@ -208,14 +208,19 @@ pub fn running(t: &TaskTab) -> bool {
         && matches!(t.link, Link::Live | Link::Connecting)
 }
 
+/// The spinner's current frame (one column wide), turned by the app's tick.
+pub fn spinner(app: &App) -> &'static str {
+    const FRAMES: [&str; 4] = ["◐", "◓", "◑", "◒"];
+    FRAMES
+        .get(app.spinner % FRAMES.len())
+        .copied()
+        .unwrap_or("◐")
+}
+
 /// The badge symbol, or a spinner frame (all one column wide) while the task runs.
 pub fn live_symbol(app: &App, t: &TaskTab) -> &'static str {
-    const FRAMES: [&str; 4] = ["◐", "◓", "◑", "◒"];
     if running(t) {
-        FRAMES
-            .get(app.spinner % FRAMES.len())
-            .copied()
-            .unwrap_or("◐")
+        spinner(app)
     } else {
         t.badge().symbol()
     }
@@ -227,13 +232,26 @@ pub fn elapsed(app: &App, t: &TaskTab) -> String {
     if !running(t) {
         return String::new();
     }
-    let secs = (app.now - t.state_since).num_seconds().max(0);
+    clock_since(app, t.state_since)
+}
+
+/// " · 0:42" (or " · 1:02:03") from `since` to the last tick.
+pub fn clock_since(app: &App, since: chrono::DateTime<chrono::Utc>) -> String {
+    let secs = (app.now - since).num_seconds().max(0);
     let (h, m, s) = (secs / 3600, secs / 60 % 60, secs % 60);
     if h > 0 {
         format!(" · {h}:{m:02}:{s:02}")
     } else {
         format!(" · {m}:{s:02}")
     }
+}
+
+/// While an approval is on its way (a configured OAuth credential is fetched from its token endpoint first,
+/// then the follow-up is sent and answered): " · approving ◐ · 0:03"; else nothing.
+pub fn approving(app: &App, t: &TaskTab) -> Option<String> {
+    let since = t.approving_since?;
+    (t.log.resuming && t.link == crate::app::task::Link::Connecting && !t.gone)
+        .then(|| format!("approving {}{}", spinner(app), clock_since(app, since)))
 }
 
 /// Lines of a piece of remote text as drawn: its provenance, its lines (at least one), its flags.
@@ -258,9 +276,7 @@ pub fn artifact_len(a: &crate::app::task::ArtifactView) -> usize {
     let files = if a.files_in_head() { a.files.len() } else { 0 };
     let head = 1 + files + a.flagged.len();
     let body = match &a.rendered {
-        Some(blocks) => {
-            blocks.iter().map(|b| b.lines.len()).sum::<usize>() + a.raw_tail_lines()
-        }
+        Some(blocks) => blocks.iter().map(|b| b.lines.len()).sum::<usize>() + a.raw_tail_lines(),
         None => a.text.line_count(),
     };
     head + body

@@ -380,6 +380,10 @@ pub enum Effect {
     Quit,
 }
 
+/// The text of the follow-up message that approves an auth-required request (the credential rides on that
+/// request's headers, not in the text). The transcript shows exactly this.
+pub const APPROVAL_TEXT: &str = "Approved: credentials are attached to this request.";
+
 /// Which credential the user chose to approve an auth-required request with.
 #[derive(Debug)]
 pub enum ApprovalCredential {

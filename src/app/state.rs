@@ -292,6 +292,8 @@ pub struct CodeFlowView {
     pub url: Option<String>,
     /// The redirect listener's port on 127.0.0.1.
     pub port: Option<u16>,
+    /// When the sign-in started (the dialog shows the time it has waited).
+    pub since: chrono::DateTime<chrono::Utc>,
 }
 
 /// What a one-line prompt is for.
@@ -398,6 +400,8 @@ pub enum Overlay {
         tab: TabId,
         user_code: String,
         verification_uri: String,
+        /// When the sign-in started (the dialog shows the time it has waited).
+        since: chrono::DateTime<chrono::Utc>,
     },
     /// The audit log, newest last; `scroll` is the first row shown (it opens on the last page).
     /// The audit log: one row per entry (a run of like events folded), the selected one (`,` `.`) opened with

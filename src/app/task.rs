@@ -301,6 +301,9 @@ pub struct TaskTab {
     /// The agent asked for authorization and its dialog has not been put in front of the user yet (they were
     /// typing, or looking elsewhere): it opens when they leave the text input, or on `A`.
     pub auth_unreviewed: bool,
+    /// When the user approved an auth-required request whose answer has not come yet (the title shows a
+    /// spinner and the time since: a configured OAuth credential is fetched first, which can take a while).
+    pub approving_since: Option<DateTime<Utc>>,
     /// When the tab was created, when the task entered its current state, and when anything last arrived.
     pub created_at: DateTime<Utc>,
     pub state_since: DateTime<Utc>,
@@ -393,6 +396,7 @@ impl TaskTab {
             flag_count: 0,
             attention: false,
             auth_unreviewed: false,
+            approving_since: None,
             created_at: now,
             state_since: now,
             state_since_known: true,
@@ -715,6 +719,8 @@ impl TaskTab {
     }
 
     pub fn user_at(&mut self, text: &str, files: Vec<String>, message_id: &str, at: DateTime<Utc>) {
+        // A message of the user's own: whatever approval was on its way is not what the tab waits for now.
+        self.approving_since = None;
         if !self.stored && !self.replaying {
             // The first thing worth keeping: the tab gets its row now, before the message.
             self.stored = true;
@@ -859,6 +865,16 @@ impl TaskTab {
                 return;
             }
         };
+        // A snapshot that settles the task (a blocking reply, an approval's answer) holds what the task made
+        // before it settled: its artifacts come first, then the state and the message that end the exchange, as
+        // a stream would have shown them (a `completed` drawn above its own result reads as if nothing came).
+        let settles =
+            matches!(event, StreamResponse::Task(t) if phase(&t.status.state) != Phase::Active);
+        if settles {
+            for a in artifacts {
+                self.show_artifact(a, at);
+            }
+        }
         if state_changed || (!self.has_state_entry && self.log.state != TaskState::Unspecified) {
             self.state_entry(at);
         }
@@ -872,8 +888,10 @@ impl TaskTab {
                 self.message(m, STATUS_MESSAGE, at);
             }
         }
-        for a in artifacts {
-            self.show_artifact(a, at);
+        if !settles {
+            for a in artifacts {
+                self.show_artifact(a, at);
+            }
         }
     }
 

@@ -925,9 +925,7 @@ async fn approve_request(
     .map_err(|e| e.message)?;
     let mut message = a2a::Message::new(
         a2a::Role::User,
-        vec![a2a::Part::text(
-            "Approved: credentials are attached to this request.",
-        )],
+        vec![a2a::Part::text(crate::app::msg::APPROVAL_TEXT)],
     );
     message.task_id = Some(task_id);
     message.context_id = context_id;

@@ -21,8 +21,8 @@ const AGENT_COLUMN_MAX: usize = 32;
 /// The same under 110 columns, where the message needs the room more.
 const AGENT_COLUMN_NARROW: usize = 14;
 const AGENT_COLUMN_NARROW_MAX: usize = 24;
-/// A row's columns up to the time in state, but for the agent's: the marks, task, context, state, time.
-const COLUMNS_BESIDE_AGENT: usize = 4 + 1 + 10 + 1 + 10 + 1 + 16 + 1 + 6;
+/// The columns the last message keeps when agents' names would want the agent column wider.
+const MESSAGE_ROOM: usize = 24;
 
 fn since(t: chrono::DateTime<chrono::Utc>) -> String {
     let s = (chrono::Utc::now() - t).num_seconds().max(0);
@@ -74,8 +74,9 @@ pub fn draw_board(f: &mut Frame, app: &App, area: Rect) {
     let inner = area.width.saturating_sub(2) as usize;
     let with_context = inner >= 110;
     // The agent column: 18 wide (14 when narrow), wider when agents' names share their first words and would
-    // otherwise only differ in what is cut off; up to 32 (24 when narrow), and never so wide that the time in
-    // state leaves the screen (a name cut shorter than it is keeps its distinguishing words: `names::shorten`).
+    // otherwise only differ in what is cut off; up to 32 (24 when narrow), and never so wide that the last
+    // message keeps less than MESSAGE_ROOM (a name cut shorter than it is keeps its distinguishing words:
+    // `names::shorten`).
     let mut names: Vec<&str> = rows
         .iter()
         .filter_map(|id| app.tab(*id))
@@ -83,12 +84,15 @@ pub fn draw_board(f: &mut Frame, app: &App, area: Rect) {
         .collect();
     names.sort_unstable();
     names.dedup();
-    let (agent_min, agent_max, beside) = if with_context {
-        (AGENT_COLUMN, AGENT_COLUMN_MAX, COLUMNS_BESIDE_AGENT)
+    let (agent_min, agent_max) = if with_context {
+        (AGENT_COLUMN, AGENT_COLUMN_MAX)
     } else {
-        (AGENT_COLUMN_NARROW, AGENT_COLUMN_NARROW_MAX, COLUMNS_BESIDE_AGENT - 11)
+        (AGENT_COLUMN_NARROW, AGENT_COLUMN_NARROW_MAX)
     };
-    let agent_room = inner.saturating_sub(beside);
+    // What the other columns take; the last message gets the rest, and a grown agent column leaves it at
+    // least MESSAGE_ROOM.
+    let beside = 4 + 1 + 11 + if with_context { 11 + 9 } else { 0 } + 16 + 14 + 1;
+    let agent_room = inner.saturating_sub(beside + MESSAGE_ROOM);
     let agent_w = names::column_width(&names, agent_min, agent_max.min(agent_room));
     let updated_head = if with_context {
         format!(" {:>8}", "updated")
@@ -107,9 +111,7 @@ pub fn draw_board(f: &mut Frame, app: &App, area: Rect) {
         ),
         t.dim,
     )];
-    // What the fixed columns take; the last message gets the rest (at least a few words).
-    let fixed = 4 + agent_w + 1 + 11 + if with_context { 11 + 9 } else { 0 } + 16 + 14 + 1;
-    let room = inner.saturating_sub(fixed).max(12);
+    let room = inner.saturating_sub(beside + agent_w).max(12);
     if rows.is_empty() && app.board.filtered() {
         lines.push(Line::styled(
             format!("  no task matches {} · {clear} clears", filters.join(", ")),

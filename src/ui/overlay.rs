@@ -4,6 +4,7 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
+use unicode_width::UnicodeWidthStr;
 
 use crate::app::help::{self, HelpLine, Note};
 use crate::app::scroll::viewer_area;
@@ -200,6 +201,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
             tab,
             user_code,
             verification_uri,
+            since,
         } => {
             let agent = app
                 .tab(*tab)
@@ -227,15 +229,19 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
                     "▍remote · from the authorization server the agent's card names — check the address before you sign in",
                     t.remote_label,
                 ),
-                Line::from(vec![
-                    Span::styled("▍ open   ", t.remote_label),
-                    Span::styled(uri.clone(), t.remote_text),
-                ]),
-                Line::from(vec![
-                    Span::styled("▍ enter  ", t.remote_label),
-                    Span::styled(code, t.remote_text),
-                ]),
             ];
+            // Wrapped before the box is sized: a long address takes several rows, each under the address.
+            let inner = centered(area, 96, 1).width.saturating_sub(2) as usize;
+            for (label, value) in [("▍ open   ", uri.clone()), ("▍ enter  ", code)] {
+                lines.extend(super::wrap::wrap_hanging(
+                    Line::from(vec![
+                        Span::styled(label, t.remote_label),
+                        Span::styled(value, t.remote_text),
+                    ]),
+                    inner,
+                    label.width(),
+                ));
+            }
             if let (Some(u), Some(c)) = (&uri_origin, &card_origin)
                 && u != c
             {
@@ -244,12 +250,15 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
                     t.warning,
                 ));
             }
-            let r = centered(area, 96, u16::try_from(lines.len()).unwrap_or(8) + 6);
             lines.extend([
                 Line::default(),
                 Line::styled(
-                    "Waiting for the authorization server… the token is used for this one request only.",
-                    t.dim,
+                    format!(
+                        "{} Waiting for the authorization server{}… the token is used for this one request only.",
+                        crate::app::layout::spinner(app),
+                        crate::app::layout::clock_since(app, *since)
+                    ),
+                    t.text,
                 ),
                 Line::styled(
                     format!(
@@ -259,7 +268,8 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
                     t.dim,
                 ),
             ]);
-            let lines = super::wrap::wrap_all(lines, r.width.saturating_sub(2) as usize);
+            let lines = super::wrap::wrap_all(lines, inner);
+            let r = centered(area, 96, u16::try_from(lines.len()).unwrap_or(8) + 2);
             f.render_widget(Clear, r);
             f.render_widget(Paragraph::new(lines).block(boxed(app, "Sign in")), r);
         }
@@ -594,6 +604,13 @@ fn approval(f: &mut Frame, app: &App, tab: crate::app::task::TabId, scroll: u16,
         ));
     }
     send.push(Line::default());
+    let inner = approval_inner(area);
+    // A choice wraps under its own words, not under its key (the key column stays clear to scan).
+    let hang = |l: Line<'static>| {
+        let indent = l.spans.first().map_or(0, |s| s.content.width());
+        super::wrap::wrap_hanging(l, inner, indent)
+    };
+    let choices_from = send.len();
     match &configured {
         Some(c) => send.push(Line::from(vec![
             Span::styled(
@@ -652,13 +669,14 @@ fn approval(f: &mut Frame, app: &App, tab: crate::app::task::TabId, scroll: u16,
         Span::styled(format!("  {} ", choice(app, Action::Later)), t.accent),
         Span::styled("later: leave it waiting (A reopens this)", t.text),
     ]));
+    let choices: Vec<Line<'static>> = send.split_off(choices_from);
+    send.extend(choices.into_iter().flat_map(hang));
     send.push(Line::styled(
         "Every decision is written to the audit log with the task and context ids.",
         t.dim,
     ));
     // Wrapped here, not by the paragraph, so every row of the agent's message keeps its bar.
     let w = area.width.saturating_sub(4).min(110);
-    let inner = approval_inner(area);
     let wrap = |ls: Vec<Line<'static>>| super::wrap::wrap_all(ls, inner);
     let rows = |ls: &[Line<'_>]| u16::try_from(ls.len()).unwrap_or(u16::MAX);
     let (header, message, send) = (wrap(header), wrap(message), wrap(send));

@@ -8,6 +8,7 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph};
+use unicode_width::UnicodeWidthStr;
 
 use super::overlay::{boxed, centered, keys_or};
 use crate::app::state::{App, SignInFor};
@@ -44,18 +45,37 @@ pub(super) fn draw(f: &mut Frame, app: &App, owner: SignInFor, area: Rect) {
         ),
         Line::default(),
     ];
+    // Wrapped before the box is sized (a long address takes several rows, each under the address).
+    let inner = centered(area, 96, 1).width.saturating_sub(2) as usize;
+    let waited = view
+        .map(|v| {
+            format!(
+                "{}{}",
+                crate::app::layout::spinner(app),
+                crate::app::layout::clock_since(app, v.since)
+            )
+        })
+        .unwrap_or_default();
     match view.and_then(|v| v.url.as_deref().zip(v.port)) {
-        None => lines.push(Line::styled("Asking the provider where to sign in…", t.dim)),
+        None => lines.push(Line::styled(
+            format!("Asking the provider where to sign in… {waited}"),
+            t.text,
+        )),
         Some((url, port)) => {
             let url = sanitize_line(url).0;
             lines.push(Line::styled(
                 "▍remote · the sign-in page of the provider the agent's card names — check the address",
                 t.remote_label,
             ));
-            lines.push(Line::from(vec![
-                Span::styled("▍ open   ", t.remote_label),
-                Span::styled(url.clone(), t.remote_text),
-            ]));
+            let label = "▍ open   ";
+            lines.extend(super::wrap::wrap_hanging(
+                Line::from(vec![
+                    Span::styled(label, t.remote_label),
+                    Span::styled(url.clone(), t.remote_text),
+                ]),
+                inner,
+                label.width(),
+            ));
             let card_origin = agent_id
                 .and_then(|a| app.agent(a))
                 .and_then(|a| a.info())
@@ -70,7 +90,7 @@ pub(super) fn draw(f: &mut Frame, app: &App, owner: SignInFor, area: Rect) {
             }
             lines.push(Line::default());
             lines.push(Line::styled(
-                format!("Waiting for the browser on 127.0.0.1:{port}…"),
+                format!("Waiting for the browser on 127.0.0.1:{port}… {waited}"),
                 t.text,
             ));
         }
@@ -90,9 +110,8 @@ pub(super) fn draw(f: &mut Frame, app: &App, owner: SignInFor, area: Rect) {
             t.dim,
         ),
     ]);
-    // Wrapped first, so the box is as tall as what it holds (a long address takes several rows).
-    let width = centered(area, 96, 1).width;
-    let lines = super::wrap::wrap_all(lines, width.saturating_sub(2) as usize);
+    // Wrapped first, so the box is as tall as what it holds.
+    let lines = super::wrap::wrap_all(lines, inner);
     let r = centered(area, 96, u16::try_from(lines.len()).unwrap_or(8) + 2);
     f.render_widget(Clear, r);
     f.render_widget(Paragraph::new(lines).block(boxed(app, "Sign in")), r);

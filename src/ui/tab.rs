@@ -522,6 +522,9 @@ pub fn draw(f: &mut Frame, app: &App, t: &TaskTab, area: Rect) {
     };
     let link = match &t.link {
         Link::Live => " · live".to_string(),
+        Link::Connecting if t.approving_since.is_some() => layout::approving(app, t)
+            .map(|a| format!(" · {a}"))
+            .unwrap_or_else(|| " · connecting".to_string()),
         Link::Connecting => " · connecting".to_string(),
         Link::Disconnected(_) => " · disconnected (R re-attaches)".to_string(),
         Link::Idle => String::new(),

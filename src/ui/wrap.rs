@@ -112,6 +112,25 @@ pub fn wrap(
     keep: Keep,
     brk: Break,
 ) -> Vec<Line<'static>> {
+    wrap_indented(line, width, max_rows, keep, brk, 0)
+}
+
+/// [`wrap_all`] for one line whose continuation rows start at column `indent` (after the bar of a remote
+/// line): a labelled value (`▍ open   https://…`, `  o  sign in…`) wraps under its value, never back to the
+/// column of its label. An indent that leaves less than half the width is not kept.
+pub fn wrap_hanging(line: Line<'static>, width: usize, indent: usize) -> Vec<Line<'static>> {
+    wrap_indented(line, width, usize::MAX, Keep::Head, Break::Words, indent)
+}
+
+fn wrap_indented(
+    line: Line<'static>,
+    width: usize,
+    max_rows: usize,
+    keep: Keep,
+    brk: Break,
+    indent: usize,
+) -> Vec<Line<'static>> {
+    let indent = if indent * 2 > width { 0 } else { indent };
     if width == 0 {
         return vec![line];
     }
@@ -165,6 +184,20 @@ pub fn wrap(
             before += s.content.chars().count();
         }
     }
+    if indent > 0 {
+        // The label a hanging line starts with (`▍ open   `) is never where its first row breaks: its spaces
+        // are the label's, and the value after it wraps under itself.
+        let mut col = 0;
+        let mut label = 0;
+        for c in spans.iter().flat_map(|s| s.content.chars()) {
+            col += c.width().unwrap_or(0);
+            if col > indent {
+                break;
+            }
+            label += 1;
+        }
+        row.start_index = row.start_index.max(label);
+    }
     'spans: for span in spans {
         let style = span.style;
         for c in span.content.chars() {
@@ -180,7 +213,7 @@ pub fn wrap(
                 if keep == Keep::Head && rows.len() >= max_rows {
                     break 'spans;
                 }
-                row = Row::continuation(bar);
+                row = Row::continuation(bar, indent);
                 for (c, s) in carry {
                     row.push(c, s);
                 }
@@ -220,13 +253,16 @@ struct Row {
 }
 
 impl Row {
-    fn continuation(bar: Option<(usize, Style)>) -> Row {
+    fn continuation(bar: Option<(usize, Style)>, indent: usize) -> Row {
         let mut row = Row::default();
         if let Some((col, style)) = bar {
             for _ in 0..col {
                 row.push(' ', Style::default());
             }
             row.push('▍', style);
+        }
+        while row.col < indent {
+            row.push(' ', Style::default());
         }
         row.start = row.col;
         row.start_index = row.chars.len();
@@ -285,6 +321,46 @@ mod tests {
 
     fn remote(s: &str) -> Line<'static> {
         Line::from(vec![Span::raw(BAR), Span::raw(s.to_string())])
+    }
+
+    #[test]
+    fn a_labelled_value_wraps_under_its_value_with_its_bar_on_every_row() {
+        let url = "https://auth.example.test/authorize?client_id=a2a-console&redirect_uri=http%3A%2F%2F127.0.0.1";
+        let line = Line::from(vec![Span::raw("▍ open   "), Span::raw(url.to_string())]);
+        let rows: Vec<String> = wrap_hanging(line, 40, 9).iter().map(text).collect();
+        assert!(rows.len() > 2, "{rows:?}");
+        assert!(rows[0].starts_with("▍ open   https://"), "{rows:?}");
+        for r in &rows[1..] {
+            assert!(
+                r.starts_with("▍        ") && !r.starts_with("▍         "),
+                "{rows:?}"
+            );
+        }
+        let joined: String = rows
+            .iter()
+            .enumerate()
+            .map(|(i, r)| {
+                if i == 0 {
+                    &r[r.find("https").unwrap()..]
+                } else {
+                    r.trim_start_matches('▍').trim_start()
+                }
+            })
+            .collect();
+        assert_eq!(joined, url, "nothing lost or added");
+        // A console line (no bar) hangs under its text too.
+        let choice = Line::from(vec![
+            Span::raw("  o  "),
+            Span::raw("sign in in a browser, then approve with that token"),
+        ]);
+        let rows: Vec<String> = wrap_hanging(choice, 24, 5).iter().map(text).collect();
+        assert!(
+            rows.len() > 1
+                && rows[1..]
+                    .iter()
+                    .all(|r| r.starts_with("     ") && !r.starts_with("      ")),
+            "{rows:?}"
+        );
     }
 
     #[test]

@@ -83,6 +83,7 @@ pub(super) fn approval_key(app: &mut App, tab: TabId, scroll: u16, k: KeyEvent) 
                         tab,
                         user_code: "…".into(),
                         verification_uri: "asking the authorization server…".into(),
+                        since: app.now,
                     });
                     vec![Effect::DeviceFlow {
                         tab,
@@ -232,6 +233,7 @@ pub(super) fn approve(
     credential: ApprovalCredential,
     source: &str,
 ) -> Vec<Effect> {
+    let now = app.now;
     let Some(t) = app.tab_mut(tab) else {
         return vec![];
     };
@@ -247,7 +249,14 @@ pub(super) fn approve(
     t.log.resuming = true;
     t.generation += 1;
     t.link = Link::Connecting;
-    t.record_user(&format!("(approved with the {source})"), vec![], "");
+    // The transcript shows the words that actually go to the agent; the credential never does (it is named
+    // in the console's note and the audit log).
+    t.record_user(crate::app::msg::APPROVAL_TEXT, vec![], "");
+    t.note_unrecorded(
+        format!("sent with the {source}, on that request only"),
+        false,
+    );
+    t.approving_since = Some(now);
     vec![
         Effect::Audit {
             tab,

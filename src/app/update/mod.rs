@@ -133,11 +133,14 @@ fn dispatch(app: &mut App, msg: Msg) -> Vec<Effect> {
         Msg::DeviceCode { tab, result } => {
             match result {
                 Ok((user_code, verification_uri)) => {
-                    if matches!(app.overlay, Some(Overlay::DeviceCode { tab: t, .. }) if t == tab) {
+                    if let Some(Overlay::DeviceCode { tab: t, since, .. }) = app.overlay
+                        && t == tab
+                    {
                         app.overlay = Some(Overlay::DeviceCode {
                             tab,
                             user_code,
                             verification_uri,
+                            since,
                         });
                     }
                 }
@@ -295,6 +298,8 @@ fn key_action(app: &mut App, k: KeyEvent) -> Vec<Effect> {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_approval_details;
 #[cfg(test)]
 mod tests_card_only;
 #[cfg(test)]

@@ -296,6 +296,7 @@ fn overlay_key_inner(app: &mut App, overlay: Overlay, k: KeyEvent) -> Vec<Effect
             tab,
             user_code,
             verification_uri,
+            since,
         } => {
             if keymap.bound(Context::Approval, &k) == Some(Action::CopySignInUrl) {
                 // "…" and the "asking…" text stand in until the server answers: nothing to copy yet.
@@ -306,6 +307,7 @@ fn overlay_key_inner(app: &mut App, overlay: Overlay, k: KeyEvent) -> Vec<Effect
                     tab,
                     user_code,
                     verification_uri,
+                    since,
                 });
                 return fx;
             }
@@ -330,6 +332,7 @@ fn overlay_key_inner(app: &mut App, overlay: Overlay, k: KeyEvent) -> Vec<Effect
                 tab,
                 user_code,
                 verification_uri,
+                since,
             });
             vec![]
         }

@@ -100,6 +100,7 @@ pub(super) fn start(app: &mut App, owner: SignInFor, plan: Plan) -> Vec<Effect> 
         flow: plan.flow,
         url: None,
         port: None,
+        since: app.now,
     });
     app.overlay = Some(Overlay::CodeFlow { owner });
     let mut fx = Vec::new();

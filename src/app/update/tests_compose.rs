@@ -340,15 +340,17 @@ fn an_address_without_a_scheme_gets_http_on_loopback_and_https_elsewhere() {
         let mut app = app();
         let fx = add_agent(&mut app, typed_url);
         assert_eq!(added_url(&fx).as_deref(), Some(want), "{typed_url}: {fx:?}");
-        assert!(
-            fx.iter()
-                .any(|e| matches!(e, Effect::AddAgentToConfig { url } if url == want)),
-            "{typed_url}: the config gets the full address"
-        );
         let said = status(&app);
         assert!(
             said.contains("no scheme") && said.contains(says),
             "{typed_url}: {said}"
+        );
+        // The config is written once the short-name prompt that follows is answered (Enter: no name).
+        let fx = key(&mut app, KeyCode::Enter);
+        assert!(
+            fx.iter()
+                .any(|e| matches!(e, Effect::AddAgentToConfig { url, .. } if url == want)),
+            "{typed_url}: the config gets the full address: {fx:?}"
         );
     }
     // A scheme given is kept, and not commented on; another scheme is still refused.

@@ -301,12 +301,13 @@ fn highlight_code_block(no_color: bool) -> Vec<ratatui::style::Style> {
         id,
         crate::testing::status("t1", "ctx", TaskState::Working, None),
     );
-    stream(&mut app, id, artifact("code", code_parts(), None));
-    let fx = stream(
+    // A closed code fence goes to the highlighter as it arrives (the artifact is laid out as it streams).
+    let mut fx = stream(&mut app, id, artifact("code", code_parts(), None));
+    fx.extend(stream(
         &mut app,
         id,
         crate::testing::status("t1", "ctx", TaskState::Completed, None),
-    );
+    ));
     let Some((key, lang, code)) = fx.into_iter().find_map(|e| match e {
         Effect::Highlight { key, lang, code } => Some((key, lang, code)),
         _ => None,

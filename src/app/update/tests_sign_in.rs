@@ -342,6 +342,7 @@ fn y_copies_the_device_flow_address() {
         tab,
         user_code: "WDJB-MJHT".into(),
         verification_uri: "https://127.0.0.1:7/device".into(),
+        since: app.now,
     });
     let fx = key(&mut app, KeyCode::Char('y'));
     assert!(

@@ -34,7 +34,10 @@ fn streaming(chunks: &[&str]) -> (App, TabId, Vec<Effect>) {
     for (i, c) in chunks.iter().enumerate() {
         fx.extend(stream(&mut app, id, chunk("t1", "story", c, i > 0, false)));
     }
-    assert!(!app.tab(id).unwrap().artifacts[0].complete, "still arriving");
+    assert!(
+        !app.tab(id).unwrap().artifacts[0].complete,
+        "still arriving"
+    );
     (app, id, fx)
 }
 
@@ -83,10 +86,7 @@ fn streamed_markdown_is_laid_out_as_it_arrives_in_the_tab_and_the_split_view() {
     assert!(screen.contains("use cargo run to start"), "{screen}");
     assert!(!screen.contains("`cargo run`"), "{screen}");
     // The unfinished line is drawn as the text it is, behind the remote bar like the rest.
-    assert!(
-        screen.contains("▍and then **the unfinished li"),
-        "{screen}"
-    );
+    assert!(screen.contains("▍and then **the unfinished li"), "{screen}");
     // The styles the layout gives them: the bullet, the emphasis, the quote.
     let styles = crate::markup::styles::render_styles(&app.theme);
     let lines = laid_out(&app, id);
@@ -104,7 +104,11 @@ fn streamed_markdown_is_laid_out_as_it_arrives_in_the_tab_and_the_split_view() {
         .flat_map(|l| l.spans.iter())
         .find(|s| s.content.contains("taller"))
         .map(|s| s.style);
-    assert_eq!(taller, Some(styles.text.patch(styles.emphasis)), "{lines:?}");
+    assert_eq!(
+        taller,
+        Some(styles.text.patch(styles.emphasis)),
+        "{lines:?}"
+    );
     assert_eq!(span("Nobody"), Some(styles.text.patch(styles.strong)));
     let bar = lines
         .iter()
@@ -131,8 +135,16 @@ fn completing_a_streamed_artifact_moves_none_of_the_lines_already_shown() {
     let split_before = body_rows(&render_text(&app));
     app.view = View::Tab(id);
 
-    stream(&mut app, id, chunk("t1", "story", "ne** ends it\n", true, true));
-    stream(&mut app, id, status("t1", "ctx", TaskState::Completed, None));
+    stream(
+        &mut app,
+        id,
+        chunk("t1", "story", "ne** ends it\n", true, true),
+    );
+    stream(
+        &mut app,
+        id,
+        status("t1", "ctx", TaskState::Completed, None),
+    );
     assert!(app.tab(id).unwrap().artifacts[0].complete);
 
     // The laid-out lines, styles and all, are those shown before, and the finished line after them.
@@ -170,12 +182,18 @@ fn a_code_fence_is_raw_while_open_and_laid_out_and_highlighted_once_it_closes() 
     assert!(!screen.contains("```"), "the fences are gone: {screen}");
     assert!(screen.contains("After it"), "{screen}");
     assert!(
-        fx.iter().any(|e| matches!(e, Effect::Highlight { lang: Some(l), code, .. }
-            if l == "rust" && code == "fn main() {\n}")),
+        fx.iter().any(
+            |e| matches!(e, Effect::Highlight { lang: Some(l), code, .. }
+            if l == "rust" && code == "fn main() {\n}")
+        ),
         "the closed block goes to the highlighter before the artifact completes"
     );
     let before = laid_out(&app, id);
-    let fx = stream(&mut app, id, status("t1", "ctx", TaskState::Completed, None));
+    let fx = stream(
+        &mut app,
+        id,
+        status("t1", "ctx", TaskState::Completed, None),
+    );
     assert!(
         !fx.iter().any(|e| matches!(e, Effect::Highlight { .. })),
         "completing it highlights nothing again"
