@@ -163,11 +163,19 @@ async fn ask_answer_hostile_and_cancel() {
     // Hostile text arrives sanitised and marked.
     c.key(KeyCode::Esc); // leave the compose box: there `n` types an n
     c.key(KeyCode::Char('n'));
-    c.wait_for(" 2 demo").await;
+    c.wait_for("▶2 demo").await;
     send(&c, "hostile");
     let screen = c
         .wait_until("hostile done", |s| {
-            s.contains("✓ completed") && s.contains("⚠")
+            // Tab 2's own badge (tab 1's "✓ completed" is on the tab bar too).
+            let tab2_done = s.lines().next().is_some_and(|bar| {
+                bar.split("▶2 demo").nth(1).is_some_and(|t| {
+                    t.split("  ")
+                        .next()
+                        .is_some_and(|t| t.contains("✓ completed"))
+                })
+            });
+            tab2_done && s.contains("⚠")
         })
         .await;
     assert!(
@@ -179,7 +187,7 @@ async fn ask_answer_hostile_and_cancel() {
     // Cancel a slow task, with confirmation.
     c.key(KeyCode::Esc);
     c.key(KeyCode::Char('n'));
-    c.wait_for(" 3 demo").await;
+    c.wait_for("▶3 demo").await;
     send(&c, "slow 60");
     c.wait_for("◐ working").await;
     c.key(KeyCode::Esc); // leave the compose box
@@ -312,12 +320,27 @@ async fn auth_required_is_approved_by_hand_or_denied() {
         "the typed token is never shown:\n{masked}"
     );
     c.key(KeyCode::Enter);
-    c.wait_for("✓ completed").await;
+    let done = c.wait_for("state → completed").await;
+    // The transcript shows the words the agent received, and the protected step's result above the state that
+    // ends the task (the answer is one snapshot holding both).
+    assert!(
+        done.contains(a2a_console::app::msg::APPROVAL_TEXT) && !done.contains("(approved with"),
+        "{done}"
+    );
+    let rows: Vec<&str> = done.lines().collect();
+    let result = rows
+        .iter()
+        .position(|r| r.contains("The protected step ran"));
+    let completed = rows.iter().position(|r| r.contains("state → completed"));
+    assert!(
+        matches!((result, completed), (Some(r), Some(c)) if r < c),
+        "{done}"
+    );
 
     // A second auth request, denied: the task is canceled.
     c.key(KeyCode::Esc);
     c.key(KeyCode::Char('n'));
-    c.wait_for(" 2 demo").await;
+    c.wait_for("▶2 demo").await;
     send(&c, "auth");
     c.wait_for("authorization waits: Esc").await;
     c.key(KeyCode::Esc);
@@ -576,8 +599,9 @@ async fn a_dropped_stream_is_reattached_and_nothing_received_is_lost() {
     send(&c, "go");
     c.wait_for("re-attaching in 1 s").await;
     let done = c.wait_for("✓ completed").await;
+    // "step one" and "step two" are consecutive status messages: one line, "step two", counted as updated once.
     for kept in [
-        "step one",
+        "updated 1×",
         "step two",
         "step three",
         "all done",

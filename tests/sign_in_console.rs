@@ -25,14 +25,16 @@ use url::Url;
 /// dialog wraps it at its width).
 fn address_on(screen: &str) -> String {
     let rows: Vec<&str> = screen.lines().collect();
-    let open = rows.iter().position(|r| r.contains("▍ open")).unwrap();
-    let mut url = String::new();
+    let open = rows.iter().position(|r| r.contains("▍ open   ")).unwrap();
+    // The address starts after its label and wraps under itself, the bar on every row.
+    let first = rows[open].split("▍ open   ").nth(1).unwrap();
+    let mut url = first.split('│').next().unwrap().trim_end().to_string();
     for row in &rows[open + 1..] {
-        let Some(start) = row.find("│▍") else {
+        let Some(start) = row.find("│▍        ") else {
             break;
         };
         let rest = &row[start + "│▍".len()..];
-        url.push_str(rest.split('│').next().unwrap().trim_end());
+        url.push_str(rest.split('│').next().unwrap().trim());
     }
     url
 }
