@@ -142,11 +142,7 @@ pub fn page(app: &App, width: usize) -> HelpPage {
             format!(
                 "Agent names: {} renames the selected agent (saved in the config file); a name too long for \
                  its place is cut in the middle, keeping the words that tell it from the others.",
-                app.keymap
-                    .keys_for(Action::RenameAgent)
-                    .first()
-                    .cloned()
-                    .unwrap_or_else(|| Action::RenameAgent.name().to_string())
+                app.keymap.key_or_name(Action::RenameAgent)
             ),
             Note::Plain,
         ),

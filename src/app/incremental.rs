@@ -28,12 +28,9 @@ const KEY_SPAN: u64 = 1 << 20;
 pub struct Progress {
     /// `ArtifactView::rendered` holds what this progress laid out (else the next pass starts afresh).
     started: bool,
-    /// The last pass laid out every part as final (the artifact was complete).
-    finished: bool,
-    /// What the last pass saw (text length, part count, complete): an unchanged artifact costs nothing.
+    /// What the last pass saw (text length, part count — what the headers are labelled with —, and whether it
+    /// laid out every part as final): an unchanged artifact costs nothing.
     seen: (usize, usize, bool),
-    /// The part count the headers are labelled with.
-    of: usize,
     /// Parts laid out for good; the part at this index is the one being read.
     done: usize,
     /// The part being read has its header, and its text is read from `read` (a line start, on line
@@ -94,32 +91,6 @@ impl ArtifactView {
     }
 }
 
-/// Lay out what arrived since the last pass: complete lines and closed fences of the part being read, and the
-/// parts after it; all of it when the artifact is complete. Code blocks are queued for highlighting off the UI
-/// thread (their keys start at `key_base`); `raw` is the artifact's wire parts (for a data part's JSON).
-pub fn advance(
-    a: &mut ArtifactView,
-    raw: &[a2a::Part],
-    styles: &RenderStyles,
-    chrome: Chrome,
-    key_base: u64,
-) -> Vec<Effect> {
-    let whole = a.complete;
-    pass(a, raw, styles, chrome, key_base, whole)
-}
-
-/// Lay out the whole artifact afresh, every part as final.
-pub fn lay_out_whole(
-    a: &mut ArtifactView,
-    raw: &[a2a::Part],
-    styles: &RenderStyles,
-    chrome: Chrome,
-    key_base: u64,
-) -> Vec<Effect> {
-    a.progress.restart();
-    pass(a, raw, styles, chrome, key_base, true)
-}
-
 /// The shared state of one pass.
 struct Pass<'a> {
     text: &'a str,
@@ -131,14 +102,17 @@ struct Pass<'a> {
     fx: Vec<Effect>,
 }
 
-fn pass(
+/// Lay out what arrived since the last pass: complete lines and closed fences of the part being read, and the
+/// parts after it; all of it when the artifact is complete. Code blocks are queued for highlighting off the UI
+/// thread (their keys start at `key_base`); `raw` is the artifact's wire parts (for a data part's JSON).
+pub fn advance(
     a: &mut ArtifactView,
     raw: &[a2a::Part],
     styles: &RenderStyles,
     chrome: Chrome,
     key_base: u64,
-    whole: bool,
 ) -> Vec<Effect> {
+    let whole = a.complete;
     let of = a.parts.len();
     let ArtifactView {
         text,
@@ -164,20 +138,19 @@ fn pass(
     }
     // What was laid out cannot be extended when it was final (text arrived after it), when part headers appear
     // (a second part), or when it is gone.
-    if p.started && (p.finished || (p.of <= 1 && of > 1) || of < p.of || rendered.is_none()) {
+    let (_, labelled, finished) = p.seen;
+    if p.started && (finished || (labelled <= 1 && of > 1) || of < labelled || rendered.is_none()) {
         p.restart();
     }
     if !p.started {
         *rendered = Some(Vec::new());
         p.started = true;
-        p.of = of;
     }
     let Some(blocks) = rendered.as_mut() else {
         return Vec::new();
     };
     // Headers say "part k/of" and each part's size: all change when parts are added, the growing one's with it.
-    let relabel_from = if p.of == of { p.done } else { 0 };
-    p.of = of;
+    let relabel_from = if p.seen.1 == of { p.done } else { 0 };
     let mut s = Pass {
         text,
         styles,
@@ -205,7 +178,6 @@ fn pass(
         s.p.settled = text.len();
         s.p.settled_line = newlines(text);
     }
-    s.p.finished = whole;
     s.p.seen = now;
     s.fx
 }

@@ -59,25 +59,25 @@ pub fn tab_split(main: Rect, compose_lines: usize) -> (Rect, Rect) {
 /// The columns an agent's name gets in a tab title.
 const TAB_NAME_WIDTH: usize = 14;
 
-/// The tab bar's items: the agent's card and skills pages, then one per conversation.
 /// The first cell of a tab's title: `▶` on the one on screen. Its style is reversed, but so is a tab that waits
 /// for the user: under NO_COLOR only this mark tells them apart (the width is the same either way).
 fn active_mark(app: &App, view: View) -> &'static str {
     if app.view == view { "▶" } else { " " }
 }
 
+/// The tab bar's items: the agent's card and skills pages, then one per conversation.
 pub fn tab_items(app: &App) -> Vec<(View, String)> {
     let waiting = app.tabs.iter().filter(|t| t.waiting()).count();
     let board = if waiting > 0 {
-        format!(" Board ({waiting} waiting) ")
+        format!("Board ({waiting} waiting)")
     } else {
-        " Board ".to_string()
+        "Board".to_string()
     };
     let page = |v: View, title: &str| (v, format!("{}{title} ", active_mark(app, v)));
     let mut items = vec![
         page(View::Card, "Card"),
         page(View::Skills, "Skills"),
-        page(View::Board, board.trim()),
+        page(View::Board, &board),
         page(View::Split, "Split"),
     ];
     // The agents' names as the tabs show them, each cut where it still tells it from the others.

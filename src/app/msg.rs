@@ -264,6 +264,8 @@ pub enum Effect {
         bytes: crate::app::spool::TextSlice,
         replace: bool,
     },
+    /// Highlight code for this background (`"dark"` or `"light"`) from now on: the theme was switched.
+    SetCodeTheme(&'static str),
     /// Highlight a code block off the UI thread.
     Highlight {
         key: u64,

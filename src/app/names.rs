@@ -88,8 +88,8 @@ fn shared_words(a: &str, b: &str) -> usize {
     end
 }
 
-/// The longest start of `s` that fits in `cols` columns.
-fn take_cols(s: &str, cols: usize) -> &str {
+/// The longest start of `s` that fits in `cols` columns (wide characters count double; none is split).
+pub fn take_cols(s: &str, cols: usize) -> &str {
     let mut used = 0;
     for (i, c) in s.char_indices() {
         let w = c.width().unwrap_or(0);

@@ -9,7 +9,6 @@ use a2a::PartContent;
 use ratatui::style::Style;
 use serde_json::Value;
 
-use super::msg::Effect;
 use super::task::{ArtifactView, FileInfo};
 use crate::markup::json_view::JsonView;
 use crate::markup::styles::RenderStyles;
@@ -225,19 +224,6 @@ fn text_part(
 pub struct Chrome {
     pub label: Style,
     pub text: Style,
-}
-
-/// Lay out a complete artifact afresh: every part by its kind, under its header when there are several. Code
-/// blocks are queued for highlighting off the UI thread (their keys start at `key_base`). An artifact that is
-/// still arriving is laid out as it arrives instead (`incremental::advance`), the same way.
-pub fn lay_out(
-    a: &mut ArtifactView,
-    raw: &[a2a::Part],
-    styles: &RenderStyles,
-    chrome: Chrome,
-    key_base: u64,
-) -> Vec<Effect> {
-    super::incremental::lay_out_whole(a, raw, styles, chrome, key_base)
 }
 
 /// Fold a data part to its top level, or unfold it, and redraw only its block.

@@ -263,8 +263,6 @@ pub fn remote_label(p: &crate::trust::sanitize::Provenance) -> String {
     format!("remote · {}{task} · {}", p.agent, p.field)
 }
 
-/// The logical lines of a piece of remote text as `ui::remote::block` draws it: provenance (with the time for a
-/// transcript entry), its lines behind the bar, its flags.
 /// How a folded status line says it was updated (empty when it was not).
 pub fn updates_label(updates: u32) -> String {
     match updates {
@@ -273,6 +271,8 @@ pub fn updates_label(updates: u32) -> String {
     }
 }
 
+/// The logical lines of a piece of remote text as `ui::remote::block` draws it: provenance (with the time for a
+/// transcript entry), its lines behind the bar, its flags.
 fn remote_lines<'a>(
     text: &'a crate::trust::sanitize::Untrusted,
     at: Option<&chrono::DateTime<chrono::Local>>,

@@ -403,9 +403,8 @@ pub enum Overlay {
         /// When the sign-in started (the dialog shows the time it has waited).
         since: chrono::DateTime<chrono::Utc>,
     },
-    /// The audit log, newest last; `scroll` is the first row shown (it opens on the last page).
-    /// The audit log: one row per entry (a run of like events folded), the selected one (`,` `.`) opened with
-    /// Enter or `J`.
+    /// The audit log, newest last: one row per entry (a run of like events folded); `scroll` is the first row
+    /// shown (it opens on the last page), the selected one (`,` `.`) opens with Enter or `J`.
     Audit {
         rows: Vec<crate::app::msg::AuditRow>,
         scroll: usize,

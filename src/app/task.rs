@@ -350,8 +350,6 @@ pub struct TaskTab {
     pub stored: bool,
     /// Its header row was handed to the store at least once.
     pub header_recorded: bool,
-    /// The event being shown folded a status message into the last entry (see `fold_status`).
-    folded: bool,
     /// Rebuilding from the store: nothing is recorded again.
     replaying: bool,
     /// The task id and source label as the store's event records share them (not copied per event).
@@ -420,7 +418,6 @@ impl TaskTab {
             header_dirty: false,
             stored: false,
             header_recorded: false,
-            folded: false,
             replaying: false,
             fixed_lines: 0,
             has_state_entry: false,
@@ -661,6 +658,15 @@ impl TaskTab {
         self.mark_header_dirty();
     }
 
+    /// How many status messages the last entry folded in (`fold_status`): a count that grows while the
+    /// transcript does not means an event updated the last line in place.
+    fn last_updates(&self) -> u32 {
+        match self.transcript.last() {
+            Some(Entry::Remote { updates, .. }) => *updates,
+            _ => 0,
+        }
+    }
+
     /// A status message right after another of the same task (nothing in between: no state change, no
     /// artifact, no message) replaces it, counted. Flagged text is never folded, in or out: what the flag
     /// is about stays on screen. Gives the text back when it is not folded.
@@ -684,7 +690,6 @@ impl TaskTab {
         *last = text;
         *last_at = at;
         *updates += 1;
-        self.folded = true;
         let after = super::layout::remote_len(last);
         self.fixed_lines = (self.fixed_lines + after).saturating_sub(before);
         None
@@ -768,11 +773,11 @@ impl TaskTab {
             Verdict::Applied { change, warning } => {
                 self.last_update = at;
                 let first = self.transcript.len();
-                self.folded = false;
+                let updates = self.last_updates();
                 self.show(change, &event, at);
                 if self.transcript.len() > first {
                     self.keep_event(first, &event);
-                } else if std::mem::take(&mut self.folded) {
+                } else if self.last_updates() > updates {
                     // The event updated the last entry in place: `J` on it shows this event, the latest.
                     self.keep_event(first.saturating_sub(1), &event);
                 }
@@ -870,10 +875,13 @@ impl TaskTab {
         // a stream would have shown them (a `completed` drawn above its own result reads as if nothing came).
         let settles =
             matches!(event, StreamResponse::Task(t) if phase(&t.status.state) != Phase::Active);
-        if settles {
-            for a in artifacts {
-                self.show_artifact(a, at);
-            }
+        let (before, after) = if settles {
+            (artifacts, &[][..])
+        } else {
+            (&[][..], artifacts)
+        };
+        for a in before {
+            self.show_artifact(a, at);
         }
         if state_changed || (!self.has_state_entry && self.log.state != TaskState::Unspecified) {
             self.state_entry(at);
@@ -888,10 +896,8 @@ impl TaskTab {
                 self.message(m, STATUS_MESSAGE, at);
             }
         }
-        if !settles {
-            for a in artifacts {
-                self.show_artifact(a, at);
-            }
+        for a in after {
+            self.show_artifact(a, at);
         }
     }
 

@@ -216,7 +216,7 @@ pub struct TaskLog {
     /// the earlier tasks' artifacts and never reuses their positions (the views are indexed the same way).
     pub artifacts: Vec<ArtifactLog>,
     /// Where the current task's artifacts start in `artifacts`.
-    pub task_start: usize,
+    task_start: usize,
     /// The current task's artifacts by id (an earlier task may use the same ids: they are its own).
     by_id: HashMap<String, usize, Fast>,
     /// Status updates already applied (state, message, timestamp), so the same one from another source is a

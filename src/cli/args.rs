@@ -192,8 +192,9 @@ pub enum Command {
     /// Export the conversation that holds a stored task (every task of it, each marked, as its tab shows
     /// it): Markdown (default) or JSON.
     Export {
-        /// The task's id, or the short id the console shows (its last characters, with `#N` when two
-        /// agents share it).
+        /// The task's id, or the short id the console shows (its last characters). When agents share it,
+        /// `#N` picks the Nth of them by URL (the console numbers them in its agent list's order, which
+        /// can differ: the export names its agent, and the full id is never ambiguous).
         task_id: String,
         /// Output format: md or json.
         #[arg(long, default_value = "md")]
@@ -228,7 +229,7 @@ pub enum Command {
     /// Serve the embedded demo agent on 127.0.0.1 in the foreground.
     DemoAgent {
         /// Port to listen on (0 = any free port).
-        #[arg(long, default_value_t = 41241)]
+        #[arg(long, default_value_t = crate::demo::STABLE_PORT)]
         port: u16,
     },
 }

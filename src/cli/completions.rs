@@ -122,6 +122,22 @@ fn one_line(s: &str) -> String {
         .collect()
 }
 
+/// `name` as one bash word that is exactly it: bare when plain, ANSI-C quoted (`$'\xHH'`) when it holds
+/// controls or quoting characters, else single-quoted.
+pub fn bash_word(name: &str) -> String {
+    let plain = !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_-.,:@%+=/".contains(c));
+    if plain {
+        name.to_string()
+    } else if name.chars().any(needs_escape) || name.contains(['\'', '\\', '*', '?', '[', ']']) {
+        ansi_c_quote(name)
+    } else {
+        format!("'{name}'")
+    }
+}
+
 /// `name` as one word of `shell`'s command line, or `None` when that shell's completion cannot carry it
 /// faithfully (then it is not offered; the user can still type it).
 ///
@@ -141,11 +157,7 @@ pub fn quoted_for(shell: &str, name: &str) -> Option<String> {
     // a completed word must look like what it is.
     let has_control = name.chars().any(needs_escape);
     match shell {
-        "bash" if plain => Some(name.to_string()),
-        "bash" if has_control || name.contains(['\'', '\\', '*', '?', '[', ']']) => {
-            Some(ansi_c_quote(name))
-        }
-        "bash" => Some(format!("'{name}'")),
+        "bash" => Some(bash_word(name)),
         _ if has_control => None,
         "powershell" if plain => Some(name.to_string()),
         "powershell" => {

@@ -72,7 +72,7 @@ pub(super) async fn run_remote(
     // An agent with `[agents.tls]` gets clients of its own for this command (its certificate is in no other).
     let own = target.own_http()?;
     for w in own.iter().flat_map(|o| &o.warnings) {
-        report::warning(&format!("warning: {w}"));
+        report::warning(w);
     }
     let (fetcher, http) = match own {
         Some(o) => (o.fetcher, Some(o.http)),

@@ -179,7 +179,7 @@ impl Again {
 
 /// One shell word that is exactly `s`, with nothing a terminal acts on (controls come out as `$'\xHH'`).
 fn word(s: &str) -> String {
-    super::completions::quoted_for("bash", s).unwrap_or_else(|| format!("'{s}'"))
+    super::completions::bash_word(s)
 }
 
 /// The task waits for the user (exit 6): say how to continue it.

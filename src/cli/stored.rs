@@ -75,23 +75,15 @@ pub(super) fn stored(command: Command) -> Result<(), String> {
             let rec = find_task(&store.tasks().map_err(|e| e.to_string())?, &task_id)?;
             // The tab that holds the task: an earlier task of a conversation is exported with the rest of it.
             let tab = store
-                .tab_of_task(&rec.task_id)
+                .tab_of_task(&rec.agent_url, &rec.task_id)
                 .map_err(|e| e.to_string())?
                 .unwrap_or_else(|| format!("{} {}", rec.agent_url, rec.task_id));
-            let text = crate::tui::persist::tab_export(
-                &store,
-                &tab,
-                &rec.agent_url,
-                &rec.agent_name,
-                json,
-            )
-            .map_err(|e| format!("task {}: {e}", one_line(&rec.task_id)))?;
-            if json {
-                let v: serde_json::Value =
-                    serde_json::from_str(&text).map_err(|e| e.to_string())?;
-                outln!("{}", safe_json(&v, true));
-            } else {
-                out!("{text}");
+            let export =
+                crate::store::tab_export(&store, &tab, &rec.agent_url, &rec.agent_name, json)
+                    .map_err(|e| format!("task {}: {e}", one_line(&rec.task_id)))?;
+            match export {
+                crate::store::TabExport::Json(v) => outln!("{}", safe_json(&v, true)),
+                crate::store::TabExport::Markdown(text) => out!("{text}"),
             }
         }
         Command::Audit { last } => {
@@ -154,13 +146,13 @@ fn find_task(
                 == short
         })
         .collect();
+    // One row per (agent URL, task id): the store's key.
     matches.sort_by(|a, b| a.agent_url.cmp(&b.agent_url));
-    matches.dedup_by(|a, b| a.agent_url == b.agent_url && a.task_id == b.task_id);
     match (matches.as_slice(), rank) {
         ([], _) => Err(not_found()),
         ([one], None | Some(1)) => Ok((*one).clone()),
         (many, Some(n)) => many
-            .get(n.wrapping_sub(1))
+            .get(n.checked_sub(1).unwrap_or(usize::MAX))
             .map(|t| (*t).clone())
             .ok_or_else(not_found),
         (many, None) => Err(format!(

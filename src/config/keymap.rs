@@ -564,6 +564,14 @@ impl Keymap {
         self.bindings(a).iter().map(format_key).collect()
     }
 
+    /// The first key bound to `a`, to name in a hint; its action name when it is unbound (the palette runs it).
+    pub fn key_or_name(&self, a: Action) -> String {
+        self.bindings(a)
+            .first()
+            .map(format_key)
+            .unwrap_or_else(|| a.name().to_string())
+    }
+
     /// The keys bound to `a`.
     pub fn bindings(&self, a: Action) -> &[KeyBinding] {
         self.keys.get(&a).map(Vec::as_slice).unwrap_or(&[])

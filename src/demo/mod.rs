@@ -96,6 +96,18 @@ impl DemoAgent {
 /// `history` list them twice) and a restored demo tab finds its agent again.
 pub const STABLE_PORT: u16 = 41241;
 
+/// The console's entry for the embedded demo agent listening at `url` (and for gRPC at `grpc`).
+pub fn target(url: &str, grpc: Option<String>) -> crate::remote::agent::AgentTarget {
+    let timeout = Duration::from_secs(crate::config::DEFAULT_TIMEOUT_SECS);
+    let mut target = crate::remote::agent::AgentTarget::from_url(url, timeout);
+    target.label = "demo".into();
+    // The demo runs in this process, so its card key is known here: the card shows "verified".
+    target.trust = signing::in_process_trust();
+    // Our own in-process agent: its gRPC port is another origin, and the user chose it by starting it.
+    target.allowed_origins.extend(grpc);
+    target
+}
+
 /// Start the demo on `port`; when that port is taken (a second console, `demo-agent` in another terminal),
 /// on a free port instead, with the sentence that tells the user so.
 pub async fn spawn_stable(port: u16) -> anyhow::Result<(DemoAgent, Option<String>)> {

@@ -60,6 +60,8 @@ pub struct Highlighter {
 enum Cmd {
     Request(Job),
     Cancel(u64),
+    /// Highlight the requests after this one for another background (the console's theme changed).
+    Theme(String),
 }
 
 struct Job {
@@ -95,6 +97,13 @@ impl Highlighter {
             lang: lang.map(str::to_string),
             code,
         }));
+    }
+
+    /// Highlights what is requested from now on with `theme` (as [`Self::spawn`] takes it): the console switched
+    /// to a theme made for the other background. What is already queued is highlighted the old way; the
+    /// console asks again for every block it shows.
+    pub fn set_theme(&self, theme: &str) {
+        let _ = self.tx.send(Cmd::Theme(theme.to_string()));
     }
 
     /// Drops a queued request or aborts a running one; nothing is delivered for it.
@@ -332,6 +341,8 @@ fn cache_key(job: &Job, theme: &str) -> CacheKey {
 struct Queue {
     order: VecDeque<u64>,
     jobs: HashMap<u64, Job>,
+    /// The theme to highlight with from the next job on, when it changed.
+    theme: Option<String>,
 }
 
 impl Queue {
@@ -349,6 +360,13 @@ impl Queue {
                 self.jobs.remove(&key);
                 running == Some(key)
             }
+            Cmd::Theme(theme) => {
+                // Queued jobs were asked for under the old theme and are asked again under the new one.
+                self.jobs.clear();
+                self.order.clear();
+                self.theme = Some(theme);
+                running.is_some()
+            }
         }
     }
 
@@ -362,12 +380,15 @@ impl Queue {
     }
 }
 
-fn worker(rx: Receiver<Cmd>, done: UnboundedSender<HighlightDone>, theme: String) {
+fn worker(rx: Receiver<Cmd>, done: UnboundedSender<HighlightDone>, mut theme: String) {
     assets();
     let mut queue = Queue::default();
     let mut cache = Cache::default();
     loop {
         let job = loop {
+            if let Some(t) = queue.theme.take() {
+                theme = t;
+            }
             if let Some(job) = queue.pop() {
                 break job;
             }

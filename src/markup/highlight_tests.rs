@@ -236,6 +236,27 @@ async fn running_request_is_superseded_too() {
     assert_eq!(first.lines.len(), JSON.lines().count());
 }
 
+/// A theme switch: what is asked after it is highlighted for the new background (the cache keeps both), and
+/// what was queued before it is dropped (the console asks again).
+#[tokio::test]
+async fn a_theme_switch_highlights_later_requests_for_the_new_background() {
+    let (tx, mut rx) = unbounded_channel();
+    let h = Highlighter::spawn(tx, "dark");
+    h.request(1, Some("rust"), RUST.to_string());
+    let dark = next(&mut rx).await.unwrap();
+    assert_eq!(dark.lines, highlight_now(Some("rust"), RUST, "dark"));
+    h.request(2, Some("rust"), big_rust());
+    h.set_theme("light");
+    h.request(3, Some("rust"), RUST.to_string());
+    let light = next(&mut rx).await.unwrap();
+    assert_eq!(
+        light.key, 3,
+        "the request queued before the switch is dropped"
+    );
+    assert_eq!(light.lines, highlight_now(Some("rust"), RUST, "light"));
+    assert_ne!(light.lines, dark.lines);
+}
+
 #[tokio::test]
 async fn cancelled_request_is_never_answered() {
     let (tx, mut rx) = unbounded_channel();

@@ -18,6 +18,101 @@ use crate::remote::message::parts_text;
 use crate::remote::tracker::state_name;
 use crate::trust::sanitize::{sanitize_line, sanitize_text};
 
+/// A tab's whole conversation, rendered for export.
+pub enum TabExport {
+    Markdown(String),
+    Json(Value),
+}
+
+/// A tab's whole conversation as the store holds it, rendered for export: Markdown, or JSON when `json`.
+/// Every task of the conversation is in it, each marked; an empty tab is an error with its reason, never an
+/// empty transcript.
+pub fn tab_export(
+    store: &super::Store,
+    tab_key: &str,
+    agent_url: &str,
+    agent_name: &str,
+    json: bool,
+) -> Result<TabExport, String> {
+    let events: Vec<StoredEvent> = store
+        .tab_events(tab_key)
+        .map_err(|e| e.to_string())?
+        .into_iter()
+        .map(|e| StoredEvent {
+            seq: e.seq,
+            agent_url: agent_url.to_string(),
+            task_id: e.task_id,
+            kind: e.kind,
+            json: e.json,
+            at: e.at,
+        })
+        .collect();
+    let header = store.stored_tab(tab_key).map_err(|e| e.to_string())?;
+    let mut tasks: Vec<String> = tasks_in(&events).into_iter().map(str::to_owned).collect();
+    if let Some(t) = header.as_ref().and_then(|h| h.row.task_id.clone())
+        && !tasks.contains(&t)
+    {
+        tasks.push(t);
+    }
+    // Each task's row holds the snapshot of a blocking reply: the agent's own first (two agents can share a task
+    // id), else by id alone (a task recorded under the agent's earlier URL, as the demo's was before its port
+    // was fixed).
+    let mut records = Vec::new();
+    for t in &tasks {
+        let own = store.task(agent_url, t).map_err(|e| e.to_string())?;
+        let found = match own {
+            Some(r) => Some(r),
+            None => store.task_by_id(t).map_err(|e| e.to_string())?,
+        };
+        records.extend(found);
+    }
+    if events.is_empty() && records.iter().all(|r| r.snapshot_json.is_none()) {
+        return Err(
+            "nothing of this conversation is in the local store yet (nothing was sent or received, \
+             or it was pruned)"
+                .into(),
+        );
+    }
+    let latest = records.last();
+    let row = header.as_ref().map(|h| &h.row);
+    let rec = TaskRecord {
+        agent_url: agent_url.to_string(),
+        agent_name: agent_name.to_string(),
+        task_id: tasks.last().cloned().unwrap_or_default(),
+        context_id: row
+            .and_then(|r| r.context_id.clone())
+            .or_else(|| latest.and_then(|r| r.context_id.clone())),
+        state: match (row, latest) {
+            (Some(r), _) if r.task_id.is_some() => r.state.clone(),
+            (_, Some(l)) => l.state.clone(),
+            _ if tasks.is_empty() => "no task".into(),
+            _ => "unknown".into(),
+        },
+        tab_id: 0,
+        snapshot_json: latest.and_then(|r| r.snapshot_json.clone()),
+        updated_at: events
+            .last()
+            .map(|e| e.at)
+            .into_iter()
+            .chain(latest.map(|r| r.updated_at))
+            .max()
+            .unwrap_or_else(Utc::now),
+    };
+    if json {
+        return Ok(TabExport::Json(export_task_json(&rec, &events)));
+    }
+    let snapshots = records
+        .iter()
+        .filter_map(|r| {
+            let t = serde_json::from_str::<a2a::Task>(r.snapshot_json.as_deref()?).ok()?;
+            Some((r.task_id.clone(), t))
+        })
+        .collect();
+    Ok(TabExport::Markdown(export_conversation_markdown(
+        &rec, &events, snapshots,
+    )))
+}
+
 /// Names the JSON export's shape, so a reader can tell versions apart.
 pub const JSON_EXPORT_FORMAT: &str = "a2a-console/task/1";
 
@@ -60,7 +155,6 @@ fn quote(out: &mut String, raw: &str) {
 }
 
 /// What an event says, decoded once.
-#[derive(Clone)]
 enum Decoded {
     User(Message),
     Message(Message),
@@ -97,9 +191,12 @@ fn decode(e: &StoredEvent) -> Decoded {
 }
 
 /// Artifacts as they stood at the end, with the chunks put back together (A2A `append` / replace rules).
-fn final_artifacts(decoded: &[(Option<&StoredEvent>, Decoded)]) -> HashMap<String, Artifact> {
+fn final_artifacts<'a>(
+    decoded: impl IntoIterator<Item = &'a Decoded>,
+    snapshot: Option<&Task>,
+) -> HashMap<String, Artifact> {
     let mut out: HashMap<String, Artifact> = HashMap::new();
-    for (_, d) in decoded {
+    for d in decoded {
         match d {
             Decoded::Artifact(u) => {
                 let id = u.artifact.artifact_id.clone();
@@ -118,6 +215,14 @@ fn final_artifacts(decoded: &[(Option<&StoredEvent>, Decoded)]) -> HashMap<Strin
             _ => {}
         }
     }
+    // The task's stored snapshot last: it holds the artifacts as they ended.
+    for a in snapshot
+        .and_then(|t| t.artifacts.as_ref())
+        .into_iter()
+        .flatten()
+    {
+        out.insert(a.artifact_id.clone(), a.clone());
+    }
     out
 }
 
@@ -135,6 +240,22 @@ struct Transcript<'a> {
 }
 
 impl Transcript<'_> {
+    /// Start a task's part of a conversation: its heading (when there are several), and its own artifacts
+    /// (a copy: a task whose rows come again after another's, a late push, still finds them).
+    fn begin_task(
+        &mut self,
+        task: &str,
+        several: bool,
+        by_task: &HashMap<String, HashMap<String, Artifact>>,
+    ) {
+        if several {
+            let _ = writeln!(self.out, "### Task {}\n", line(task));
+        }
+        self.state = None;
+        self.seen_artifacts.clear();
+        self.artifacts = by_task.get(task).cloned().unwrap_or_default();
+    }
+
     fn message(&mut self, m: &Message, at: &DateTime<Utc>, from_user: bool) {
         if !m.message_id.is_empty() && !self.seen_messages.insert(m.message_id.clone()) {
             return;
@@ -218,6 +339,7 @@ pub fn tasks_in(events: &[StoredEvent]) -> Vec<&str> {
 /// A readable transcript: the header (agent, ids, state), then what the user sent, what the agent said, state
 /// changes, notes, and each artifact's text (chunks reassembled) where it first appeared. A snapshot in the
 /// record fills in what the events lack (a blocking reply has no stream events).
+#[cfg(test)]
 pub fn export_task_markdown(rec: &TaskRecord, events: &[StoredEvent]) -> String {
     let snapshot = rec
         .snapshot_json
@@ -240,33 +362,29 @@ pub fn export_conversation_markdown(
         events.iter().map(|e| (Some(e), decode(e))).collect();
     let mut tasks: Vec<String> = tasks_in(events).into_iter().map(str::to_owned).collect();
     // A snapshot of a task no row names (a blocking reply recorded only as the task's row) still counts.
-    let mut rest: Vec<(String, Task)> = snapshots.into_iter().collect();
-    rest.sort_by(|a, b| a.0.cmp(&b.0));
-    let mut snapshots: HashMap<String, Task> = HashMap::new();
-    for (id, t) in rest {
-        if !tasks.contains(&id) {
-            tasks.push(id.clone());
-        }
-        snapshots.insert(id, t);
-    }
+    let mut unnamed: Vec<&String> = snapshots.keys().filter(|id| !tasks.contains(id)).collect();
+    unnamed.sort();
+    let unnamed: Vec<String> = unnamed.into_iter().cloned().collect();
+    tasks.extend(unnamed);
+    let mut snapshots = snapshots;
     // Each task's artifacts reassembled from its own rows (and its snapshot).
-    let mut by_task: HashMap<String, HashMap<String, Artifact>> = HashMap::new();
-    for task in &tasks {
-        let mut own: Vec<(Option<&StoredEvent>, Decoded)> = Vec::new();
-        for (e, d) in &decoded {
-            if e.is_some_and(|e| &e.task_id == task) {
-                own.push((*e, d.clone()));
-            }
-        }
-        if let Some(t) = snapshots.get(task) {
-            own.push((None, Decoded::Task(Box::new(t.clone()))));
-        }
-        by_task.insert(task.clone(), final_artifacts(&own));
+    fn rows_of<'a>(
+        decoded: &'a [(Option<&StoredEvent>, Decoded)],
+        task: &'a str,
+    ) -> impl Iterator<Item = &'a Decoded> {
+        decoded
+            .iter()
+            .filter(move |(e, _)| e.is_some_and(|e| e.task_id == task))
+            .map(|(_, d)| d)
     }
-    let untasked: Vec<(Option<&StoredEvent>, Decoded)> = decoded
+    let by_task: HashMap<String, HashMap<String, Artifact>> = tasks
         .iter()
-        .filter(|(e, _)| e.is_some_and(|e| e.task_id.is_empty()))
-        .map(|(e, d)| (*e, d.clone()))
+        .map(|task| {
+            (
+                task.clone(),
+                final_artifacts(rows_of(&decoded, task), snapshots.get(task)),
+            )
+        })
         .collect();
     let mut tr = Transcript {
         out: String::new(),
@@ -275,7 +393,7 @@ pub fn export_conversation_markdown(
         sent: HashMap::new(),
         seen_artifacts: HashSet::new(),
         state: None,
-        artifacts: final_artifacts(&untasked),
+        artifacts: final_artifacts(rows_of(&decoded, ""), None),
     };
     let several = tasks.len() > 1;
     // A tab whose agent answered with messages only has no task: it is exported as a message exchange.
@@ -333,12 +451,7 @@ pub fn export_conversation_markdown(
         {
             snapshot_of(&mut tr, current.as_ref());
             current = Some(e.task_id.clone());
-            if several {
-                let _ = writeln!(tr.out, "### Task {}\n", line(&e.task_id));
-            }
-            tr.state = None;
-            tr.seen_artifacts.clear();
-            tr.artifacts = by_task.remove(&e.task_id).unwrap_or_default();
+            tr.begin_task(&e.task_id, several, &by_task);
         }
         tr.entry(*e, d, at);
     }
@@ -346,12 +459,7 @@ pub fn export_conversation_markdown(
     // Tasks known only by their snapshot.
     for task in tasks {
         if let Some(t) = snapshots.remove(&task) {
-            if several {
-                let _ = writeln!(tr.out, "### Task {}\n", line(&task));
-            }
-            tr.state = None;
-            tr.seen_artifacts.clear();
-            tr.artifacts = by_task.remove(&task).unwrap_or_default();
+            tr.begin_task(&task, several, &by_task);
             tr.task(&t, &rec.updated_at);
         }
     }

@@ -24,7 +24,9 @@ use serde_json::Value;
 
 use crate::remote::audit::redact_json;
 
-pub use export::{export_conversation_markdown, export_task_json, export_task_markdown, tasks_in};
+#[cfg(test)]
+pub use export::export_task_markdown;
+pub use export::{TabExport, export_conversation_markdown, export_task_json, tab_export, tasks_in};
 pub use tabs::{Pruned, Retention, StoredTab, TabEvent};
 
 /// How long a write waits for another connection's lock before giving up with [`StoreError::Locked`]. Short,
@@ -678,6 +680,8 @@ impl Store {
         result.map(drop).map_err(|e| self.err(e))
     }
 
+    /// A tab's draft (the console reads it with the tab's row: `StoredTab.draft`).
+    #[cfg(test)]
     pub fn draft(&self, tab_key: &str) -> Result<Option<String>, StoreError> {
         self.conn
             .query_row(

@@ -574,14 +574,20 @@ impl Store {
 
     /// The tab whose transcript holds `task_id` (the latest, should two): an earlier task of a conversation
     /// is found too, not only the tab's current one.
-    pub fn tab_of_task(&self, task_id: &str) -> Result<Option<String>, StoreError> {
+    /// The tab that holds `task_id` of the agent at `agent_url` (two agents can use the same task id).
+    pub fn tab_of_task(
+        &self,
+        agent_url: &str,
+        task_id: &str,
+    ) -> Result<Option<String>, StoreError> {
         // A tab's current task is indexed; an earlier task of a conversation is found among the events (a scan:
         // the events table keeps no task-id index, see MIGRATION_3; this is for the CLI's export, once).
         let current: Option<String> = self
             .conn
             .query_row(
-                "SELECT tab_key FROM tabs WHERE task_id = ?1 ORDER BY updated_at DESC LIMIT 1",
-                [task_id],
+                "SELECT tab_key FROM tabs WHERE agent_url = ?1 AND task_id = ?2 \
+                 ORDER BY updated_at DESC LIMIT 1",
+                [agent_url, task_id],
                 |r| r.get(0),
             )
             .optional()
@@ -591,8 +597,9 @@ impl Store {
         }
         self.conn
             .query_row(
-                "SELECT tab_key FROM events WHERE task_id = ?1 AND tab_key IS NOT NULL ORDER BY id DESC LIMIT 1",
-                [task_id],
+                "SELECT tab_key FROM events WHERE agent_url = ?1 AND task_id = ?2 AND tab_key IS NOT NULL \
+                 ORDER BY id DESC LIMIT 1",
+                [agent_url, task_id],
                 |r| r.get(0),
             )
             .optional()
@@ -803,6 +810,29 @@ mod tests {
         let v1 = store.events("http://127.0.0.1:9", "t1").unwrap();
         assert_eq!(v1.len(), 2);
         assert!(store.task("http://127.0.0.1:9", "t1").unwrap().is_some());
+    }
+
+    /// Two agents may name a task alike: each one's tab is found under its own URL, the newer never shadows it.
+    #[test]
+    fn the_tab_of_a_task_is_the_agents_own_when_two_agents_share_a_task_id() {
+        let store = Store::open_in_memory().unwrap();
+        let now = Utc::now();
+        let mut first = row("tab-a", "a", "completed", now - Days::minutes(1));
+        first.agent_url = "http://127.0.0.1:1".into();
+        first.task_id = Some("t1".into());
+        let mut second = row("tab-b", "b", "completed", now);
+        second.agent_url = "http://127.0.0.1:2".into();
+        second.task_id = Some("t1".into());
+        store
+            .write_batch(
+                &[Record::Tab(Box::new(first)), Record::Tab(Box::new(second))],
+                &mut HashMap::new(),
+            )
+            .unwrap();
+        let of = |url: &str| store.tab_of_task(url, "t1").unwrap();
+        assert_eq!(of("http://127.0.0.1:1").as_deref(), Some("tab-a"));
+        assert_eq!(of("http://127.0.0.1:2").as_deref(), Some("tab-b"));
+        assert_eq!(of("http://127.0.0.1:3"), None);
     }
 
     #[test]

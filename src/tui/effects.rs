@@ -707,6 +707,7 @@ impl Runtime {
                     let _ = tx.send(Msg::DemoStarted(result));
                 });
             }
+            Effect::SetCodeTheme(theme) => self.highlighter.set_theme(theme),
             Effect::Quit => {}
         }
     }

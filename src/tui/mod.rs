@@ -166,13 +166,7 @@ pub async fn run(global: Overrides, demo: bool) -> Result<Ended, String> {
         if let Some(why) = moved {
             app.set_status(why, false);
         }
-        let target =
-            AgentTarget::from_url(&agent.base_url(), Duration::from_secs(DEFAULT_TIMEOUT_SECS));
-        let mut target = target;
-        target.label = "demo".into();
-        target.trust = crate::demo::signing::in_process_trust();
-        // Our own in-process agent: its gRPC port is another origin, and the user chose it by starting it.
-        target.allowed_origins.extend(agent.grpc_url());
+        let target = crate::demo::target(&agent.base_url(), agent.grpc_url());
         app.insert_agent(0, target, AgentOrigin::Demo);
         Some(agent)
     } else {

@@ -362,114 +362,21 @@ fn audit_row(group: &[&AuditEntry]) -> AuditRow {
 }
 
 fn audit_line(e: &AuditEntry) -> String {
-    {
-        {
-            let line = format!(
-                "{} {:<8} {:<28} task {} · context {} · message {} · {} {}",
-                e.at.format("%Y-%m-%d %H:%M:%S"),
-                e.direction.as_str(),
-                e.method,
-                e.task_id.as_deref().unwrap_or("—"),
-                e.context_id.as_deref().unwrap_or("—"),
-                e.message_id.as_deref().unwrap_or("—"),
-                e.agent,
-                if e.detail_json.is_null() {
-                    String::new()
-                } else {
-                    e.detail_json.to_string()
-                }
-            );
-            line
+    format!(
+        "{} {:<8} {:<28} task {} · context {} · message {} · {} {}",
+        e.at.format("%Y-%m-%d %H:%M:%S"),
+        e.direction.as_str(),
+        e.method,
+        e.task_id.as_deref().unwrap_or("—"),
+        e.context_id.as_deref().unwrap_or("—"),
+        e.message_id.as_deref().unwrap_or("—"),
+        e.agent,
+        if e.detail_json.is_null() {
+            String::new()
+        } else {
+            e.detail_json.to_string()
         }
-    }
-}
-
-/// A tab's whole conversation as the store holds it, rendered for export: Markdown, or JSON when `json`.
-/// Every task of the conversation is in it, each marked; an empty tab is an error with its reason, never an
-/// empty transcript.
-pub fn tab_export(
-    store: &Store,
-    tab_key: &str,
-    agent_url: &str,
-    agent_name: &str,
-    json: bool,
-) -> Result<String, String> {
-    let events: Vec<crate::store::StoredEvent> = store
-        .tab_events(tab_key)
-        .map_err(|e| e.to_string())?
-        .into_iter()
-        .map(|e| crate::store::StoredEvent {
-            seq: e.seq,
-            agent_url: agent_url.to_string(),
-            task_id: e.task_id,
-            kind: e.kind,
-            json: e.json,
-            at: e.at,
-        })
-        .collect();
-    let header = store.stored_tab(tab_key).map_err(|e| e.to_string())?;
-    let mut tasks: Vec<String> = crate::store::tasks_in(&events)
-        .into_iter()
-        .map(str::to_owned)
-        .collect();
-    if let Some(t) = header.as_ref().and_then(|h| h.row.task_id.clone())
-        && !tasks.contains(&t)
-    {
-        tasks.push(t);
-    }
-    // Each task's row (by id: the demo agent's URL changes between runs) holds the snapshot of a blocking reply.
-    let mut records = Vec::new();
-    for t in &tasks {
-        if let Some(r) = store.task_by_id(t).map_err(|e| e.to_string())? {
-            records.push(r);
-        }
-    }
-    if events.is_empty() && records.iter().all(|r| r.snapshot_json.is_none()) {
-        return Err(
-            "nothing of this conversation is in the local store yet (nothing was sent or received, \
-             or it was pruned)"
-                .into(),
-        );
-    }
-    let latest = records.last();
-    let row = header.as_ref().map(|h| &h.row);
-    let rec = crate::store::TaskRecord {
-        agent_url: agent_url.to_string(),
-        agent_name: agent_name.to_string(),
-        task_id: tasks.last().cloned().unwrap_or_default(),
-        context_id: row
-            .and_then(|r| r.context_id.clone())
-            .or_else(|| latest.and_then(|r| r.context_id.clone())),
-        state: match (row, latest) {
-            (Some(r), _) if r.task_id.is_some() => r.state.clone(),
-            (_, Some(l)) => l.state.clone(),
-            _ if tasks.is_empty() => "no task".into(),
-            _ => "unknown".into(),
-        },
-        tab_id: 0,
-        snapshot_json: latest.and_then(|r| r.snapshot_json.clone()),
-        updated_at: events
-            .last()
-            .map(|e| e.at)
-            .into_iter()
-            .chain(latest.map(|r| r.updated_at))
-            .max()
-            .unwrap_or_else(Utc::now),
-    };
-    if json {
-        return serde_json::to_string_pretty(&crate::store::export_task_json(&rec, &events))
-            .map_err(|e| e.to_string());
-    }
-    let snapshots = records
-        .iter()
-        .filter_map(|r| {
-            let t = serde_json::from_str::<a2a::Task>(r.snapshot_json.as_deref()?).ok()?;
-            Some((r.task_id.clone(), t))
-        })
-        .collect();
-    Ok(crate::store::export_conversation_markdown(
-        &rec, &events, snapshots,
-    ))
+    )
 }
 
 /// Write a tab's whole conversation to `path`: JSON for a `.json` path, Markdown otherwise.
@@ -481,7 +388,12 @@ pub fn export_tab(
     path: &Path,
 ) -> Result<String, String> {
     let json = path.extension().is_some_and(|e| e == "json");
-    let text = tab_export(store, tab_key, agent_url, agent_name, json)?;
+    let text = match crate::store::tab_export(store, tab_key, agent_url, agent_name, json)? {
+        crate::store::TabExport::Markdown(text) => text,
+        crate::store::TabExport::Json(v) => {
+            serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?
+        }
+    };
     write_export(&text, path)
 }
 

@@ -162,24 +162,14 @@ fn spoken(sel: &crate::remote::client::Selected) -> String {
 /// `s` cut to `width` display columns, ending in `…` when it was cut, so a long name says it goes on (wide
 /// characters count double; a cut never splits one).
 pub(super) fn ellipsize(s: &str, width: usize) -> String {
-    use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
+    use unicode_width::UnicodeWidthStr;
     if s.width() <= width {
         return s.to_string();
     }
-    let mut out = String::new();
-    let mut used = 0;
-    for c in s.chars() {
-        let w = c.width().unwrap_or(0);
-        if used + w + 1 > width {
-            break;
-        }
-        out.push(c);
-        used += w;
+    match width.checked_sub(1) {
+        Some(room) => format!("{}…", crate::app::names::take_cols(s, room)),
+        None => String::new(),
     }
-    if width > 0 {
-        out.push('…');
-    }
-    out
 }
 
 #[cfg(test)]

@@ -283,18 +283,16 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
             scroll,
             selected,
         } => {
-            let lines = rows;
             let r = viewer_area(area);
             let visible = r.height.saturating_sub(2) as usize;
             let width = r.width.saturating_sub(2) as usize;
             // `scroll` is the first row shown; never past the last page.
-            let start = (*scroll).min(lines.len().saturating_sub(visible));
+            let start = (*scroll).min(rows.len().saturating_sub(visible));
             // One screen row per entry, cut after a whole word with `…`: Enter opens it whole.
-            let shown: Vec<Line> = if lines.is_empty() {
+            let shown: Vec<Line> = if rows.is_empty() {
                 vec![Line::styled("The audit log is empty.", t.dim)]
             } else {
-                lines
-                    .iter()
+                rows.iter()
                     .enumerate()
                     .skip(start)
                     .take(visible)
@@ -316,8 +314,8 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
                     &super::wrap::fit_words(
                         &format!(
                             "Audit log · {} rows{} · , . select · Enter opens · {close} or Esc closes · also `a2a-console audit`",
-                            lines.len(),
-                            position(start, visible, lines.len()),
+                            rows.len(),
+                            position(start, visible, rows.len()),
                         ),
                         r.width.saturating_sub(4) as usize,
                     ),

@@ -522,10 +522,9 @@ pub fn draw(f: &mut Frame, app: &App, t: &TaskTab, area: Rect) {
     };
     let link = match &t.link {
         Link::Live => " · live".to_string(),
-        Link::Connecting if t.approving_since.is_some() => layout::approving(app, t)
+        Link::Connecting => layout::approving(app, t)
             .map(|a| format!(" · {a}"))
             .unwrap_or_else(|| " · connecting".to_string()),
-        Link::Connecting => " · connecting".to_string(),
         Link::Disconnected(_) => " · disconnected (R re-attaches)".to_string(),
         Link::Idle => String::new(),
     };
@@ -601,13 +600,7 @@ pub fn draw(f: &mut Frame, app: &App, t: &TaskTab, area: Rect) {
         ""
     };
     // Says whether keys type here, and how to change that (the status bar says it too).
-    let key = |a: crate::config::keymap::Action| {
-        app.keymap
-            .keys_for(a)
-            .first()
-            .cloned()
-            .unwrap_or_else(|| a.name().to_string())
-    };
+    let key = |a: crate::config::keymap::Action| app.keymap.key_or_name(a);
     let how = if app.focus == Focus::Compose {
         format!(
             " · typing · {} sends · {} leaves",
@@ -708,7 +701,7 @@ mod wrap_tests {
             text: theme.remote_text,
         };
         let raw = t.log.artifacts[2].artifact.parts.clone();
-        crate::app::parts::lay_out(&mut t.artifacts[2], &raw, &styles, chrome, 0);
+        crate::app::incremental::advance(&mut t.artifacts[2], &raw, &styles, chrome, 0);
         assert_eq!(t.artifacts[2].parts.len(), 4);
         assert!(crate::app::parts::toggle_fold(
             &mut t.artifacts[2],

@@ -751,7 +751,8 @@ fn switch_theme(app: &mut App) -> Vec<Effect> {
         }
     };
     app.theme = theme;
-    let mut fx = Vec::new();
+    // The highlighter first, so the blocks laid out again below are highlighted for the new background.
+    let mut fx = vec![Effect::SetCodeTheme(app.theme.background.name())];
     let tabs: Vec<TabId> = app.tabs.iter().map(|t| t.id).collect();
     for t in app.tabs.iter_mut() {
         for a in t.artifacts.iter_mut() {

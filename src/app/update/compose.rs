@@ -67,15 +67,18 @@ pub(super) fn compose_key(app: &mut App, k: KeyEvent, action: Option<Action>) ->
 /// Up and Down in the box: in an empty box (or while recalling) they walk what was sent from any tab of this
 /// run, behind the tab's own earlier messages; in text they move between its lines.
 fn recall(app: &mut App, tab_id: TabId, back: bool) {
+    // The merged list is only built when the key browses it (an arrow in a draft moves the cursor).
     let list = match app.tab(tab_id) {
-        Some(t) => app.history.recall(&t.sent_history),
+        Some(t) if t.compose.is_empty() || t.history_cursor.is_some() => {
+            app.history.recall(&t.sent_history)
+        }
+        Some(_) => Vec::new(),
         None => return,
     };
     let Some(t) = app.tab_mut(tab_id) else {
         return;
     };
-    let browsing = t.compose.is_empty() || t.history_cursor.is_some();
-    if !browsing || list.is_empty() {
+    if list.is_empty() {
         t.compose.move_cursor(if back {
             CursorMove::Up
         } else {

@@ -1,12 +1,8 @@
 //! Adding the embedded demo agent from inside the console (`D`), so a first start with no config is one key
 //! away from something to talk to, without quitting to restart with `--demo`.
 
-use std::time::Duration;
-
 use crate::app::msg::Effect;
 use crate::app::state::{AgentOrigin, App, Focus, View};
-use crate::config::DEFAULT_TIMEOUT_SECS;
-use crate::remote::agent::AgentTarget;
 
 /// Ask the runtime for the demo agent, unless it is already in the list (then select it).
 pub(super) fn add_demo(app: &mut App) -> Vec<Effect> {
@@ -43,12 +39,7 @@ pub(super) fn demo_started(
         }
     };
     let url = listening.url;
-    let mut target = AgentTarget::from_url(&url, Duration::from_secs(DEFAULT_TIMEOUT_SECS));
-    target.label = "demo".into();
-    // The demo runs in this process, so its card key is known here: the card shows "verified".
-    target.trust = crate::demo::signing::in_process_trust();
-    // Our own in-process agent: its gRPC port is another origin, and the user chose it by starting it.
-    target.allowed_origins.extend(listening.grpc);
+    let target = crate::demo::target(&url, listening.grpc);
     let id = app.insert_agent(0, target.clone(), AgentOrigin::Demo);
     // It starts in the background: a user who went on typing (the compose box, a prompt) keeps the keyboard.
     if app.focus != Focus::Compose && app.overlay.is_none() {
@@ -83,9 +74,12 @@ fn select(app: &mut App, index: usize) {
 
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
     use super::*;
     use crate::app::msg::Msg;
     use crate::app::update::update;
+    use crate::remote::agent::AgentTarget;
     use crate::testing::empty_app;
     use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 

@@ -4,7 +4,7 @@
 
 use crate::app::draft::{ClosedDraft, Draft};
 use crate::app::msg::Effect;
-use crate::app::state::{App, Focus, View};
+use crate::app::state::{App, Focus, Overlay, PromptKind, View};
 use crate::config::keymap::{Action, format_key};
 use crate::store::record::Record;
 
@@ -13,8 +13,25 @@ use crate::store::record::Record;
 pub(super) fn quit(app: &mut App) -> Vec<Effect> {
     let held = app.tabs.iter().filter(|t| t.has_draft()).count();
     if held == 0 || app.drafts.quit_armed {
+        // An agent just added waits for its short name to be written to the config: quitting from that prompt
+        // answers it as it stands, so the agent is not lost.
+        let mut fx = match &app.overlay {
+            Some(Overlay::Prompt {
+                kind:
+                    PromptKind::AgentName {
+                        agent,
+                        adding: true,
+                    },
+                input,
+            }) => {
+                let (agent, typed) = (*agent, input.lines().join(" "));
+                super::rename::named(app, agent, true, &typed)
+            }
+            _ => Vec::new(),
+        };
         app.quit = true;
-        return vec![Effect::Quit];
+        fx.push(Effect::Quit);
+        return fx;
     }
     app.drafts.quit_armed = true;
     // Where printable keys type (the box, a prompt) or close a modal, only the chords quit: name those.
@@ -52,13 +69,11 @@ pub(super) fn close_tab(app: &mut App) -> Vec<Effect> {
     let View::Tab(id) = app.view else {
         return vec![];
     };
-    let kept = app.tab_mut(id).is_some_and(|t| {
-        if t.has_draft() {
-            // Worth a row even if nothing was sent: reopening finds a tab by its row, in this run or a later one.
-            t.stored = true;
-        }
-        t.has_draft()
-    });
+    let kept = app.tab(id).is_some_and(|t| t.has_draft());
+    if kept && let Some(t) = app.tab_mut(id) {
+        // Worth a row even if nothing was sent: reopening finds a tab by its row, in this run or a later one.
+        t.stored = true;
+    }
     let mut fx = Vec::new();
     if let Some(t) = app.tab(id).filter(|t| t.stored)
         && let Some(row) = app.row_of(t, true)
@@ -86,12 +101,7 @@ pub(super) fn close_tab(app: &mut App) -> Vec<Effect> {
     // The tab (or page) that takes its place has command keys live.
     app.focus = Focus::Main;
     if kept {
-        let reopen = app
-            .keymap
-            .keys_for(Action::ReopenTab)
-            .first()
-            .cloned()
-            .unwrap_or_else(|| Action::ReopenTab.name().to_string());
+        let reopen = app.keymap.key_or_name(Action::ReopenTab);
         app.set_status(
             format!("tab closed; its draft is kept: {reopen} reopens the tab with it"),
             false,

@@ -95,10 +95,9 @@ pub(super) fn edit_query(query: &mut String, a: Action) -> bool {
         }
         // readline's unix-word-rubout: blanks before the cursor, then the word up to the previous blank.
         Action::DeleteWordBack => {
-            let kept = query.trim_end().len();
-            let start = query[..kept]
-                .rfind(char::is_whitespace)
-                .map_or(0, |i| i + 1);
+            // By characters, not bytes: the blank may be a no-break or ideographic space.
+            let word = query.trim_end();
+            let start = word.trim_end_matches(|c: char| !c.is_whitespace()).len();
             query.truncate(start);
         }
         Action::KillToStart => query.clear(),
@@ -124,5 +123,9 @@ mod tests {
         assert!(edit_query(&mut q, Action::KillToStart));
         assert_eq!(q, "");
         assert!(!edit_query(&mut q, Action::LineStart));
+        // A blank of several bytes (ideographic, no-break) is kept whole, never cut in half.
+        let mut q = String::from("close\u{3000}tab\u{a0}");
+        assert!(edit_query(&mut q, Action::DeleteWordBack));
+        assert_eq!(q, "close\u{3000}");
     }
 }

@@ -16,11 +16,7 @@ fn keyboard_free(app: &App) -> bool {
 
 /// The first key bound to `a`, for the notes (or its name when unbound).
 fn key(app: &App, a: Action) -> String {
-    app.keymap
-        .keys_for(a)
-        .first()
-        .cloned()
-        .unwrap_or_else(|| a.name().to_string())
+    app.keymap.key_or_name(a)
 }
 
 /// The agent of `tab` just asked for authorization. Marks the request as waiting and says where it is; the

@@ -82,7 +82,8 @@ pub(super) fn named(app: &mut App, agent: AgentId, adding: bool, typed: &str) ->
     // plain line.
     let typed: String = typed.chars().filter(|c| !c.is_control()).collect();
     let typed = typed.trim();
-    let card = entry.info().map(|i| i.name.as_str()).unwrap_or("");
+    // The card's name as offered (trimmed like the answer): taking the offer keeps no name of the user's own.
+    let card = entry.info().map(|i| i.name.trim()).unwrap_or("");
     let name = (!typed.is_empty() && typed != card).then(|| typed.to_string());
     // An entry without a name is labelled with its URL (that is how `AgentEntry::name` knows to show the card's).
     let label = name.clone().unwrap_or_else(|| entry.target.url.clone());

@@ -1,4 +1,4 @@
-//! A tab's stream: events applied to the task, artifacts laid out when they complete, push registration,
+//! A tab's stream: events applied to the task, artifacts laid out as they arrive, push registration,
 //! following a task a blocking reply left running, and automatic re-attach.
 
 use chrono::Utc;

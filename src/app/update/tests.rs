@@ -948,8 +948,13 @@ fn the_palette_fits_its_descriptions_switches_the_theme_and_viewers_cover_their_
     key(&mut app, KeyCode::Esc);
 
     open_palette(&mut app, "switch_theme");
-    key(&mut app, KeyCode::Enter);
+    let fx = key(&mut app, KeyCode::Enter);
     assert_eq!(app.theme.name, "light");
+    // Code is highlighted for the light background from now on.
+    assert!(
+        matches!(fx.first(), Some(Effect::SetCodeTheme("light"))),
+        "{fx:?}"
+    );
     assert!(app.status.as_ref().unwrap().text.contains("theme light"));
     open_palette(&mut app, "switch_theme");
     key(&mut app, KeyCode::Enter);

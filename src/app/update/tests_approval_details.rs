@@ -2,63 +2,14 @@
 //! sent, the tab says an approval is on its way (spinner and time), the answer's result is drawn before the
 //! state that ends the task, and the sign-in dialogs wrap a long address under itself and count the wait.
 
+use super::tests_sign_in::{ctrl, key, keys, waiting_for_auth};
 use super::*;
-use crate::app::msg::{APPROVAL_TEXT, StreamItem};
+use crate::app::msg::APPROVAL_TEXT;
 use crate::app::state::{CodeFlowView, SignInFor};
-use crate::app::task::{Entry, TabId};
+use crate::app::task::Entry;
 use crate::testing::{app, render_text, sign_in_app};
 use a2a::*;
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-
-fn key(app: &mut App, code: KeyCode) -> Vec<Effect> {
-    app.pass_key_guard();
-    update(
-        app,
-        Msg::Input(Event::Key(KeyEvent::new(code, KeyModifiers::NONE))),
-    )
-}
-
-fn ctrl(app: &mut App, c: char) -> Vec<Effect> {
-    app.pass_key_guard();
-    update(
-        app,
-        Msg::Input(Event::Key(KeyEvent::new(
-            KeyCode::Char(c),
-            KeyModifiers::CONTROL,
-        ))),
-    )
-}
-
-fn keys(app: &mut App, s: &str) {
-    for c in s.chars() {
-        key(app, KeyCode::Char(c));
-    }
-}
-
-/// A tab whose task `t9` asks for authorization, with the dialog on screen.
-fn waiting_for_auth(app: &mut App) -> TabId {
-    key(app, KeyCode::Char('n'));
-    keys(app, "auth");
-    key(app, KeyCode::Enter);
-    let id = app.active_tab().unwrap().id;
-    update(
-        app,
-        Msg::Stream {
-            tab: id,
-            generation: 1,
-            source: crate::app::tasklog::Source::Stream(0),
-            item: StreamItem::Event(Box::new(crate::testing::status(
-                "t9",
-                "ctx",
-                TaskState::AuthRequired,
-                Some("This step needs the operator token."),
-            ))),
-        },
-    );
-    key(app, KeyCode::Esc);
-    assert!(matches!(app.overlay, Some(Overlay::Approval { .. })));
-    id
-}
+use crossterm::event::KeyCode;
 
 #[test]
 fn an_approval_says_what_was_sent_shows_its_wait_and_draws_the_result_before_completed() {
@@ -145,6 +96,30 @@ fn an_approval_says_what_was_sent_shows_its_wait_and_draws_the_result_before_com
     assert!(result_row < state_row, "{screen}");
 }
 
+/// How many rows the dialog's address continues on, each starting with the bar where the `▍ open` row has it and
+/// the address under the address (not further right); panics with the screen when the address is not shown.
+fn address_continuation_rows(screen: &str) -> usize {
+    let rows: Vec<&str> = screen.lines().collect();
+    let first = rows
+        .iter()
+        .position(|r| r.contains("▍ open   http://127.0.0.1:9/authorize"))
+        .unwrap_or_else(|| panic!("{screen}"));
+    let col = rows[first].find("▍ open").unwrap();
+    let mut continued = 0;
+    for r in rows.iter().skip(first + 1) {
+        let Some(rest) = r.get(col..) else { break };
+        if !rest.starts_with("▍        ") {
+            break;
+        }
+        assert!(
+            !rest.starts_with("▍         "),
+            "under the address, not further:\n{screen}"
+        );
+        continued += 1;
+    }
+    continued
+}
+
 #[test]
 fn sign_in_dialogs_wrap_the_address_under_itself_and_count_the_wait() {
     let mut app = sign_in_app();
@@ -165,26 +140,10 @@ fn sign_in_dialogs_wrap_the_address_under_itself_and_count_the_wait() {
         owner: SignInFor::Approval(id),
     });
     let screen = render_text(&app);
-    let rows: Vec<&str> = screen.lines().collect();
-    let first = rows
-        .iter()
-        .position(|r| r.contains("▍ open   http://127.0.0.1:9/authorize"))
-        .unwrap_or_else(|| panic!("{screen}"));
-    let col = rows[first].find("▍ open").unwrap();
-    // Every continuation row: the bar where the first row has it, then the address under the address.
-    let mut continued = 0;
-    for r in rows.iter().skip(first + 1) {
-        let Some(rest) = r.get(col..) else { break };
-        if !rest.starts_with("▍        ") {
-            break;
-        }
-        assert!(
-            !rest.starts_with("▍         "),
-            "under the address, not further:\n{screen}"
-        );
-        continued += 1;
-    }
-    assert!(continued >= 2, "the address takes several rows:\n{screen}");
+    assert!(
+        address_continuation_rows(&screen) >= 2,
+        "the address takes several rows:\n{screen}"
+    );
     assert!(
         screen.contains("Waiting for the browser on 127.0.0.1:41999… ◐ · 0:12"),
         "{screen}"
@@ -202,17 +161,6 @@ fn sign_in_dialogs_wrap_the_address_under_itself_and_count_the_wait() {
         screen.contains("◐ Waiting for the authorization server · 1:05…"),
         "{screen}"
     );
-    let rows: Vec<&str> = screen.lines().collect();
-    let first = rows
-        .iter()
-        .position(|r| r.contains("▍ open   http://127.0.0.1:9/authorize"))
-        .unwrap_or_else(|| panic!("{screen}"));
-    let col = rows[first].find("▍ open").unwrap();
-    assert!(
-        rows[first + 1]
-            .get(col..)
-            .is_some_and(|r| r.starts_with("▍        ")),
-        "{screen}"
-    );
+    assert!(address_continuation_rows(&screen) >= 1, "{screen}");
     assert!(screen.contains("▍ enter  WDJB-MJHT"), "{screen}");
 }

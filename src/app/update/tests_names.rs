@@ -113,6 +113,41 @@ fn adding_asks_for_a_short_name_offers_the_cards_and_saves_it_with_the_url() {
     );
 }
 
+/// The card's name offered with a blank at its end is still the card's, not the user's; quitting from the
+/// prompt keeps the agent, with what was typed.
+#[test]
+fn an_offered_name_with_blanks_is_the_cards_and_quitting_from_the_prompt_keeps_the_agent() {
+    let mut app = app();
+    let agent = add(&mut app, "http://127.0.0.1:7/");
+    update(
+        &mut app,
+        Msg::AgentLoaded {
+            agent,
+            result: Ok(card_named("Bank ")),
+        },
+    );
+    let fx = key(&mut app, KeyCode::Enter);
+    assert!(
+        matches!(fx.as_slice(), [Effect::AddAgentToConfig { name: None, .. }]),
+        "{fx:?}"
+    );
+    let mut app = crate::testing::app();
+    add(&mut app, "http://127.0.0.1:8/");
+    keys(&mut app, "mine");
+    let fx = update(
+        &mut app,
+        Msg::Input(Event::Key(KeyEvent::new(
+            KeyCode::Char('c'),
+            KeyModifiers::CONTROL,
+        ))),
+    );
+    assert!(
+        matches!(fx.as_slice(), [Effect::AddAgentToConfig { url, name: Some(n) }, Effect::Quit]
+            if url == "http://127.0.0.1:8/" && n == "mine"),
+        "{fx:?}"
+    );
+}
+
 #[test]
 fn the_cards_name_as_offered_or_no_name_or_esc_saves_no_name_of_its_own() {
     // Enter on the card's name as offered: the agent follows its card's name.

@@ -14,7 +14,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 /// A key pressed once the dialog on screen has been there longer than its key guard (tested on its own in
 /// `tests_pending`).
-fn key(app: &mut App, code: KeyCode) -> Vec<Effect> {
+pub(super) fn key(app: &mut App, code: KeyCode) -> Vec<Effect> {
     app.pass_key_guard();
     update(
         app,
@@ -22,14 +22,14 @@ fn key(app: &mut App, code: KeyCode) -> Vec<Effect> {
     )
 }
 
-fn keys(app: &mut App, s: &str) {
+pub(super) fn keys(app: &mut App, s: &str) {
     for c in s.chars() {
         key(app, KeyCode::Char(c));
     }
 }
 
 /// A tab whose task `t9` asks for authorization, with the dialog on screen.
-fn waiting_for_auth(app: &mut App) -> TabId {
+pub(super) fn waiting_for_auth(app: &mut App) -> TabId {
     key(app, KeyCode::Char('n'));
     keys(app, "hello");
     key(app, KeyCode::Enter);
@@ -61,7 +61,7 @@ fn waiting_for_auth(app: &mut App) -> TabId {
 }
 
 /// A Ctrl chord (the approval dialog's decisions).
-fn ctrl(app: &mut App, c: char) -> Vec<Effect> {
+pub(super) fn ctrl(app: &mut App, c: char) -> Vec<Effect> {
     app.pass_key_guard();
     update(
         app,

@@ -177,7 +177,8 @@ fn check_drawn(line: &str) -> Result<(), String> {
     })
 }
 
-/// `markup::markdown::parse` (and the plain code view) over sanitised text, as the app calls it.
+/// `markup::markdown::parse` (and the plain code view) over sanitised text: the same `LineParser` the app's
+/// layout (`app::incremental`) feeds a line at a time as an artifact arrives.
 pub fn markdown(input: &[u8]) -> Result<(), String> {
     let (text, _) = sanitize_bytes(input);
     let styles = render_styles(&Theme::builtin("dark")?);
