@@ -31,7 +31,7 @@ use std::time::{Duration, Instant};
 use a2a_console::app::state::{AgentOrigin, App, agent_key};
 use a2a_console::config::keymap::Keymap;
 use a2a_console::config::theme::Theme;
-use a2a_console::remote::agent::AgentTarget;
+use a2a_console::remote::connect::agent::AgentTarget;
 use a2a_console::store::Store;
 use a2a_console::store::record::{Record, TabRow};
 use a2a_console::store::writer::StoreWriter;

@@ -30,7 +30,7 @@ use std::time::{Duration, Instant};
 use a2a_console::app::state::{AgentOrigin, App};
 use a2a_console::config::keymap::Keymap;
 use a2a_console::config::theme::Theme;
-use a2a_console::remote::agent::AgentTarget;
+use a2a_console::remote::connect::agent::AgentTarget;
 use a2a_console::testing::{Headless, sse_frame};
 use a2a_console::tui::runtime::Runtime;
 use axum::body::{Body, Bytes};

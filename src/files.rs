@@ -99,6 +99,27 @@ pub fn follow_symlinks(path: &Path) -> io::Result<PathBuf> {
     )))
 }
 
+/// Edit a text file in place: `change` gets its text (empty when `missing_ok` and the file does not exist) and a
+/// label naming it (its path) for messages, and returns the new text, or `None` to leave the file untouched.
+/// The new text is written with [`replace`] (atomic; mode, owner and symlink kept). Says whether it wrote.
+pub fn edit_text(
+    path: &Path,
+    missing_ok: bool,
+    change: impl FnOnce(&str, &str) -> Result<Option<String>, String>,
+) -> Result<bool, String> {
+    let label = path.display().to_string();
+    let text = match fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if missing_ok && e.kind() == io::ErrorKind::NotFound => String::new(),
+        Err(e) => return Err(format!("cannot read {label}: {e}")),
+    };
+    let Some(new) = change(&text, &label)? else {
+        return Ok(false);
+    };
+    replace(path, new.as_bytes()).map_err(|e| format!("cannot write {label}: {e}"))?;
+    Ok(true)
+}
+
 /// Replace the file at `path` with `contents`, atomically: a crash leaves the old file or the new one, never
 /// half of either. A symlink stays a symlink (its target is replaced); the target keeps its mode and, where the
 /// system allows it, its owner and group. A file that did not exist is created 0600, in directories created

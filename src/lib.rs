@@ -26,8 +26,10 @@ pub mod config;
 pub mod demo;
 pub mod files;
 pub mod markup;
+pub mod push;
 pub mod remote;
 pub mod store;
+pub mod task;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
 pub mod trust;

@@ -16,11 +16,12 @@ use tokio::sync::watch;
 use crate::app::msg::Msg;
 use crate::app::state::{AgentId, AgentInfo, AgentOrigin, App, Reachability, Usability};
 use crate::config::keymap::Keymap;
+use crate::config::protocol::Preferences;
 use crate::config::theme::Theme;
-use crate::remote::agent::AgentTarget;
+use crate::remote::card::rules::card_only_summary;
 use crate::remote::card::{FetchedCard, parse_card};
-use crate::remote::card_rules::card_only_summary;
-use crate::remote::client::{Preferences, select_interface};
+use crate::remote::connect::agent::AgentTarget;
+use crate::remote::connect::select_interface;
 use crate::tui::runtime::Runtime;
 
 pub mod contrast;
@@ -381,9 +382,9 @@ impl Headless {
 
 impl crate::app::task::TaskTab {
     /// Feed one event as the tab's current stream delivers it (tests build transcripts this way).
-    pub fn feed(&mut self, ev: &StreamResponse) -> crate::app::tasklog::Verdict {
+    pub fn feed(&mut self, ev: &StreamResponse) -> crate::task::log::Verdict {
         self.receive(
-            crate::app::tasklog::Source::Stream(self.generation),
+            crate::task::log::Source::Stream(self.generation),
             Box::new(ev.clone()),
             chrono::Utc::now(),
         )

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use a2a_console::app::state::{AgentOrigin, App};
 use a2a_console::config::keymap::Keymap;
 use a2a_console::config::theme::Theme;
-use a2a_console::remote::agent::AgentTarget;
+use a2a_console::remote::connect::agent::AgentTarget;
 use a2a_console::testing::{Headless, sse_frame, status_json};
 use a2a_console::tui::runtime::Runtime;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};

@@ -328,8 +328,8 @@ fn the_demo_agent_signs_its_card_with_a_key_that_survives_a_restart() {
 
 #[tokio::test]
 async fn the_console_trusts_the_demo_it_runs_itself() {
-    use a2a_console::remote::agent::{AgentTarget, fetch_card};
     use a2a_console::remote::card::CardFetcher;
+    use a2a_console::remote::connect::agent::{AgentTarget, fetch_card};
     let demo = a2a_console::demo::spawn(0).await.unwrap();
     let mut target = AgentTarget::from_url(&demo.base_url(), std::time::Duration::from_secs(10));
     target.trust = a2a_console::demo::signing::in_process_trust();
@@ -351,8 +351,8 @@ async fn the_console_trusts_the_demo_it_runs_itself() {
 /// now — the "key changed" alarm — not "no key for kid …" about a card that is no longer served.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_refresh_after_a_key_rotation_shows_the_key_changed_alarm_despite_a_304() {
-    use a2a_console::remote::agent::{AgentTarget, fetch_card};
     use a2a_console::remote::card::CardFetcher;
+    use a2a_console::remote::connect::agent::{AgentTarget, fetch_card};
     let peer = py10_peer_with(&["--sign", "ES256"]);
     let url = peer.url.clone();
     let fetcher = CardFetcher::new(std::time::Duration::from_secs(10)).unwrap();

@@ -11,9 +11,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use a2a_console::config::{AuthConfig, AuthKind};
-use a2a_console::remote::agent::{AgentTarget, connect};
 use a2a_console::remote::card::CardFetcher;
-use a2a_console::remote::client::http_client;
+use a2a_console::remote::connect::agent::{AgentTarget, connect};
+use a2a_console::remote::http::http_client;
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::State;
@@ -114,7 +114,9 @@ fn bearer_target(url: &str, token: &str) -> AgentTarget {
     t
 }
 
-async fn try_connect(t: &AgentTarget) -> Result<a2a_console::remote::agent::Connected, String> {
+async fn try_connect(
+    t: &AgentTarget,
+) -> Result<a2a_console::remote::connect::agent::Connected, String> {
     let http = http_client(Duration::from_secs(5)).unwrap();
     let fetcher = CardFetcher::new(Duration::from_secs(5)).unwrap();
     connect(t, &http, &fetcher).await.map_err(|e| e.message)
@@ -122,7 +124,7 @@ async fn try_connect(t: &AgentTarget) -> Result<a2a_console::remote::agent::Conn
 
 /// Send one message on the connection (what the console does when the user presses Enter).
 async fn say(
-    conn: &a2a_console::remote::agent::Connected,
+    conn: &a2a_console::remote::connect::agent::Connected,
     text: &str,
 ) -> Result<a2a::SendMessageResponse, a2a::A2AError> {
     conn.client

@@ -181,7 +181,7 @@ async fn the_console_agent_leaves_loading_for_an_error_naming_the_timeout() {
     use a2a_console::app::state::{AgentOrigin, App};
     use a2a_console::config::keymap::Keymap;
     use a2a_console::config::theme::Theme;
-    use a2a_console::remote::agent::AgentTarget;
+    use a2a_console::remote::connect::agent::AgentTarget;
     use a2a_console::testing::Headless;
     use a2a_console::tui::runtime::Runtime;
 

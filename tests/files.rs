@@ -7,7 +7,20 @@
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::Path;
 
-use a2a_console::config::edit::{add_agent, remove_agent};
+use a2a_console::files::edit_text;
+
+// The console's way of editing its config: the text edits of `config::edit` through `files::edit_text`.
+fn add_agent(p: &Path, url: &str, name: Option<&str>) -> Result<(), String> {
+    edit_text(p, true, |t, l| {
+        a2a_console::config::edit::add_agent(t, l, url, name)
+    })
+    .map(|_| ())
+}
+fn remove_agent(p: &Path, url: &str) -> Result<bool, String> {
+    edit_text(p, true, |t, l| {
+        a2a_console::config::edit::remove_agent(t, l, url)
+    })
+}
 use a2a_console::tui::logfile::RotatingLog;
 
 fn mode(p: &Path) -> u32 {

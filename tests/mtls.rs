@@ -15,7 +15,7 @@ use std::time::Duration;
 use a2a_console::app::state::{AgentOrigin, App};
 use a2a_console::config::keymap::Keymap;
 use a2a_console::config::theme::Theme;
-use a2a_console::remote::agent::{self, AgentTarget};
+use a2a_console::remote::connect::agent::{self, AgentTarget};
 use a2a_console::testing::Headless;
 use a2a_console::tui::runtime::Runtime;
 use common::tls::{leaf, new_ca, write_private};
@@ -384,7 +384,7 @@ async fn the_library_connect_path_presents_the_certificate() {
 
     // The shared clients hold no certificate: through them the same agent refuses the card.
     let shared = a2a_console::remote::card::CardFetcher::new(Duration::from_secs(5)).unwrap();
-    let http = a2a_console::remote::client::http_client(Duration::from_secs(5)).unwrap();
+    let http = a2a_console::remote::http::http_client(Duration::from_secs(5)).unwrap();
     let err = match agent::connect(&target, &http, &shared).await {
         Err(e) => e,
         Ok(_) => panic!("connected without the agent's own clients"),

@@ -14,9 +14,9 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
+use a2a_console::config::protocol::Binding;
 use a2a_console::demo::{DemoAgent, GrpcFront};
-use a2a_console::remote::agent::{self, AgentTarget};
-use a2a_console::remote::client::Binding;
+use a2a_console::remote::connect::agent::{self, AgentTarget};
 use common::tls::{leaf, new_ca};
 use common::{Run, cli};
 use rcgen::ExtendedKeyUsagePurpose;

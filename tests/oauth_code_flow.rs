@@ -12,10 +12,12 @@ use common::oidc::{Provider, person, provider};
 
 use std::collections::HashMap;
 
-use a2a_console::remote::loopback::RedirectListener;
-use a2a_console::remote::oauth::{self, OAuthError};
-use a2a_console::remote::oauth_code::{self, CodeFlow, CodeFlowSource, SignIn, code_flows_in_card};
-use a2a_console::remote::oidc;
+use a2a_console::remote::auth::loopback::RedirectListener;
+use a2a_console::remote::auth::oauth::{self, OAuthError};
+use a2a_console::remote::auth::oauth_code::{
+    self, CodeFlow, CodeFlowSource, SignIn, code_flows_in_card,
+};
+use a2a_console::remote::auth::oidc;
 use tokio::sync::watch;
 
 /// A card declaring the provider as OpenID Connect, asking for the resource's scope and email.

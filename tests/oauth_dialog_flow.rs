@@ -10,9 +10,9 @@ mod common;
 use std::time::{Duration, Instant};
 
 use a2a_console::config::{AuthConfig, AuthKind};
+use a2a_console::remote::auth::origin::CredentialScope;
+use a2a_console::remote::auth::sign_in::{self, DialogIo};
 use a2a_console::remote::auth::{Credential, Secret};
-use a2a_console::remote::origin::CredentialScope;
-use a2a_console::remote::sign_in::{self, DialogIo};
 use common::oidc::{person, provider};
 use tokio::sync::{mpsc, oneshot, watch};
 use url::Url;
@@ -37,7 +37,7 @@ async fn whoami(resource: &str, token: &str) -> reqwest::StatusCode {
 #[tokio::test]
 async fn dialog_sign_in_by_paste_is_kept_for_the_agent_and_refreshed_before_it_expires() {
     let dir = tempfile::tempdir().unwrap();
-    a2a_console::remote::token_store::use_dir_for_tests(dir.path());
+    a2a_console::remote::auth::token_store::use_dir_for_tests(dir.path());
     // Access tokens live 4 s: the refresh is due a second before they expire.
     let p = provider(&["--access-ttl", "4"]);
     let card: a2a::AgentCard = reqwest::get(format!("{}/.well-known/agent-card.json", p.resource))

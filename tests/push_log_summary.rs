@@ -8,7 +8,7 @@ use std::io::Write;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use a2a_console::remote::push::{DEFAULT_BIND, Limits, PushEvent, PushReceiver, Registered};
+use a2a_console::push::{DEFAULT_BIND, Limits, PushEvent, PushReceiver, Registered};
 use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
 
 async fn receiver(limits: Limits) -> (PushReceiver, UnboundedReceiver<PushEvent>) {

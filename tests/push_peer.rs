@@ -12,10 +12,10 @@ use a2a::{
     CancelTaskRequest, Message, Part, PartContent, Role, SendMessageConfiguration,
     SendMessageRequest, SendMessageResponse, StreamResponse, Task, TaskState,
 };
-use a2a_console::remote::agent::{AgentTarget, Connected, connect};
+use a2a_console::push::{DEFAULT_BIND, PushEvent, PushReceiver, Rejected};
 use a2a_console::remote::card::CardFetcher;
-use a2a_console::remote::client::http_client;
-use a2a_console::remote::push::{DEFAULT_BIND, PushEvent, PushReceiver, Rejected};
+use a2a_console::remote::connect::agent::{AgentTarget, Connected, connect};
+use a2a_console::remote::http::http_client;
 use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
 
 /// Upper bound for any one wait; the scenarios produce an event every 0.5 s at most.

@@ -14,7 +14,7 @@ use a2a_console::app::state::{AgentOrigin, App};
 use a2a_console::config::keymap::Keymap;
 use a2a_console::config::theme::Theme;
 use a2a_console::config::{AuthConfig, AuthKind};
-use a2a_console::remote::agent::AgentTarget;
+use a2a_console::remote::connect::agent::AgentTarget;
 use a2a_console::testing::Headless;
 use a2a_console::tui::runtime::Runtime;
 use common::oidc::{browser, person, provider};
@@ -42,7 +42,7 @@ fn address_on(screen: &str) -> String {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn o_on_the_agent_list_signs_in_and_the_agent_becomes_callable_with_the_token() {
     let dir = tempfile::tempdir().unwrap();
-    a2a_console::remote::token_store::use_dir_for_tests(dir.path());
+    a2a_console::remote::auth::token_store::use_dir_for_tests(dir.path());
     let p = provider(&[]);
     let mut target = AgentTarget::from_url(&p.resource, Duration::from_secs(10));
     target.label = "guarded".into();

@@ -10,7 +10,7 @@ use a2a_console::app::layout::tab_items;
 use a2a_console::app::msg::Msg;
 use a2a_console::app::state::{App, View};
 use a2a_console::app::update::update;
-use a2a_console::remote::agent::AgentTarget;
+use a2a_console::remote::connect::agent::AgentTarget;
 use a2a_console::testing::{add_online, empty_app, render_text, status};
 use crossterm::event::Event;
 

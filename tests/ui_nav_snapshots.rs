@@ -6,7 +6,7 @@
 use a2a_console::app::msg::Msg;
 use a2a_console::app::state::{App, Focus, Overlay, View};
 use a2a_console::app::update::update;
-use a2a_console::remote::agent::AgentTarget;
+use a2a_console::remote::connect::agent::AgentTarget;
 use a2a_console::testing::{add_online, parts_app};
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 

@@ -399,7 +399,7 @@ fn wrapped_remote_text_keeps_its_bar_on_every_row_without_colour() {
     app.theme = Theme::builtin("dark").unwrap().without_color();
     app.size = (100, 30);
     let hostile = PARTS_CARD_PADDED.replace("PADDING", &padded("Finds spare parts."));
-    let target = a2a_console::remote::agent::AgentTarget::from_url(
+    let target = a2a_console::remote::connect::agent::AgentTarget::from_url(
         "http://127.0.0.1:12",
         std::time::Duration::from_secs(5),
     );
@@ -674,8 +674,8 @@ const MTLS_CARD: &str = r#"{"name": "Vault", "description": "Keeps secrets behin
 
 #[test]
 fn mtls_card_says_which_certificate_is_configured_or_that_one_is_needed() {
-    use a2a_console::remote::agent::AgentTarget;
-    use a2a_console::remote::tls::{ClientFiles, TlsSettings};
+    use a2a_console::remote::connect::agent::AgentTarget;
+    use a2a_console::remote::connect::tls::{ClientFiles, TlsSettings};
     let mut app = a2a_console::testing::empty_app((110, 44));
     let mut bare =
         AgentTarget::from_url("https://127.0.0.1:9443", std::time::Duration::from_secs(5));

@@ -24,7 +24,7 @@ use a2a_console::app::state::{AgentOrigin, App};
 use a2a_console::config::keymap::Keymap;
 use a2a_console::config::theme::Theme;
 use a2a_console::demo::DemoAgent;
-use a2a_console::remote::agent::AgentTarget;
+use a2a_console::remote::connect::agent::AgentTarget;
 use a2a_console::testing::{Headless, buffer_text};
 use a2a_console::tui::runtime::Runtime;
 use anyhow::{Context, Result, bail};

@@ -2,7 +2,7 @@
 //! every start, and so a renamed agent's entry (and its tabs) can be found again.
 
 use super::state::AgentOrigin;
-use crate::remote::agent::AgentTarget;
+use crate::remote::connect::agent::AgentTarget;
 
 /// The stable key of an agent entry, from the entry itself (name, URL, binding, protocol), so editing or
 /// removing *other* entries never changes it and two entries on one URL with different bindings (or two

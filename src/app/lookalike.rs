@@ -25,7 +25,7 @@ pub fn skeleton(name: &str) -> String {
 
 /// Where an agent lives, short enough for a tab title: `127.0.0.1:9001`, `agents.example.com`.
 fn origin_of(url: &str) -> String {
-    let o = crate::remote::origin::Origin::of(url).map_or_else(
+    let o = crate::remote::auth::origin::Origin::of(url).map_or_else(
         || crate::trust::sanitize::sanitize_line(url).0,
         |o| o.to_string(),
     );

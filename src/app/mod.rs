@@ -22,7 +22,6 @@ pub mod spool;
 pub mod state;
 pub mod status;
 pub mod task;
-pub mod tasklog;
 pub mod typed_url;
 pub mod update;
 

@@ -7,7 +7,7 @@ use a2a::{SendMessageResponse, StreamResponse, Task};
 
 use super::state::{AgentId, AgentInfo};
 use super::task::TabId;
-use crate::remote::agent::AgentTarget;
+use crate::remote::connect::agent::AgentTarget;
 
 /// How writing an artifact's part ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -33,7 +33,7 @@ pub enum Msg {
         tab: TabId,
         generation: u64,
         /// Which stream (or the GetTask poll that stands in for one).
-        source: super::tasklog::Source,
+        source: crate::task::log::Source,
         item: StreamItem,
     },
     /// The reply to a blocking SendMessage (or GetTask on refresh).
@@ -189,7 +189,7 @@ pub enum StoredItem {
         at: chrono::DateTime<chrono::Utc>,
     },
     Event {
-        source: super::tasklog::Source,
+        source: crate::task::log::Source,
         event: Box<StreamResponse>,
         at: chrono::DateTime<chrono::Utc>,
     },
@@ -350,10 +350,10 @@ pub enum Effect {
     /// address, exchange the code, keep the token for the agent, then `Msg::OAuthDone`.
     CodeFlow {
         owner: crate::app::state::SignInFor,
-        plan: Box<crate::remote::sign_in::Plan>,
+        plan: Box<crate::remote::auth::sign_in::Plan>,
         /// The agent's `[agents.auth]` (a confidential client's secret source), its scope and label.
         auth: Option<Box<crate::config::AuthConfig>>,
-        scope: Box<crate::remote::origin::CredentialScope>,
+        scope: Box<crate::remote::auth::origin::CredentialScope>,
         label: String,
     },
     /// The redirected address the user pasted, for the tab's code-flow sign-in (it holds the code: never

@@ -7,7 +7,7 @@ use std::borrow::Cow;
 
 use super::parts::{PartView, human_bytes};
 use super::task::{Entry, TaskTab};
-use crate::remote::tracker::state_name;
+use crate::task::phase::state_name;
 
 /// The remote gutter the transcript draws before remote text (`ui::wrap::BAR`; `app` does not import `ui`).
 const BAR: &str = "▍";
@@ -418,7 +418,7 @@ mod tests {
                 .map(|i| format!("line {:08}: {}\n", c * per_chunk + i + 1, "x".repeat(48)))
                 .collect();
             t.receive(
-                crate::app::tasklog::Source::Stream(0),
+                crate::task::log::Source::Stream(0),
                 Box::new(crate::testing::chunk(
                     "t1",
                     "a",

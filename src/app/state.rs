@@ -6,9 +6,9 @@ use ratatui_textarea::TextArea;
 use super::task::{TabId, TaskTab};
 use crate::config::keymap::Keymap;
 use crate::config::theme::Theme;
-use crate::remote::agent::AgentTarget;
 use crate::remote::card::FetchedCard;
-use crate::remote::client::Selected;
+use crate::remote::connect::Selected;
+use crate::remote::connect::agent::AgentTarget;
 use crate::trust::sanitize::{Provenance, Untrusted, sanitize_line};
 
 pub use super::agent_key::{agent_key, config_entry_with_key, unique_key};
@@ -175,7 +175,7 @@ impl AgentEntry {
             (None, Some(c)) => c,
             (None, None) => "headers".to_string(),
         };
-        let home = crate::remote::origin::Origin::of(&self.target.url)
+        let home = crate::remote::auth::origin::Origin::of(&self.target.url)
             .map_or_else(|| sanitize_line(&self.target.url).0, |o| o.to_string());
         let more = match self.target.allowed_origins.len() {
             0 => String::new(),
@@ -522,7 +522,7 @@ impl App {
             size: (80, 24),
             board: BoardState::default(),
             bell: false,
-            artifact_limit: Some(crate::app::tasklog::limit::DEFAULT_ARTIFACT_LIMIT),
+            artifact_limit: Some(crate::task::log::limit::DEFAULT_ARTIFACT_LIMIT),
             push_enabled: false,
             save_dir: None,
             saving: None,
@@ -625,7 +625,7 @@ impl App {
         let state = row
             .task_id
             .as_ref()
-            .and_then(|_| crate::remote::tracker::parse_state(&row.state).ok())
+            .and_then(|_| crate::task::phase::parse_state(&row.state).ok())
             .unwrap_or_default();
         t.adopt(row.task_id.clone(), row.context_id.clone(), state);
         t.created_at = row.created_at;

@@ -6,9 +6,9 @@ use a2a::{Artifact, Message, PartContent, Role, StreamResponse, TaskState};
 use chrono::{DateTime, Local, Utc};
 
 use super::state::AgentId;
-use super::tasklog::{ArtifactChange, ArtifactEdit, Change, Source, TaskLog, Verdict};
-use crate::remote::tracker::{Phase, phase, state_name};
 use crate::store::record::Record;
+use crate::task::log::{ArtifactChange, ArtifactEdit, Change, Source, TaskLog, Verdict};
+use crate::task::phase::{Phase, phase, state_name};
 use crate::trust::sanitize::{Provenance, Untrusted, sanitize_line};
 
 pub type TabId = u64;
@@ -375,7 +375,7 @@ impl TaskTab {
             key: uuid::Uuid::new_v4().to_string().into(),
             agent,
             agent_name: agent_name.to_string(),
-            log: TaskLog::with_limit(Some(super::tasklog::limit::DEFAULT_ARTIFACT_LIMIT)),
+            log: TaskLog::with_limit(Some(crate::task::log::limit::DEFAULT_ARTIFACT_LIMIT)),
             transcript: Vec::new(),
             artifacts: Vec::new(),
             link: Link::Idle,
@@ -699,7 +699,7 @@ impl TaskTab {
         if m.role == Role::User {
             return;
         }
-        let text = crate::remote::message::parts_text(&m.parts);
+        let text = crate::task::outgoing::parts_text(&m.parts);
         self.remote(&text, field, at);
     }
 

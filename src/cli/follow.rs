@@ -9,16 +9,16 @@ use super::output::{self, safe_json};
 use super::print::{out, outln};
 use super::report::{self, Again};
 use super::stream_print::StreamPrinter;
-use crate::app::tasklog::{Source, TaskLog, Verdict};
-use crate::remote::client;
+use crate::remote::connect;
 use crate::remote::error::{ErrorKind, RemoteError, classify, one_line};
-use crate::remote::event_serde::Out;
-use crate::remote::tracker::state_name;
+use crate::task::event_serde::Out;
+use crate::task::log::{Source, TaskLog, Verdict};
+use crate::task::phase::state_name;
 
 /// What a stream being followed belongs to.
 pub(super) struct Following<'a> {
     /// Asked for the task's state when the stream closes before the task settles.
-    pub client: Option<&'a client::Client>,
+    pub client: Option<&'a connect::Client>,
     pub label: &'a str,
     /// The call that opened the stream (`SubscribeToTask`), named in an error the agent sent as its reply.
     pub call: &'a str,

@@ -13,13 +13,13 @@ use tokio::sync::watch;
 
 use super::exit::Exit;
 use super::print::outln;
-use crate::remote::agent::{self, AgentTarget};
 use crate::remote::auth::Secret;
+use crate::remote::auth::oauth::{self, OAuthError};
+use crate::remote::auth::sign_in;
+use crate::remote::auth::token_store;
 use crate::remote::card::CardFetcher;
+use crate::remote::connect::agent::{self, AgentTarget};
 use crate::remote::error::{RemoteError, one_line};
-use crate::remote::oauth::{self, OAuthError};
-use crate::remote::sign_in;
-use crate::remote::token_store;
 
 /// How long `login` waits for the browser (the provider's own code lifetime is shorter anyway).
 const WAIT_FOR_BROWSER: Duration = Duration::from_secs(10 * 60);
@@ -77,10 +77,10 @@ pub(super) async fn login(
     };
     let url = sign_in.authorize_url().to_string();
     let from = match &plan.source {
-        crate::remote::oauth_code::CodeFlowSource::OpenIdConnect { .. } => {
+        crate::remote::auth::oauth_code::CodeFlowSource::OpenIdConnect { .. } => {
             "from the OpenID provider the agent's card names"
         }
-        crate::remote::oauth_code::CodeFlowSource::OAuth2 { .. } => "from the agent's card",
+        crate::remote::auth::oauth_code::CodeFlowSource::OAuth2 { .. } => "from the agent's card",
     };
     eprintln!(
         "Sign in to {label} ({}, scheme {}{}):\n\n{}",
@@ -146,7 +146,7 @@ fn scopes_note(scopes: &[String]) -> String {
 /// text with where it came from, and a warning when the page is on another origin than the agent's card —
 /// the card chose where the user is sent to type a password, so the user checks it first.
 fn remote_address(rows: &[(&str, &str)], from: &str, card_url: &url::Url) -> String {
-    use crate::remote::origin::Origin;
+    use crate::remote::auth::origin::Origin;
     use crate::trust::sanitize::sanitize_line;
     let mut out =
         format!("  ▍remote · {from} ({card_url}) — check the address before you sign in\n");
@@ -307,7 +307,9 @@ async fn device_login(
 
 /// Reads pasted lines until one is a usable redirect; a pasted address with the wrong state or from
 /// another sign-in ends the sign-in like a bad redirect to the listener would.
-async fn read_pasted(sign_in: &crate::remote::oauth_code::SignIn) -> Result<Secret, OAuthError> {
+async fn read_pasted(
+    sign_in: &crate::remote::auth::oauth_code::SignIn,
+) -> Result<Secret, OAuthError> {
     let mut lines = stdin_lines();
     loop {
         match lines.recv().await {

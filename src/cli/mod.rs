@@ -16,9 +16,9 @@ mod trust;
 
 use std::time::Duration;
 
+use crate::config::protocol::{Binding, ProtocolChoice};
 use crate::config::{self, AuthConfig, AuthKind, Config, DEFAULT_TIMEOUT_SECS};
-use crate::remote::agent::AgentTarget;
-use crate::remote::client::{Binding, ProtocolChoice};
+use crate::remote::connect::agent::AgentTarget;
 use crate::remote::error::RemoteError;
 use exit::Exit;
 
@@ -136,7 +136,7 @@ pub async fn run(global: GlobalOpts, command: Command) -> Exit {
             Ok(c) => c,
             Err(e) => return usage(&e),
         };
-        let mut keep = config.store.retention();
+        let mut keep = crate::store::Retention::from(&config.store);
         keep.keep_days = keep_days.unwrap_or(keep.keep_days);
         keep.max_mb = max_mb.unwrap_or(keep.max_mb);
         keep.audit_keep_days = audit_keep_days.unwrap_or(keep.audit_keep_days);

@@ -11,10 +11,10 @@ use unicode_width::UnicodeWidthChar;
 
 use crate::markup::json_view::needs_escape;
 use crate::remote::card::FetchedCard;
-use crate::remote::card_rules::{InterfaceUse, interface_use};
-use crate::remote::client::Selected;
-use crate::remote::message::parts_text;
-use crate::remote::tracker::state_name;
+use crate::remote::card::rules::{InterfaceUse, interface_use};
+use crate::remote::connect::Selected;
+use crate::task::outgoing::parts_text;
+use crate::task::phase::state_name;
 use crate::trust::sanitize::{MAX_COMBINING, Provenance, Untrusted, sanitize_line};
 
 /// Serialize as JSON, then escape every character a terminal could act on. JSON text outside strings is

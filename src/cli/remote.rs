@@ -9,19 +9,18 @@ use super::output::{self, safe_json};
 use super::print::{out, outln};
 use super::report::{self, Again};
 use super::{Command, GlobalOpts, PushAction, agent_of, resolve_target};
-use crate::app::tasklog::TaskLog;
 use crate::config::Config;
-use crate::remote::agent::{self, Connected};
 use crate::remote::card::CardFetcher;
-use crate::remote::client;
+use crate::remote::connect::agent::{self, Connected};
 use crate::remote::error::{RemoteError, classify, one_line};
-use crate::remote::message::build_message;
-use crate::remote::tracker::{parse_state, state_name};
+use crate::task::log::TaskLog;
+use crate::task::outgoing::build_message;
+use crate::task::phase::{parse_state, state_name};
 
 /// `card AGENT`: the public card, read without the agent's credential, with the interface that would be used
 /// or, for a card-only agent, why none can be (exit 0 either way: the card was read).
 async fn show_card(
-    target: &crate::remote::agent::AgentTarget,
+    target: &crate::remote::connect::agent::AgentTarget,
     fetcher: &CardFetcher,
     json: bool,
 ) -> Result<Exit, RemoteError> {
@@ -96,7 +95,7 @@ pub(super) async fn run_remote(
     }
     let http = match http {
         Some(h) => h,
-        None => client::http_client(target.timeout)?,
+        None => crate::remote::http::http_client(target.timeout)?,
     };
     let conn = agent::connect(&target, &http, &fetcher).await?;
     let label = conn.label.clone();
@@ -293,7 +292,7 @@ pub(super) async fn run_remote(
             ..
         } => {
             let status = state.as_deref().map(parse_state).transpose()?;
-            if conn.selected.protocol == client::ProtocolChoice::V03 {
+            if conn.selected.protocol == crate::config::protocol::ProtocolChoice::V03 {
                 // 0.3 has no tasks/list (either binding): nothing to send. Not the agent's error, and no fault
                 // of the wire: the command cannot be done with this agent, like an unknown --state.
                 return Err(RemoteError::usage(format!(
@@ -500,7 +499,7 @@ fn print_push(configs: &[TaskPushNotificationConfig], json: bool) {
 fn same_card(returned: &AgentCard, public: &AgentCard) -> bool {
     match (serde_json::to_value(returned), serde_json::to_value(public)) {
         (Ok(returned), Ok(mut public)) => {
-            crate::remote::echoed::value(&mut public);
+            crate::remote::connect::echoed::value(&mut public);
             returned == public
         }
         _ => false,

@@ -3,10 +3,10 @@
 
 use a2a::{PartContent, StreamResponse};
 
-use crate::app::tasklog::{ArtifactChange, Change, TaskLog, Verdict};
 use crate::cli::output::{self, short_id};
 use crate::cli::print::{out, outln};
-use crate::remote::tracker::state_name;
+use crate::task::log::{ArtifactChange, Change, TaskLog, Verdict};
+use crate::task::phase::state_name;
 use crate::trust::sanitize::{sanitize_line, sanitize_text};
 
 pub struct StreamPrinter {
@@ -104,7 +104,7 @@ impl StreamPrinter {
                         PartContent::Text(s) => sanitize_text(s).0,
                         _ => format!(
                             "{}\n",
-                            sanitize_text(&crate::remote::message::parts_text(
+                            sanitize_text(&crate::task::outgoing::parts_text(
                                 std::slice::from_ref(p)
                             ))
                             .0

@@ -11,8 +11,8 @@ use super::output::line;
 use super::print::{out, outln};
 use super::{GlobalOpts, resolve_target};
 use crate::config::Config;
-use crate::remote::agent;
 use crate::remote::card::CardFetcher;
+use crate::remote::connect::agent;
 use crate::remote::error::RemoteError;
 use crate::remote::signature::SignatureState;
 
@@ -96,7 +96,10 @@ pub(super) async fn run(
             return Ok(Exit::Done);
         }
     }
-    crate::config::edit::pin_key(path, &target.url, &thumb).map_err(RemoteError::usage)?;
+    crate::files::edit_text(path, true, |text, label| {
+        crate::config::edit::pin_key(text, label, &target.url, &thumb).map(Some)
+    })
+    .map_err(RemoteError::usage)?;
     outln!("pinned sha256:{thumb} for {label} in {}", path.display());
     Ok(Exit::Done)
 }

@@ -1,44 +1,35 @@
 //! Adding, renaming and removing agents in the config file from inside the console, keeping the user's comments and
-//! layout (`toml_edit`), and writing atomically so a crash never leaves half a file, with the file's mode,
-//! owner and symlink kept.
-
-use std::path::Path;
+//! layout (`toml_edit`). These are edits of the file's text, named by `label` (its path) in their messages; the
+//! callers read and write the file through `files::edit_text`, which writes atomically so a crash never leaves
+//! half a file, with the file's mode, owner and symlink kept (config stays a leaf: no I/O of its own here).
 
 use toml_edit::{ArrayOfTables, DocumentMut, Item, Table, value};
 
-fn read(path: &Path) -> Result<DocumentMut, String> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
-    };
+fn parse(text: &str, label: &str) -> Result<DocumentMut, String> {
     text.parse::<DocumentMut>()
-        .map_err(|e| format!("cannot edit {}: {e}", path.display()))
-}
-
-/// Write the edited document back through [`crate::files::replace`]: atomic, and the file keeps its mode, owner
-/// and symlink (a config is often 0600 because of the headers in it, or a link into a dotfiles repository); a
-/// config the console creates is 0600 in a 0700 directory.
-fn write(path: &Path, doc: &DocumentMut) -> Result<(), String> {
-    crate::files::replace(path, doc.to_string().as_bytes())
-        .map(|_| ())
-        .map_err(|e| format!("cannot write {}: {e}", path.display()))
+        .map_err(|e| format!("cannot edit {label}: {e}"))
 }
 
 /// Append `[[agents]] url = …` (with `name = …` when the user gave the agent a short name) unless an agent with
 /// that URL is already there.
-pub fn add_agent(path: &Path, url: &str, name: Option<&str>) -> Result<(), String> {
-    let mut doc = read(path)?;
+/// `None`: the text stays as it is.
+pub fn add_agent(
+    text: &str,
+    label: &str,
+    url: &str,
+    name: Option<&str>,
+) -> Result<Option<String>, String> {
+    let mut doc = parse(text, label)?;
     let agents = doc
         .entry("agents")
         .or_insert(Item::ArrayOfTables(ArrayOfTables::new()))
         .as_array_of_tables_mut()
-        .ok_or_else(|| format!("{}: `agents` is not a list of tables", path.display()))?;
+        .ok_or_else(|| format!("{label}: `agents` is not a list of tables"))?;
     if agents
         .iter()
         .any(|t| t.get("url").and_then(|v| v.as_str()) == Some(url))
     {
-        return Ok(());
+        return Ok(None);
     }
     let mut t = Table::new();
     if let Some(name) = name {
@@ -46,27 +37,22 @@ pub fn add_agent(path: &Path, url: &str, name: Option<&str>) -> Result<(), Strin
     }
     t.insert("url", value(url));
     agents.push(t);
-    write(path, &doc)
+    Ok(Some(doc.to_string()))
 }
 
 /// Give the agent entry `pick` chooses (an index into the file's agents, as the config reads them) the name
 /// `name`, or remove its name (`None`: the card's name is shown). The entry keeps its place, its other keys
 /// and the comment after the name. Fails, changing nothing, when `pick` finds no entry.
 pub fn rename_agent(
-    path: &Path,
-    pick: impl FnOnce(&[crate::config::AgentConfig]) -> Option<usize>,
+    text: &str,
+    label: &str,
+    pick: impl FnOnce(&[super::AgentConfig]) -> Option<usize>,
     name: Option<&str>,
-) -> Result<(), String> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => t,
-        Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
-    };
-    let config = crate::config::parse(&text).map_err(|e| format!("{}: {e}", path.display()))?;
-    let not_there = || format!("the agent is not in {}", path.display());
+) -> Result<String, String> {
+    let config = super::parse(text).map_err(|e| format!("{label}: {e}"))?;
+    let not_there = || format!("the agent is not in {label}");
     let index = pick(&config.agents).ok_or_else(not_there)?;
-    let mut doc = text
-        .parse::<DocumentMut>()
-        .map_err(|e| format!("cannot edit {}: {e}", path.display()))?;
+    let mut doc = parse(text, label)?;
     let entry = doc
         .get_mut("agents")
         .and_then(Item::as_array_of_tables_mut)
@@ -88,33 +74,29 @@ pub fn rename_agent(
             entry.remove("name");
         }
     }
-    write(path, &doc)
+    Ok(doc.to_string())
 }
 
-/// Remove the agents with that URL; says whether any was there.
-pub fn remove_agent(path: &Path, url: &str) -> Result<bool, String> {
-    let mut doc = read(path)?;
+/// Remove the agents with that URL: the new text, or `None` when none was there.
+pub fn remove_agent(text: &str, label: &str, url: &str) -> Result<Option<String>, String> {
+    let mut doc = parse(text, label)?;
     let Some(agents) = doc.get_mut("agents").and_then(Item::as_array_of_tables_mut) else {
-        return Ok(false);
+        return Ok(None);
     };
     let before = agents.len();
     agents.retain(|t| t.get("url").and_then(|v| v.as_str()) != Some(url));
-    let removed = agents.len() != before;
-    if removed {
-        write(path, &doc)?;
-    }
-    Ok(removed)
+    Ok((agents.len() != before).then(|| doc.to_string()))
 }
 
 /// Add `thumbprint` to `pinned` in the `[agents.trust]` of the agent with that URL, appending the agent when
 /// the file does not list it: a pin belongs where the user reads and edits their trust, not in a database.
-pub fn pin_key(path: &Path, url: &str, thumbprint: &str) -> Result<(), String> {
-    let mut doc = read(path)?;
+pub fn pin_key(text: &str, label: &str, url: &str, thumbprint: &str) -> Result<String, String> {
+    let mut doc = parse(text, label)?;
     let agents = doc
         .entry("agents")
         .or_insert(Item::ArrayOfTables(ArrayOfTables::new()))
         .as_array_of_tables_mut()
-        .ok_or_else(|| format!("{}: `agents` is not a list of tables", path.display()))?;
+        .ok_or_else(|| format!("{label}: `agents` is not a list of tables"))?;
     if !agents
         .iter()
         .any(|t| t.get("url").and_then(|v| v.as_str()) == Some(url))
@@ -131,24 +113,46 @@ pub fn pin_key(path: &Path, url: &str, thumbprint: &str) -> Result<(), String> {
             .entry("trust")
             .or_insert(Item::Table(Table::new()))
             .as_table_mut()
-            .ok_or_else(|| format!("{}: `trust` of {url} is not a table", path.display()))?;
+            .ok_or_else(|| format!("{label}: `trust` of {url} is not a table"))?;
         let pinned = trust
             .entry("pinned")
             .or_insert(Item::Value(
                 toml_edit::Value::Array(toml_edit::Array::new()),
             ))
             .as_array_mut()
-            .ok_or_else(|| format!("{}: `trust.pinned` of {url} is not a list", path.display()))?;
+            .ok_or_else(|| format!("{label}: `trust.pinned` of {url} is not a list"))?;
         if !pinned.iter().any(|v| v.as_str() == Some(thumbprint)) {
             pinned.push(thumbprint);
         }
     }
-    write(path, &doc)
+    Ok(doc.to_string())
 }
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use std::path::Path;
+
+    // The callers' way: the text edits through `files::edit_text` (tests may use the project).
+    fn add_agent(p: &Path, url: &str, name: Option<&str>) -> Result<(), String> {
+        crate::files::edit_text(p, true, |t, l| super::add_agent(t, l, url, name)).map(|_| ())
+    }
+    fn remove_agent(p: &Path, url: &str) -> Result<bool, String> {
+        crate::files::edit_text(p, true, |t, l| super::remove_agent(t, l, url))
+    }
+    fn pin_key(p: &Path, url: &str, thumb: &str) -> Result<(), String> {
+        crate::files::edit_text(p, true, |t, l| super::pin_key(t, l, url, thumb).map(Some))
+            .map(|_| ())
+    }
+    fn rename_agent(
+        p: &Path,
+        pick: impl FnOnce(&[crate::config::AgentConfig]) -> Option<usize>,
+        name: Option<&str>,
+    ) -> Result<(), String> {
+        crate::files::edit_text(p, false, |t, l| {
+            super::rename_agent(t, l, pick, name).map(Some)
+        })
+        .map(|_| ())
+    }
 
     #[test]
     fn pin_key_writes_the_thumbprint_under_the_agent_keeping_comments_and_once() {

@@ -815,5 +815,4 @@ pub fn palette_matches(query: &str) -> Vec<Action> {
 }
 
 #[cfg(test)]
-#[path = "keymap_tests.rs"]
 mod tests;

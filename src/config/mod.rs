@@ -1,9 +1,11 @@
 //! The console's configuration: TOML found by `--config FILE`, then `$A2A_CONSOLE_CONFIG`, then the XDG config
 //! dir; strict (an unknown key is an error naming it and its line) so a typo never silently drops a setting.
 
+pub mod auth;
 pub mod contrast;
 pub mod edit;
 pub mod keymap;
+pub mod protocol;
 pub mod theme;
 
 use std::collections::BTreeMap;
@@ -98,15 +100,6 @@ pub struct StoreConfig {
 }
 
 impl StoreConfig {
-    pub fn retention(&self) -> crate::store::Retention {
-        let d = crate::store::Retention::default();
-        crate::store::Retention {
-            keep_days: self.keep_days.unwrap_or(d.keep_days),
-            max_mb: self.max_mb.unwrap_or(d.max_mb),
-            audit_keep_days: self.audit_keep_days.unwrap_or(d.audit_keep_days),
-        }
-    }
-
     /// The per-artifact size limit in bytes (`None`: no limit).
     pub fn artifact_limit(&self) -> Option<usize> {
         match self.max_artifact_mib {
@@ -408,11 +401,10 @@ pub fn validate(config: &Config) -> Result<(), String> {
             return Err(format!("agent {label}: url {:?} is not a URL", a.url));
         }
         if let Some(b) = &a.binding {
-            crate::remote::client::Binding::parse(b).map_err(|e| format!("agent {label}: {e}"))?;
+            protocol::Binding::parse(b).map_err(|e| format!("agent {label}: {e}"))?;
         }
         if let Some(p) = &a.protocol {
-            crate::remote::client::ProtocolChoice::parse(p)
-                .map_err(|e| format!("agent {label}: {e}"))?;
+            protocol::ProtocolChoice::parse(p).map_err(|e| format!("agent {label}: {e}"))?;
         }
         if let Some(name) = &a.name
             && !names.insert(name.clone())
@@ -420,7 +412,7 @@ pub fn validate(config: &Config) -> Result<(), String> {
             return Err(format!("two agents are named {name:?}"));
         }
         if let Some(auth) = &a.auth {
-            crate::remote::auth::check(auth).map_err(|e| format!("agent {label}: auth: {e}"))?;
+            auth::check(auth).map_err(|e| format!("agent {label}: auth: {e}"))?;
         }
         for k in a.headers.keys() {
             if reqwest::header::HeaderName::from_bytes(k.as_bytes()).is_err() {

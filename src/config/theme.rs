@@ -556,9 +556,7 @@ pub fn parse_color(s: &str) -> Result<Color, String> {
 }
 
 #[cfg(test)]
-#[path = "theme_tests.rs"]
 mod tests;
 
 #[cfg(test)]
-#[path = "theme_contrast_tests.rs"]
 mod contrast_tests;

@@ -97,9 +97,9 @@ impl DemoAgent {
 pub const STABLE_PORT: u16 = 41241;
 
 /// The console's entry for the embedded demo agent listening at `url` (and for gRPC at `grpc`).
-pub fn target(url: &str, grpc: Option<String>) -> crate::remote::agent::AgentTarget {
+pub fn target(url: &str, grpc: Option<String>) -> crate::remote::connect::agent::AgentTarget {
     let timeout = Duration::from_secs(crate::config::DEFAULT_TIMEOUT_SECS);
-    let mut target = crate::remote::agent::AgentTarget::from_url(url, timeout);
+    let mut target = crate::remote::connect::agent::AgentTarget::from_url(url, timeout);
     target.label = "demo".into();
     // The demo runs in this process, so its card key is known here: the card shows "verified".
     target.trust = signing::in_process_trust();

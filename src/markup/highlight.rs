@@ -453,5 +453,4 @@ fn worker(rx: Receiver<Cmd>, done: UnboundedSender<HighlightDone>, mut theme: St
 }
 
 #[cfg(test)]
-#[path = "highlight_tests.rs"]
 mod tests;

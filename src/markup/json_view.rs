@@ -391,5 +391,4 @@ impl<'a> Walk<'a, '_> {
 }
 
 #[cfg(test)]
-#[path = "json_view_tests.rs"]
 mod tests;

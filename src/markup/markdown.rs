@@ -704,5 +704,4 @@ fn link_at(
 }
 
 #[cfg(test)]
-#[path = "markdown_tests.rs"]
 mod tests;

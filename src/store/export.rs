@@ -14,8 +14,8 @@ use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
 
 use super::{StoredEvent, TaskRecord, kind};
-use crate::remote::message::parts_text;
-use crate::remote::tracker::state_name;
+use crate::task::outgoing::parts_text;
+use crate::task::phase::state_name;
 use crate::trust::sanitize::{sanitize_line, sanitize_text};
 
 /// A tab's whole conversation, rendered for export.
@@ -166,8 +166,8 @@ enum Decoded {
 }
 
 fn decode(e: &StoredEvent) -> Decoded {
-    fn parse<T: crate::remote::event_serde::Wired>(s: &str) -> Option<T> {
-        crate::remote::event_serde::from_json(s).ok()
+    fn parse<T: crate::task::event_serde::Wired>(s: &str) -> Option<T> {
+        crate::task::event_serde::from_json(s).ok()
     }
     let d = match e.kind.as_str() {
         kind::USER => parse(&e.json).map(Decoded::User),

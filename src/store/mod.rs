@@ -22,7 +22,7 @@ use rusqlite::{Connection, ErrorCode, OpenFlags, OptionalExtension, Row, Transac
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::remote::audit::redact_json;
+use crate::trust::redact::redact_json;
 
 #[cfg(test)]
 pub use export::export_task_markdown;
@@ -631,7 +631,7 @@ impl Store {
         task_id: &str,
         message: &a2a::Message,
     ) -> Result<i64, StoreError> {
-        let json = crate::remote::event_serde::to_json(message)
+        let json = crate::task::event_serde::to_json(message)
             .map_err(|e| StoreError::Other(format!("cannot encode the message: {e}")))?;
         self.append_event(agent_url, task_id, kind::USER, &json)
     }

@@ -183,12 +183,24 @@ impl Default for Retention {
     }
 }
 
+/// The `[store]` table's settings, each unset one at its default.
+impl From<&crate::config::StoreConfig> for Retention {
+    fn from(c: &crate::config::StoreConfig) -> Self {
+        let d = Self::default();
+        Self {
+            keep_days: c.keep_days.unwrap_or(d.keep_days),
+            max_mb: c.max_mb.unwrap_or(d.max_mb),
+            audit_keep_days: c.audit_keep_days.unwrap_or(d.audit_keep_days),
+        }
+    }
+}
+
 /// An event's row: its kind (the `StreamResponse` member) and the member's JSON, as the SDK writes it
 /// (`event_serde`: the writer encodes every event of a flood).
 pub(super) fn event_json(
     event: &a2a::StreamResponse,
 ) -> Result<(&'static str, String), StoreError> {
-    use crate::remote::event_serde::to_json;
+    use crate::task::event_serde::to_json;
     use a2a::StreamResponse as S;
     let (k, json) = match event {
         S::Task(t) => (kind::TASK, to_json(t)),
@@ -278,7 +290,7 @@ impl Store {
                     at,
                 } => {
                     let json =
-                        crate::remote::event_serde::to_json(message.as_ref()).map_err(|e| {
+                        crate::task::event_serde::to_json(message.as_ref()).map_err(|e| {
                             StoreError::Other(format!("cannot encode the message: {e}"))
                         })?;
                     Some((

@@ -672,5 +672,4 @@ fn counted(n: usize, one: &str, many: &str) -> String {
 }
 
 #[cfg(test)]
-#[path = "flags_tests.rs"]
 mod tests;

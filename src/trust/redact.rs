@@ -4,9 +4,16 @@
 //! through [`redact`]. A secret can hide in text we did not write: reqwest's errors quote the full request URL,
 //! so an API key sent as `?key=…` would be printed with it; hence URLs are also stripped of the values of query
 //! parameters whose names say they carry one (and of the names the user configured for a query-string key).
+//!
+//! Audit rows and logged exchanges get a second net, by name and shape ([`redact_json`]): a header or JSON
+//! field called like a credential loses its whole value, and a `Bearer …` / `Basic …` value or a URL whose
+//! query carries an API key is scrubbed wherever it appears. Both nets write the one marker, [`REDACTED`].
 
 use std::borrow::Cow;
 use std::sync::{LazyLock, RwLock};
+
+use serde_json::Value;
+use url::Url;
 
 /// What a secret is replaced with.
 pub const REDACTED: &str = "‹redacted›";
@@ -245,69 +252,175 @@ impl<'a, M: tracing_subscriber::fmt::MakeWriter<'a>> tracing_subscriber::fmt::Ma
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+/// Words that make a header or field name sensitive (compared after splitting the name into words).
+const SECRET_WORDS: &[&str] = &[
+    "authorization",
+    "auth",
+    "authentication",
+    "cookie",
+    "token",
+    "secret",
+    "password",
+    "passwd",
+    "passphrase",
+    "pwd",
+    "pass",
+    "key",
+    "apikey",
+    "credential",
+    "credentials",
+    "session",
+    "jwt",
+    "bearer",
+    "assertion",
+];
 
-    #[test]
-    fn registered_secrets_are_replaced_everywhere_in_a_text() {
-        register_secret("s3cr3t-token-for-redact-test");
-        let out = redact(
-            "Authorization: Bearer s3cr3t-token-for-redact-test (again s3cr3t-token-for-redact-test)",
-        );
-        assert_eq!(
-            out,
-            format!("Authorization: Bearer {REDACTED} (again {REDACTED})")
-        );
-        // Short values are not worth garbling text for.
-        register_secret("abc");
-        assert_eq!(redact("abc abc"), "abc abc");
+/// A last word that says the field describes a credential rather than holds one (`tokenUrl`,
+/// `apiKeyName`, `authType` in agent cards): these are public and useful in a log.
+const DESCRIPTIVE_SUFFIXES: &[&str] = &[
+    "url", "uri", "endpoint", "type", "name", "location", "in", "scheme", "schemes", "kind",
+    "header", "param",
+];
+
+/// Split `X-API-Key`, `api_key`, `apiKey`, `APIKey` and `authToken` into lower-case words.
+fn words(name: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let chars: Vec<char> = name.chars().collect();
+    for (i, &c) in chars.iter().enumerate() {
+        if !c.is_alphanumeric() {
+            if !cur.is_empty() {
+                out.push(std::mem::take(&mut cur));
+            }
+            continue;
+        }
+        // A word boundary at a lower→upper step (`apiKey`) or at the last capital of an acronym (`APIKey`).
+        let prev = i.checked_sub(1).and_then(|j| chars.get(j)).copied();
+        let next = chars.get(i + 1).copied();
+        let boundary = c.is_uppercase()
+            && !cur.is_empty()
+            && (prev.is_some_and(|p| p.is_lowercase() || p.is_ascii_digit())
+                || (prev.is_some_and(char::is_uppercase) && next.is_some_and(char::is_lowercase)));
+        if boundary {
+            out.push(std::mem::take(&mut cur));
+        }
+        cur.extend(c.to_lowercase());
     }
-
-    #[test]
-    fn secret_query_values_are_replaced_in_urls_inside_messages() {
-        let msg =
-            "error sending request for url (http://127.0.0.1:9/jsonrpc?tenant=t1&key=HUNTER2&x=1)";
-        assert_eq!(
-            redact(msg),
-            format!(
-                "error sending request for url (http://127.0.0.1:9/jsonrpc?tenant=t1&key={REDACTED}&x=1)"
-            )
-        );
-        assert_eq!(
-            redact("https://a.example/cb?code=abc123#frag"),
-            format!("https://a.example/cb?code={REDACTED}#frag")
-        );
-        // A name the user configured for a query-string key.
-        register_query_param("zz_redact_test_k");
-        assert_eq!(
-            redact("http://h/p?ZZ_REDACT_TEST_K=v4lue"),
-            format!("http://h/p?ZZ_REDACT_TEST_K={REDACTED}")
-        );
-        // Ordinary parameters and text stay as they are.
-        assert_eq!(
-            redact("http://h/p?page=2&q=rust"),
-            "http://h/p?page=2&q=rust"
-        );
-        assert_eq!(redact("a = b & c"), "a = b & c");
+    if !cur.is_empty() {
+        out.push(cur);
     }
+    out
+}
 
-    #[test]
-    fn the_log_writer_redacts_each_line() {
-        use std::io::Write;
-        register_secret("log-line-secret-value");
-        let mut w = RedactingWriter(Vec::new());
-        w.write_all(b"DEBUG hyper: GET /x?token=abcdef headers: log-line-secret-value\n")
-            .unwrap();
-        let text = String::from_utf8(w.0).unwrap();
-        assert!(!text.contains("abcdef"), "{text}");
-        assert!(!text.contains("log-line-secret-value"), "{text}");
+/// True when a header or field with this name holds a credential.
+pub fn is_sensitive_name(name: &str) -> bool {
+    let w = words(name);
+    let Some(last) = w.last() else {
+        return false;
+    };
+    if w.len() > 1 && DESCRIPTIVE_SUFFIXES.contains(&last.as_str()) {
+        return false;
     }
+    // `xapikey` or `accesstoken` written as one word still counts.
+    w.iter().any(|word| {
+        SECRET_WORDS.contains(&word.as_str())
+            || [
+                "token",
+                "secret",
+                "password",
+                "apikey",
+                "credential",
+                "cookie",
+            ]
+            .iter()
+            .any(|s| word.len() > s.len() && word.ends_with(s))
+    })
+}
 
-    #[test]
-    fn secret_headers_are_recognised_by_name() {
-        assert!(is_secret_header("X-API-Key"));
-        assert!(is_secret_header("X-Auth-Token"));
-        assert!(!is_secret_header("X-Tenant"));
+/// Scrub credential shapes out of a value whose name did not give it away.
+fn redact_shapes(s: &str) -> String {
+    // `Bearer <token>` and friends: the scheme word, then one token68 word (RFC 7235). Prose that happens to
+    // start with "Basic" or "Token" has spaces after the next word, or a short one, and is kept.
+    let trimmed = s.trim();
+    if let Some((scheme, rest)) = trimmed.split_once(' ') {
+        let is_scheme = ["bearer", "basic", "digest", "token", "negotiate"]
+            .iter()
+            .any(|k| scheme.eq_ignore_ascii_case(k));
+        let rest = rest.trim_start();
+        let token68 = rest.len() >= 8
+            && rest
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-._~+/=".contains(c));
+        if is_scheme && token68 {
+            return format!("{scheme} {REDACTED}");
+        }
+    }
+    // Only short strings that look like a URL: a 5 MB artifact must not be parsed on its way to the log.
+    if s.len() <= 8192
+        && s.contains("://")
+        && let Ok(mut url) = Url::parse(s)
+    {
+        let query_secret = url.query_pairs().any(|(k, _)| is_sensitive_name(&k));
+        let userinfo = url.password().is_some();
+        if query_secret {
+            let pairs: Vec<(String, String)> = url
+                .query_pairs()
+                .map(|(k, v)| {
+                    let v = if is_sensitive_name(&k) {
+                        REDACTED.to_string()
+                    } else {
+                        v.into_owned()
+                    };
+                    (k.into_owned(), v)
+                })
+                .collect();
+            url.query_pairs_mut().clear().extend_pairs(pairs);
+        }
+        if userinfo {
+            // Only fails for URLs that cannot carry a password, and those have none to hide.
+            let _ = url.set_password(Some(REDACTED));
+        }
+        if query_secret || userinfo {
+            return url.to_string();
+        }
+    }
+    s.to_string()
+}
+
+/// A JSON value with every credential blanked: fields named like a credential lose their whole value
+/// (whatever its type), and credential-shaped strings are scrubbed everywhere else.
+pub fn redact_json(value: Value) -> Value {
+    match value {
+        Value::Object(map) => Value::Object(
+            map.into_iter()
+                .map(|(k, v)| {
+                    let v = if is_sensitive_name(&k) && !matches!(v, Value::Null) {
+                        Value::String(REDACTED.to_string())
+                    } else {
+                        redact_json(v)
+                    };
+                    (k, v)
+                })
+                .collect(),
+        ),
+        Value::Array(items) => {
+            // `[["Authorization", "Bearer x"], …]`: a header list as pairs; the name decides for the value.
+            if items.len() == 2
+                && items
+                    .first()
+                    .and_then(Value::as_str)
+                    .is_some_and(is_sensitive_name)
+                && items.get(1).is_some_and(|v| !v.is_null())
+            {
+                let name = items.into_iter().next().unwrap_or(Value::Null);
+                return Value::Array(vec![name, Value::String(REDACTED.to_string())]);
+            }
+            Value::Array(items.into_iter().map(redact_json).collect())
+        }
+        Value::String(s) => Value::String(redact_shapes(&s)),
+        other => other,
     }
 }
+
+#[cfg(test)]
+mod tests;

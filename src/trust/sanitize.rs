@@ -633,5 +633,4 @@ pub fn floor_char_boundary(s: &str, i: usize) -> usize {
 }
 
 #[cfg(test)]
-#[path = "sanitize_tests.rs"]
 mod tests;

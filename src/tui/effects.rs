@@ -11,7 +11,7 @@ use super::stream_budget::StreamTx;
 use crate::app::msg::{Effect, Msg, StreamItem};
 use crate::app::state::{AgentId, AgentInfo, Usability};
 use crate::app::task::TabId;
-use crate::remote::agent::{self, Connected, Connection};
+use crate::remote::connect::agent::{self, Connected, Connection};
 use crate::remote::error::classify;
 
 impl Runtime {
@@ -136,7 +136,7 @@ impl Runtime {
                 let stx = self.stream_tx.clone();
                 let handle = tokio::spawn(async move {
                     let m = *message;
-                    let msg = match crate::remote::message::build_message(
+                    let msg = match crate::task::outgoing::build_message(
                         m.text,
                         m.task_id,
                         m.context_id,
@@ -439,7 +439,7 @@ impl Runtime {
                 self.oauth_cancels
                     .insert(crate::app::state::SignInFor::Approval(tab), cancel_tx);
                 tokio::spawn(async move {
-                    let http = match crate::remote::oauth::http_client_within(timeout) {
+                    let http = match crate::remote::auth::oauth::http_client_within(timeout) {
                         Ok(h) => h,
                         Err(e) => {
                             let _ = tx.send(Msg::DeviceCode {
@@ -449,7 +449,7 @@ impl Runtime {
                             return;
                         }
                     };
-                    let auth = match crate::remote::oauth::start_device_flow(
+                    let auth = match crate::remote::auth::oauth::start_device_flow(
                         &http,
                         &device_url,
                         &client_id,
@@ -474,7 +474,7 @@ impl Runtime {
                         tab,
                         result: Ok((auth.user_code.clone(), shown)),
                     });
-                    let result = crate::remote::oauth::poll_device_token(
+                    let result = crate::remote::auth::oauth::poll_device_token(
                         &http, &token_url, &client_id, &auth, cancel_rx,
                     )
                     .await
@@ -503,15 +503,15 @@ impl Runtime {
                 let (paste_tx, paste_rx) = tokio::sync::mpsc::unbounded_channel();
                 self.code_pastes.insert(owner, paste_tx);
                 tokio::spawn(async move {
-                    let result = crate::remote::sign_in::run_code_flow(
+                    let result = crate::remote::auth::sign_in::run_code_flow(
                         &plan,
                         auth.as_deref(),
                         &scope,
                         &label,
-                        crate::remote::sign_in::DialogIo {
+                        crate::remote::auth::sign_in::DialogIo {
                             cancel: cancel_rx,
                             pastes: paste_rx,
-                            open_browser: crate::remote::sign_in::browser_available(false),
+                            open_browser: crate::remote::auth::sign_in::browser_available(false),
                         },
                         |url, port| {
                             let _ = tx.send(Msg::CodeFlowStarted {
@@ -613,8 +613,10 @@ impl Runtime {
                     .or_else(crate::config::default_path);
                 tokio::task::spawn_blocking(move || {
                     let r = match path {
-                        Some(p) => crate::config::edit::add_agent(&p, &url, name.as_deref())
-                            .map(|()| format!("added {url} to {}", p.display())),
+                        Some(p) => crate::files::edit_text(&p, true, |text, label| {
+                            crate::config::edit::add_agent(text, label, &url, name.as_deref())
+                        })
+                        .map(|_| format!("added {url} to {}", p.display())),
                         None => Err("no config file location".into()),
                     };
                     let _ = tx.send(Msg::ConfigSaved(r));
@@ -635,8 +637,11 @@ impl Runtime {
                         crate::app::state::config_entry_with_key(agents, &key)
                     };
                     let result = match path {
-                        Some(p) => crate::config::edit::rename_agent(&p, pick, name.as_deref())
-                            .map(|()| format!("saved the new name in {}", p.display())),
+                        Some(p) => crate::files::edit_text(&p, false, |text, label| {
+                            crate::config::edit::rename_agent(text, label, pick, name.as_deref())
+                                .map(Some)
+                        })
+                        .map(|_| format!("saved the new name in {}", p.display())),
                         None => Err("no config file location".into()),
                     };
                     let _ = tx.send(Msg::AgentRenamed {
@@ -650,7 +655,10 @@ impl Runtime {
                 let path = self.config_path.clone();
                 tokio::task::spawn_blocking(move || {
                     let r = match path {
-                        Some(p) => crate::config::edit::remove_agent(&p, &url).map(|removed| {
+                        Some(p) => crate::files::edit_text(&p, true, |text, label| {
+                            crate::config::edit::remove_agent(text, label, &url)
+                        })
+                        .map(|removed| {
                             if removed {
                                 format!("removed {url} from {}", p.display())
                             } else {
@@ -666,8 +674,10 @@ impl Runtime {
                 let path = self.config_path.clone();
                 tokio::task::spawn_blocking(move || {
                     let r = match path {
-                        Some(p) => crate::config::edit::pin_key(&p, &url, &thumbprint)
-                            .map(|()| format!("pinned the key of {url} in {}", p.display())),
+                        Some(p) => crate::files::edit_text(&p, true, |text, label| {
+                            crate::config::edit::pin_key(text, label, &url, &thumbprint).map(Some)
+                        })
+                        .map(|_| format!("pinned the key of {url} in {}", p.display())),
                         None => Err("no config file to hold the pin (it lasts this run)".into()),
                     };
                     let _ = tx.send(Msg::ConfigSaved(r));
@@ -775,14 +785,14 @@ async fn poll(conn: &Connected, tx: &StreamTx, tab: TabId, generation: u64, task
         };
         match conn.client.get_task(&req).await {
             Ok(task) => {
-                let settled = crate::remote::tracker::phase(&task.status.state)
-                    != crate::remote::tracker::Phase::Active;
+                let settled = crate::task::phase::phase(&task.status.state)
+                    != crate::task::phase::Phase::Active;
                 let ev = Box::new(a2a::StreamResponse::Task(task));
                 let sent = tx
                     .send(Msg::Stream {
                         tab,
                         generation,
-                        source: crate::app::tasklog::Source::Poll,
+                        source: crate::task::log::Source::Poll,
                         item: StreamItem::Event(ev),
                     })
                     .await;
@@ -799,7 +809,7 @@ async fn poll(conn: &Connected, tx: &StreamTx, tab: TabId, generation: u64, task
                     .send(Msg::Stream {
                         tab,
                         generation,
-                        source: crate::app::tasklog::Source::Poll,
+                        source: crate::task::log::Source::Poll,
                         item: StreamItem::Error(format!(
                             "polling GetTask: {}",
                             classify(&e).message
@@ -818,7 +828,7 @@ async fn poll(conn: &Connected, tx: &StreamTx, tab: TabId, generation: u64, task
         .send(Msg::Stream {
             tab,
             generation,
-            source: crate::app::tasklog::Source::Poll,
+            source: crate::task::log::Source::Poll,
             item: StreamItem::End,
         })
         .await;
@@ -844,7 +854,7 @@ async fn gone(tx: &StreamTx, tab: TabId, generation: u64, e: &a2a::A2AError) {
 /// again, so a certificate renewed on disk is used without a restart.
 fn agent_clients(
     agent: AgentId,
-    target: &crate::remote::agent::AgentTarget,
+    target: &crate::remote::connect::agent::AgentTarget,
     own: &super::runtime::OwnHttp,
     (shared_http, shared_fetcher): (reqwest::Client, Arc<crate::remote::card::CardFetcher>),
     refresh: bool,
@@ -877,7 +887,7 @@ fn agent_clients(
 /// Send the follow-up that answers an auth-required task, with the approved credential on this request only.
 async fn approve_request(
     conn: &Connected,
-    target: &crate::remote::agent::AgentTarget,
+    target: &crate::remote::connect::agent::AgentTarget,
     http: reqwest::Client,
     credential: crate::app::msg::ApprovalCredential,
     task_id: String,
@@ -913,7 +923,7 @@ async fn approve_request(
         }
     };
     let headers = Arc::new(HeaderInterceptor::new(&target.headers, Some(&credential)));
-    let client = crate::remote::client::build(crate::remote::client::ClientSpec {
+    let client = crate::remote::connect::build(crate::remote::connect::ClientSpec {
         card: &conn.card.card,
         selected: &conn.selected,
         http,
@@ -963,7 +973,7 @@ async fn pump(
     tab: TabId,
     generation: u64,
 ) {
-    let source = crate::app::tasklog::Source::Stream(generation);
+    let source = crate::task::log::Source::Stream(generation);
     // Whether the last state seen waits for the user or is final: a stream that then goes quiet is not news.
     let mut settled = false;
     while let Some(item) = events.next().await {
@@ -975,8 +985,7 @@ async fn pump(
                     _ => None,
                 };
                 if let Some(s) = state {
-                    settled =
-                        crate::remote::tracker::phase(s) != crate::remote::tracker::Phase::Active;
+                    settled = crate::task::phase::phase(s) != crate::task::phase::Phase::Active;
                 }
                 StreamItem::Event(Box::new(ev))
             }

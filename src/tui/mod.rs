@@ -31,7 +31,7 @@ use crate::app::state::{AgentOrigin, App};
 use crate::config::keymap::Keymap;
 use crate::config::theme::Theme;
 use crate::config::{Config, DEFAULT_TIMEOUT_SECS, Overrides};
-use crate::remote::agent::AgentTarget;
+use crate::remote::connect::agent::AgentTarget;
 use crate::tui::runtime::Runtime;
 
 /// Restores the terminal when dropped, whatever the way out.
@@ -189,7 +189,7 @@ pub async fn run(global: Overrides, demo: bool) -> Result<Ended, String> {
             match crate::store::writer::StoreWriter::spawn(store) {
                 Ok(w) => {
                     // Retention runs on the store's thread, after start-up, never in the way of the first frame.
-                    let keep = config.store.retention();
+                    let keep = crate::store::Retention::from(&config.store);
                     w.run(move |s| match s.prune(keep, false) {
                         Ok(p) if p.tabs + p.audit > 0 => tracing::info!(
                             "retention: forgot {} task(s), {} event(s), {} audit entr(ies)",

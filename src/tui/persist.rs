@@ -12,10 +12,10 @@ use tokio::sync::mpsc::UnboundedSender;
 use crate::app::msg::{AuditRow, Effect, Msg, StoredItem};
 use crate::app::state::App;
 use crate::app::task::TabId;
-use crate::app::tasklog::Source;
-use crate::remote::event_serde::from_json;
 use crate::store::record::Record;
 use crate::store::{AuditEntry, Direction, Store, TabEvent, kind};
+use crate::task::event_serde::from_json;
+use crate::task::log::Source;
 
 /// Where the database lives: `$A2A_CONSOLE_DB`, else the data dir.
 pub fn db_path() -> Option<std::path::PathBuf> {
@@ -144,7 +144,7 @@ pub fn decode(e: TabEvent) -> Option<StoredItem> {
         kind::USER => {
             let m: a2a::Message = from_json(&e.json).ok()?;
             Some(StoredItem::User {
-                text: crate::remote::message::parts_text(&m.parts),
+                text: crate::task::outgoing::parts_text(&m.parts),
                 message_id: m.message_id,
                 at,
             })
@@ -243,7 +243,7 @@ pub fn audit_response(app: &App, msg: &Msg) -> Option<Record> {
             "SendMessage / GetTask",
             match result {
                 Ok(a2a::SendMessageResponse::Task(t)) => {
-                    Ok(crate::remote::tracker::state_name(&t.status.state))
+                    Ok(crate::task::phase::state_name(&t.status.state))
                 }
                 Ok(a2a::SendMessageResponse::Message(_)) => Ok("message"),
                 Err(e) => Err(e.as_str()),
@@ -451,8 +451,8 @@ mod tests {
     use super::*;
     use crate::app::state::AgentOrigin;
     use crate::app::task::Entry;
-    use crate::remote::agent::AgentTarget;
-    use crate::remote::client::{Binding, Preferences};
+    use crate::config::protocol::{Binding, Preferences};
+    use crate::remote::connect::agent::AgentTarget;
     use crate::testing::{empty_app, status};
 
     fn agent(binding: Binding) -> AgentTarget {
@@ -649,7 +649,7 @@ mod tests {
             .filter_map(|e| match e {
                 Entry::User { at, .. } => Some(("you".into(), at.with_timezone(&Utc))),
                 Entry::State { state, at } => Some((
-                    crate::remote::tracker::state_name(state).into(),
+                    crate::task::phase::state_name(state).into(),
                     at.with_timezone(&Utc),
                 )),
                 Entry::Remote { text, at, .. } => {

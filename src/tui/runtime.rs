@@ -20,9 +20,9 @@ use crate::app::msg::{Effect, Msg};
 use crate::app::state::{AgentId, App};
 use crate::app::task::TabId;
 use crate::app::update::update;
-use crate::remote::agent::Connected;
 use crate::remote::card::CardFetcher;
-use crate::remote::tls::{AgentHttp, TlsSettings};
+use crate::remote::connect::agent::Connected;
+use crate::remote::connect::tls::{AgentHttp, TlsSettings};
 use crate::store::record::Record;
 use crate::store::writer::{StoreWriter, WriterStatus};
 
@@ -94,7 +94,7 @@ pub struct Runtime {
     /// (see [`WRITER_LAG_BYTES`]).
     unwritten: std::collections::VecDeque<(u64, usize)>,
     /// Each agent's target (headers, auth), for requests that need a credential of their own (approvals).
-    pub(super) targets: HashMap<AgentId, crate::remote::agent::AgentTarget>,
+    pub(super) targets: HashMap<AgentId, crate::remote::connect::agent::AgentTarget>,
     /// Sign-ins in progress, by what they are for (setting one cancels its polling or its listener).
     pub(super) oauth_cancels:
         HashMap<crate::app::state::SignInFor, tokio::sync::watch::Sender<bool>>,
@@ -104,7 +104,7 @@ pub struct Runtime {
         tokio::sync::mpsc::UnboundedSender<crate::remote::auth::Secret>,
     >,
     /// The local webhook receiver for push notifications, when enabled.
-    pub push: Option<crate::remote::push::PushReceiver<AgentId>>,
+    pub push: Option<crate::push::PushReceiver<AgentId>>,
     /// Ring the real terminal's bell (off for headless runs).
     pub bell_enabled: bool,
     /// Write OSC 52 copies to the real terminal (off for headless runs, which answer "no terminal").
@@ -146,7 +146,7 @@ impl Runtime {
             }
         });
         let http =
-            crate::remote::client::http_client(Duration::from_secs(10)).map_err(|e| e.message)?;
+            crate::remote::http::http_client(Duration::from_secs(10)).map_err(|e| e.message)?;
         Ok((
             Self {
                 tx,
@@ -192,7 +192,7 @@ impl Runtime {
         &mut self,
         bind: std::net::SocketAddr,
     ) -> Result<std::net::SocketAddr, String> {
-        self.start_push_with(bind, crate::remote::push::Limits::default())
+        self.start_push_with(bind, crate::push::Limits::default())
             .await
     }
 
@@ -200,10 +200,10 @@ impl Runtime {
     pub async fn start_push_with(
         &mut self,
         bind: std::net::SocketAddr,
-        limits: crate::remote::push::Limits,
+        limits: crate::push::Limits,
     ) -> Result<std::net::SocketAddr, String> {
-        let (ptx, mut prx) = unbounded_channel::<crate::remote::push::PushEvent<AgentId>>();
-        let receiver = crate::remote::push::PushReceiver::start_with(bind, limits, ptx).await?;
+        let (ptx, mut prx) = unbounded_channel::<crate::push::PushEvent<AgentId>>();
+        let receiver = crate::push::PushReceiver::start_with(bind, limits, ptx).await?;
         let addr = receiver.local_addr();
         let tx = self.tx.clone();
         tokio::spawn(async move {

@@ -150,10 +150,10 @@ pub(super) fn signature_badge_style(app: &App, fc: &crate::remote::card::Fetched
 }
 
 /// The protocol in use, with the card's own version when it is spoken as another (0.2.9 spoken as 0.3).
-fn spoken(sel: &crate::remote::client::Selected) -> String {
+fn spoken(sel: &crate::remote::connect::Selected) -> String {
     let card = sanitize_line(&sel.interface.protocol_version).0;
     let label = sel.protocol.label();
-    match crate::remote::client::major_minor(&card) {
+    match crate::config::protocol::major_minor(&card) {
         Some((maj, min)) if format!("{maj}.{min}") != label => format!("{card}→{label}"),
         _ => label.to_string(),
     }

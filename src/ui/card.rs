@@ -206,7 +206,7 @@ pub fn card_lines(app: &App) -> Vec<Line<'static>> {
     for i in &c.supported_interfaces {
         let chosen = info.selected().is_some_and(|s| s.interface == *i);
         let verdict =
-            crate::remote::card_rules::interface_use(&i.protocol_binding, &i.protocol_version);
+            crate::remote::card::rules::interface_use(&i.protocol_binding, &i.protocol_version);
         // A card may list interfaces anywhere; the configured credential never follows it there.
         let elsewhere = scope.as_ref().is_some_and(|s| !s.permits_url(&i.url));
         let elsewhere = if elsewhere && entry.target.sends_secrets() {
@@ -218,10 +218,10 @@ pub fn card_lines(app: &App) -> Vec<Line<'static>> {
         };
         let mark = if chosen { "▶ in use" } else { "        " };
         let unusable = match verdict {
-            crate::remote::card_rules::InterfaceUse::Unusable { short, .. } => {
+            crate::remote::card::rules::InterfaceUse::Unusable { short, .. } => {
                 format!("  ✗ {short}")
             }
-            crate::remote::card_rules::InterfaceUse::Usable { .. } => String::new(),
+            crate::remote::card::rules::InterfaceUse::Usable { .. } => String::new(),
         };
         let tenant = i
             .tenant
@@ -248,9 +248,9 @@ pub fn card_lines(app: &App) -> Vec<Line<'static>> {
     // only for an agent held back for that reason: choosing an interface is not work for every frame.)
     let held_back = info
         .card_only()
-        .is_some_and(|(short, _)| short == crate::remote::agent::ELSEWHERE_SHORT);
+        .is_some_and(|(short, _)| short == crate::remote::connect::agent::ELSEWHERE_SHORT);
     if let Some(o) = held_back
-        .then(|| crate::remote::agent::elsewhere(c, &entry.target))
+        .then(|| crate::remote::connect::agent::elsewhere(c, &entry.target))
         .flatten()
     {
         let key = app

@@ -213,10 +213,10 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
                 .tab(*tab)
                 .and_then(|x| app.agent(x.agent))
                 .and_then(|a| a.info())
-                .and_then(|i| crate::remote::origin::Origin::of_url(&i.card.url));
+                .and_then(|i| crate::remote::auth::origin::Origin::of_url(&i.card.url));
             let uri = crate::trust::sanitize::sanitize_line(verification_uri).0;
             let code = crate::trust::sanitize::sanitize_line(user_code).0;
-            let uri_origin = crate::remote::origin::Origin::of(&uri);
+            let uri_origin = crate::remote::auth::origin::Origin::of(&uri);
             let mut lines = vec![
                 Line::styled(
                     format!(
@@ -461,7 +461,7 @@ fn approval_message(app: &App, tb: &crate::app::task::TaskTab) -> Vec<Line<'stat
     match tb.log.status_message.as_ref() {
         Some(m) => {
             let text = crate::trust::sanitize::Untrusted::new(
-                &crate::remote::message::parts_text(&m.parts),
+                &crate::task::outgoing::parts_text(&m.parts),
                 crate::trust::sanitize::Provenance {
                     agent: tb.agent_name.as_str().into(),
                     task: tb.task_id_shown().map(Into::into),
@@ -566,8 +566,8 @@ fn approval(f: &mut Frame, app: &App, tab: crate::app::task::TabId, scroll: u16,
         .and_then(|i| i.selected())
         .map(|s| line(&s.interface.url))
         .unwrap_or_default();
-    let there = crate::remote::origin::Origin::of(&url);
-    let home = agent.and_then(|a| crate::remote::origin::Origin::of(&a.target.url));
+    let there = crate::remote::auth::origin::Origin::of(&url);
+    let home = agent.and_then(|a| crate::remote::auth::origin::Origin::of(&a.target.url));
     let configured = agent.and_then(|a| a.target.auth.as_ref()).map(|a| {
         let source = match (&a.token_env, &a.token_cmd) {
             (Some(v), _) => format!("environment variable {v}"),
@@ -626,11 +626,11 @@ fn approval(f: &mut Frame, app: &App, tab: crate::app::task::TabId, scroll: u16,
         )),
     }
     let code_flow =
-        card.is_some_and(|c| !crate::remote::oauth_code::code_flows_in_card(c).is_empty());
+        card.is_some_and(|c| !crate::remote::auth::oauth_code::code_flows_in_card(c).is_empty());
     let device_flow = card.is_some_and(|c| {
-        crate::remote::oauth::flows_in_card(c)
+        crate::remote::auth::oauth::flows_in_card(c)
             .iter()
-            .any(|(_, k, _)| matches!(k, crate::remote::oauth::FlowKind::DeviceCode { .. }))
+            .any(|(_, k, _)| matches!(k, crate::remote::auth::oauth::FlowKind::DeviceCode { .. }))
     });
     if code_flow {
         send.push(Line::from(vec![

@@ -13,7 +13,7 @@ use unicode_width::UnicodeWidthStr;
 use super::overlay::{boxed, centered, keys_or};
 use crate::app::state::{App, SignInFor};
 use crate::config::keymap::Action;
-use crate::remote::origin::Origin;
+use crate::remote::auth::origin::Origin;
 use crate::trust::sanitize::sanitize_line;
 
 pub(super) fn draw(f: &mut Frame, app: &App, owner: SignInFor, area: Rect) {

@@ -13,7 +13,7 @@ use crate::app::layout;
 use crate::app::state::{App, Focus};
 use crate::app::task::{ArtifactView, Entry, Link, RenderedBlock, TaskTab};
 use crate::config::theme::Theme;
-use crate::remote::tracker::state_name;
+use crate::task::phase::state_name;
 use crate::trust::sanitize::floor_char_boundary;
 
 /// A piece of the transcript: a few prepared lines, or an artifact's lines read lazily (only those that reach

@@ -10,7 +10,7 @@ use crate::app::layout::tab_items;
 use crate::app::msg::Msg;
 use crate::app::state::{App, Focus, View};
 use crate::app::update::update;
-use crate::remote::agent::AgentTarget;
+use crate::remote::connect::agent::AgentTarget;
 use crate::testing::{DEMO_CARD, add_online, empty_app, render_text, status};
 
 const NAMES: [&str; 3] = [

@@ -59,10 +59,10 @@ pub(super) fn approval_key(app: &mut App, tab: TabId, scroll: u16, k: KeyEvent) 
                 .and_then(|a| a.info())
                 .map(|i| i.card.card.clone());
             let flow = card.as_ref().and_then(|c| {
-                crate::remote::oauth::flows_in_card(c)
+                crate::remote::auth::oauth::flows_in_card(c)
                     .into_iter()
                     .find_map(|(_, kind, scopes)| match kind {
-                        crate::remote::oauth::FlowKind::DeviceCode {
+                        crate::remote::auth::oauth::FlowKind::DeviceCode {
                             device_authorization_url,
                             token_url,
                         } => Some((device_authorization_url, token_url, scopes)),
@@ -71,7 +71,9 @@ pub(super) fn approval_key(app: &mut App, tab: TabId, scroll: u16, k: KeyEvent) 
             });
             let timeout = app
                 .agent(t.agent)
-                .map_or(crate::remote::oauth::DEFAULT_TIMEOUT, |a| a.target.timeout);
+                .map_or(crate::remote::auth::oauth::DEFAULT_TIMEOUT, |a| {
+                    a.target.timeout
+                });
             let client_id = app
                 .agent(t.agent)
                 .and_then(|a| a.target.auth.as_ref())
@@ -148,7 +150,7 @@ pub(super) fn approval_key(app: &mut App, tab: TabId, scroll: u16, k: KeyEvent) 
 
 /// The sign-in the `o` key runs for this tab's agent when its card declares an authorization-code or
 /// OpenID Connect scheme (and the agent's config does not ask for the device flow).
-fn code_flow_plan(app: &App, tab: TabId) -> Option<crate::remote::sign_in::Plan> {
+fn code_flow_plan(app: &App, tab: TabId) -> Option<crate::remote::auth::sign_in::Plan> {
     super::sign_in::plan_for(app, SignInFor::Approval(tab)).ok()
 }
 

@@ -79,7 +79,7 @@ mod tests {
     use super::*;
     use crate::app::msg::Msg;
     use crate::app::update::update;
-    use crate::remote::agent::AgentTarget;
+    use crate::remote::connect::agent::AgentTarget;
     use crate::testing::empty_app;
     use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 

@@ -16,7 +16,7 @@ pub(super) fn offer(app: &mut App) -> Vec<Effect> {
     let agent = entry.id;
     let elsewhere = entry
         .info()
-        .and_then(|i| crate::remote::agent::elsewhere(&i.card.card, &entry.target));
+        .and_then(|i| crate::remote::connect::agent::elsewhere(&i.card.card, &entry.target));
     let home = entry.target.scope().ok().map(|s| s.home.to_string());
     match (elsewhere, home) {
         (Some(origin), Some(home)) => {

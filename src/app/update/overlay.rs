@@ -13,7 +13,7 @@ use crate::app::scroll::{Extent, cursor, offset};
 use crate::app::state::{AgentOrigin, App, Focus, Overlay, PromptKind, SignInFor, View};
 use crate::app::task::TabId;
 use crate::config::keymap::{Action, Context, KeyBinding, palette_matches};
-use crate::remote::agent::AgentTarget;
+use crate::remote::connect::agent::AgentTarget;
 
 pub(super) fn overlay_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
     // Quit's keys with Ctrl/Alt or a name (Ctrl-C) work in every modal; a plain `q` is the modal's own key,

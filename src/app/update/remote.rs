@@ -7,8 +7,8 @@ use super::stream::{follow_if_running, lay_out_artifacts, reattach_if_ready, reg
 use crate::app::msg::Effect;
 use crate::app::state::{AgentId, AgentInfo, App, Reachability, View};
 use crate::app::task::{Link, TabId};
-use crate::app::tasklog::{Source, Verdict};
 use crate::store::record::Record;
+use crate::task::log::{Source, Verdict};
 
 /// An agent's card loaded (or failed to): update its entry and its tabs, keep the card, and re-attach restored
 /// tasks whose transcript is in.
@@ -27,7 +27,7 @@ pub(super) fn agent_loaded(
     // offers only the device-code flow comes as `NOT_SIGNED_IN_DEVICE`, and its reason names `login`).
     if let Ok(info) = &mut result
         && let crate::app::state::Usability::CardOnly { short, reason } = &mut info.usability
-        && short == crate::remote::sign_in::NOT_SIGNED_IN
+        && short == crate::remote::auth::sign_in::NOT_SIGNED_IN
     {
         *reason = not_signed_in;
     }
@@ -223,7 +223,7 @@ pub fn parse_import_filter(s: &str) -> Result<(Option<a2a::TaskState>, Option<St
     for word in s.split_whitespace() {
         match word.split_once('=') {
             Some(("state", v)) => {
-                state = Some(crate::remote::tracker::parse_state(v).map_err(|e| e.message)?)
+                state = Some(crate::task::phase::parse_state(v).map_err(|e| e.message)?)
             }
             Some(("context", v)) if !v.is_empty() => context = Some(v.to_string()),
             _ => return Err(format!("{word:?}: filters are state=STATE and context=ID")),

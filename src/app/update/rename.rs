@@ -9,7 +9,7 @@ use crate::app::msg::Effect;
 use crate::app::state::{
     AgentEntry, AgentId, AgentOrigin, App, Overlay, PromptKind, agent_key, unique_key,
 };
-use crate::remote::agent::AgentTarget;
+use crate::remote::connect::agent::AgentTarget;
 use crate::store::record::Record;
 
 /// `R`: ask for the selected agent's new name, starting from the name it shows now.

@@ -7,7 +7,7 @@ use crate::app::msg::{ApprovalCredential, Effect};
 use crate::app::state::{AgentId, App, CodeFlowView, Overlay, PromptKind, Reachability, SignInFor};
 use crate::config::keymap::Action;
 use crate::remote::auth::Secret;
-use crate::remote::sign_in::Plan;
+use crate::remote::auth::sign_in::Plan;
 
 /// The agent a sign-in is for.
 pub(super) fn agent_of(app: &App, owner: SignInFor) -> Option<AgentId> {
@@ -44,10 +44,10 @@ pub(super) fn plan_for(app: &App, owner: SignInFor) -> Result<Plan, String> {
         ));
     }
     let timeout = agent.target.timeout;
-    crate::remote::sign_in::plan(auth, card, &scope)
+    crate::remote::auth::sign_in::plan(auth, card, &scope)
         .map(|p| p.within(timeout))
         .map_err(|e| {
-        match auth.and_then(|a| crate::remote::sign_in::device_plan(a, card, &scope)) {
+        match auth.and_then(|a| crate::remote::auth::sign_in::device_plan(a, card, &scope)) {
             Some(_) => format!(
                 "{}: its card offers only the device-code flow: sign in with `a2a-console login {}`, or with o in \
                  an approval dialog",

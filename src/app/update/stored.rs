@@ -5,8 +5,8 @@ use super::stream::{lay_out_artifacts, reattach_if_ready};
 use crate::app::msg::{Effect, StoredItem};
 use crate::app::state::App;
 use crate::app::task::TabId;
-use crate::app::tasklog::Source;
 use crate::store::writer::WriterStatus;
+use crate::task::log::Source;
 
 /// Part of a stored transcript: replay it. On the last part the tab is live again (and re-attached if its task
 /// still runs).

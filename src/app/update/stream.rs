@@ -6,7 +6,7 @@ use chrono::Utc;
 use crate::app::msg::{Effect, StreamItem};
 use crate::app::state::{App, Focus};
 use crate::app::task::{Link, TabId};
-use crate::app::tasklog::Source;
+use crate::task::log::Source;
 
 /// Lay out what arrived of the tab's artifacts since the last time: markdown (an artifact still arriving up to
 /// its unfinished tail) with code blocks queued for highlighting off the UI thread, JSON as a foldable view.
@@ -69,7 +69,7 @@ pub(super) fn follow_if_running(app: &mut App, tab: TabId) -> Vec<Effect> {
     let Some(t) = app.tab_mut(tab) else {
         return vec![];
     };
-    let running = t.log.phase() == Some(crate::remote::tracker::Phase::Active);
+    let running = t.log.phase() == Some(crate::task::phase::Phase::Active);
     match (running, t.log.task_id.clone()) {
         (true, Some(task_id)) => {
             t.generation += 1;

@@ -74,7 +74,7 @@ fn follow_up_on_an_interrupted_task_reuses_task_and_context() {
         Msg::Stream {
             tab: id,
             generation: 1,
-            source: crate::app::tasklog::Source::Stream(0),
+            source: crate::task::log::Source::Stream(0),
             item: StreamItem::Event(Box::new(ev(TaskState::InputRequired, "t1"))),
         },
     );
@@ -108,7 +108,7 @@ fn after_a_terminal_task_the_next_message_starts_a_new_task_in_the_same_context(
         Msg::Stream {
             tab: id,
             generation: 1,
-            source: crate::app::tasklog::Source::Stream(0),
+            source: crate::task::log::Source::Stream(0),
             item: StreamItem::Event(Box::new(ev(TaskState::Completed, "t1"))),
         },
     );
@@ -133,7 +133,7 @@ fn events_from_a_stale_generation_are_ignored() {
         Msg::Stream {
             tab: id,
             generation: 0,
-            source: crate::app::tasklog::Source::Stream(0),
+            source: crate::task::log::Source::Stream(0),
             item: StreamItem::Event(Box::new(ev(TaskState::Failed, "old"))),
         },
     );
@@ -152,7 +152,7 @@ fn compose_history_with_up_on_an_empty_box() {
         Msg::Stream {
             tab: id,
             generation: 1,
-            source: crate::app::tasklog::Source::Stream(0),
+            source: crate::task::log::Source::Stream(0),
             item: StreamItem::Event(Box::new(ev(TaskState::InputRequired, "t"))),
         },
     );
@@ -181,7 +181,7 @@ fn cancel_asks_for_confirmation_first() {
         Msg::Stream {
             tab: id,
             generation: 1,
-            source: crate::app::tasklog::Source::Stream(0),
+            source: crate::task::log::Source::Stream(0),
             item: StreamItem::Event(Box::new(ev(TaskState::Working, "t9"))),
         },
     );
@@ -307,7 +307,7 @@ fn attention_when_a_background_tab_needs_the_user() {
         Msg::Stream {
             tab: id,
             generation: 1,
-            source: crate::app::tasklog::Source::Stream(0),
+            source: crate::task::log::Source::Stream(0),
             item: StreamItem::Event(Box::new(ev(TaskState::InputRequired, "t"))),
         },
     );
@@ -347,7 +347,7 @@ fn the_active_tab_is_marked_and_only_waiting_tabs_need_the_user() {
             Msg::Stream {
                 tab: *id,
                 generation: 1,
-                source: crate::app::tasklog::Source::Stream(0),
+                source: crate::task::log::Source::Stream(0),
                 item: StreamItem::Event(Box::new(ev(state, task))),
             },
         );
@@ -429,7 +429,7 @@ fn auth_required_opens_the_approval_and_nothing_is_sent_without_a_choice() {
         Msg::Stream {
             tab: id,
             generation: 1,
-            source: crate::app::tasklog::Source::Stream(0),
+            source: crate::task::log::Source::Stream(0),
             item: StreamItem::Event(Box::new(ev(TaskState::AuthRequired, "t7"))),
         },
     );
@@ -501,7 +501,7 @@ fn approval_deny_cancels_and_later_keeps_waiting() {
         Msg::Stream {
             tab: id,
             generation: 1,
-            source: crate::app::tasklog::Source::Stream(0),
+            source: crate::task::log::Source::Stream(0),
             item: StreamItem::Event(Box::new(ev(TaskState::AuthRequired, "t8"))),
         },
     );
@@ -541,7 +541,7 @@ fn a_broken_stream_reattaches_with_back_off() {
         Msg::Stream {
             tab: id,
             generation: 1,
-            source: crate::app::tasklog::Source::Stream(0),
+            source: crate::task::log::Source::Stream(0),
             item: StreamItem::Event(Box::new(ev(TaskState::Working, "t1"))),
         },
     );
@@ -550,7 +550,7 @@ fn a_broken_stream_reattaches_with_back_off() {
         Msg::Stream {
             tab: id,
             generation: 1,
-            source: crate::app::tasklog::Source::Stream(0),
+            source: crate::task::log::Source::Stream(0),
             item: StreamItem::End,
         },
     );
@@ -570,7 +570,7 @@ fn a_broken_stream_reattaches_with_back_off() {
         Msg::Stream {
             tab: id,
             generation: *g,
-            source: crate::app::tasklog::Source::Stream(0),
+            source: crate::task::log::Source::Stream(0),
             item: StreamItem::End,
         },
     );
@@ -710,7 +710,7 @@ fn push_and_stream_both_live_apply_each_update_once_and_foreign_tasks_are_ignore
         Msg::Stream {
             tab: id,
             generation: 1,
-            source: crate::app::tasklog::Source::Stream(1),
+            source: crate::task::log::Source::Stream(1),
             item: StreamItem::Event(Box::new(working.clone())),
         },
     );
@@ -740,7 +740,7 @@ fn push_and_stream_both_live_apply_each_update_once_and_foreign_tasks_are_ignore
         Msg::Stream {
             tab: id,
             generation: 1,
-            source: crate::app::tasklog::Source::Stream(1),
+            source: crate::task::log::Source::Stream(1),
             item: StreamItem::End,
         },
     );
@@ -874,12 +874,12 @@ fn a_follow_up_task_never_overwrites_the_artifacts_of_the_tasks_before_it_live_o
                 Msg::Stream {
                     tab: id,
                     generation,
-                    source: crate::app::tasklog::Source::Stream(generation),
+                    source: crate::task::log::Source::Stream(generation),
                     item: StreamItem::Event(Box::new(ev.clone())),
                 },
             );
             stored.push(StoredItem::Event {
-                source: crate::app::tasklog::Source::Stream(generation),
+                source: crate::task::log::Source::Stream(generation),
                 event: Box::new(ev),
                 at: chrono::Utc::now(),
             });
@@ -991,7 +991,7 @@ fn the_board_shows_the_current_tasks_words_cut_with_an_ellipsis_and_keeps_flags_
             Msg::Stream {
                 tab: id,
                 generation,
-                source: crate::app::tasklog::Source::Stream(generation),
+                source: crate::task::log::Source::Stream(generation),
                 item: StreamItem::Event(Box::new(status(task, "ctx", state, Some(text)))),
             },
         )
@@ -1021,7 +1021,7 @@ fn the_board_shows_the_current_tasks_words_cut_with_an_ellipsis_and_keeps_flags_
         Msg::Stream {
             tab: id,
             generation: 2,
-            source: crate::app::tasklog::Source::Stream(2),
+            source: crate::task::log::Source::Stream(2),
             item: StreamItem::Event(Box::new(ev(TaskState::Working, "t-two"))),
         },
     );

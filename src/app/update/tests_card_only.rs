@@ -19,7 +19,7 @@ fn card_only_app() -> App {
     let mut app = empty_app((120, 40));
     add_online(
         &mut app,
-        crate::remote::agent::AgentTarget::from_url(
+        crate::remote::connect::agent::AgentTarget::from_url(
             "http://127.0.0.1:9",
             std::time::Duration::from_secs(5),
         ),
@@ -93,7 +93,7 @@ fn a_refresh_that_turns_an_agent_card_only_stops_calls_to_it() {
     // The tab follows a running task.
     if let Some(t) = app.tab_mut(tab) {
         t.receive(
-            crate::app::tasklog::Source::Reply,
+            crate::task::log::Source::Reply,
             Box::new(StreamResponse::Task(Task {
                 id: "t1".into(),
                 context_id: "c1".into(),

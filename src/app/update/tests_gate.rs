@@ -6,8 +6,8 @@ use super::*;
 use crate::app::msg::StreamItem;
 use crate::app::state::AgentId;
 use crate::app::task::{Badge, Entry};
-use crate::app::tasklog::Source;
 use crate::store::record::Record;
+use crate::task::log::Source;
 use crate::testing::{app, chunk, snapshot, status};
 use a2a::{StreamResponse, TaskState};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -215,7 +215,7 @@ fn removing_an_agent_leaves_the_other_agents_tabs_on_their_own_agent() {
     let mut app = app();
     let second = crate::testing::add_online(
         &mut app,
-        crate::remote::agent::AgentTarget::from_url(
+        crate::remote::connect::agent::AgentTarget::from_url(
             "http://127.0.0.1:19",
             std::time::Duration::from_secs(5),
         ),
@@ -353,7 +353,7 @@ fn a_push_from_another_agent_with_the_same_task_id_leaves_the_tab_alone() {
     let a = app.agents[0].id;
     let b = crate::testing::add_online(
         &mut app,
-        crate::remote::agent::AgentTarget::from_url(
+        crate::remote::connect::agent::AgentTarget::from_url(
             "http://127.0.0.1:19",
             std::time::Duration::from_secs(5),
         ),

@@ -10,8 +10,9 @@ use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 use super::update;
 use crate::app::msg::{Effect, Msg};
 use crate::app::state::{AgentId, AgentInfo, AgentOrigin, App, Overlay, PromptKind, Usability};
-use crate::remote::agent::AgentTarget;
-use crate::remote::client::{Preferences, select_interface};
+use crate::config::protocol::Preferences;
+use crate::remote::connect::agent::AgentTarget;
+use crate::remote::connect::select_interface;
 use crate::store::record::Record;
 use crate::testing::{DEMO_CARD, app, fetched_card};
 

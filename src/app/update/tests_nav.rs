@@ -218,7 +218,7 @@ fn closing_an_approval_that_opened_while_typing_leaves_the_box() {
         Msg::Stream {
             tab: id,
             generation: 1,
-            source: crate::app::tasklog::Source::Stream(0),
+            source: crate::task::log::Source::Stream(0),
             item: StreamItem::Event(Box::new(status("t1", "c1", TaskState::AuthRequired, None))),
         },
     );
@@ -246,7 +246,7 @@ fn a_question_from_the_agent_leaves_the_keyboard_where_it_was() {
         Msg::Stream {
             tab: id,
             generation: 1,
-            source: crate::app::tasklog::Source::Stream(0),
+            source: crate::task::log::Source::Stream(0),
             item: StreamItem::Event(Box::new(status(
                 "t1",
                 "c1",

@@ -10,7 +10,7 @@ use crate::app::msg::{Effect, Msg, StreamItem};
 use crate::app::parts::PartKind;
 use crate::app::save::ChoiceKind;
 use crate::app::state::{App, Focus, Overlay, View};
-use crate::app::tasklog::Source;
+use crate::task::log::Source;
 use crate::testing::app;
 
 fn key(app: &mut App, code: KeyCode) -> Vec<Effect> {

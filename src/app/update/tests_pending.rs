@@ -29,7 +29,7 @@ fn auth_required(app: &mut App, tab: TabId, task: &str) -> Vec<Effect> {
         Msg::Stream {
             tab,
             generation,
-            source: crate::app::tasklog::Source::Stream(generation),
+            source: crate::task::log::Source::Stream(generation),
             item: StreamItem::Event(Box::new(status(
                 task,
                 "ctx",
@@ -280,7 +280,7 @@ fn the_cancel_confirmation_ignores_keys_typed_as_it_opens() {
         Msg::Stream {
             tab,
             generation,
-            source: crate::app::tasklog::Source::Stream(generation),
+            source: crate::task::log::Source::Stream(generation),
             item: StreamItem::Event(Box::new(status("t1", "ctx", TaskState::Working, None))),
         },
     );

@@ -39,7 +39,7 @@ pub(super) fn waiting_for_auth(app: &mut App) -> TabId {
         Msg::Stream {
             tab: id,
             generation: 1,
-            source: crate::app::tasklog::Source::Stream(0),
+            source: crate::task::log::Source::Stream(0),
             item: StreamItem::Event(Box::new(StreamResponse::StatusUpdate(
                 TaskStatusUpdateEvent {
                     task_id: "t9".into(),
@@ -361,7 +361,7 @@ fn the_card_only_reason_of_an_agent_nobody_signed_in_to_names_the_key() {
         "guarded",
         card,
         crate::app::state::Usability::CardOnly {
-            short: crate::remote::sign_in::NOT_SIGNED_IN.into(),
+            short: crate::remote::auth::sign_in::NOT_SIGNED_IN.into(),
             reason: "agent guarded: not signed in: sign in with `a2a-console login guarded`".into(),
         },
     );
@@ -388,7 +388,7 @@ fn o_on_an_agent_whose_card_offers_only_the_device_flow_names_login() {
         "deviceAuthorizationUrl": "http://127.0.0.1:9/device", "tokenUrl": "http://127.0.0.1:9/token",
         "scopes": {"operator": "run"}}}}}}}"#;
     let mut app = crate::testing::empty_app((120, 40));
-    let mut target = crate::remote::agent::AgentTarget::from_url(
+    let mut target = crate::remote::connect::agent::AgentTarget::from_url(
         "http://127.0.0.1:9",
         std::time::Duration::from_secs(5),
     );

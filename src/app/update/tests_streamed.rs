@@ -8,7 +8,7 @@ use super::update;
 use crate::app::msg::{Effect, Msg, StreamItem};
 use crate::app::state::{App, Focus, View};
 use crate::app::task::TabId;
-use crate::app::tasklog::Source;
+use crate::task::log::Source;
 use crate::testing::{app, chunk, render_text, status};
 
 fn stream(app: &mut App, tab: TabId, ev: a2a::StreamResponse) -> Vec<Effect> {

@@ -8,7 +8,7 @@ use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 use super::update;
 use crate::app::msg::{Effect, Msg, StreamItem};
 use crate::app::state::{App, Focus, Overlay, View};
-use crate::app::tasklog::Source;
+use crate::task::log::Source;
 use crate::testing::app;
 
 pub(super) fn key(app: &mut App, code: KeyCode) -> Vec<Effect> {

@@ -168,7 +168,7 @@ fn searching_a_100k_line_artifact_is_fast_capped_and_lands_on_the_right_line() {
         Msg::Stream {
             tab: id,
             generation,
-            source: crate::app::tasklog::Source::Stream(generation),
+            source: crate::task::log::Source::Stream(generation),
             item: crate::app::msg::StreamItem::Event(Box::new(chunk(
                 "t1",
                 "a2",
@@ -200,7 +200,7 @@ fn a_growing_transcript_keeps_the_search_up_to_date() {
         Msg::Stream {
             tab: id,
             generation,
-            source: crate::app::tasklog::Source::Stream(generation),
+            source: crate::task::log::Source::Stream(generation),
             item: crate::app::msg::StreamItem::Event(Box::new(status(
                 "t1",
                 "ctx",
@@ -274,7 +274,7 @@ fn nothing_remote_can_copy_and_escapes_never_reach_the_clipboard() {
             Msg::Stream {
                 tab: id,
                 generation,
-                source: crate::app::tasklog::Source::Stream(generation),
+                source: crate::task::log::Source::Stream(generation),
                 item: crate::app::msg::StreamItem::Event(Box::new(ev)),
             },
         ));
@@ -487,7 +487,7 @@ fn search_and_copy_reach_into_every_part_of_a_multi_part_artifact() {
             Msg::Stream {
                 tab: id,
                 generation,
-                source: crate::app::tasklog::Source::Stream(generation),
+                source: crate::task::log::Source::Stream(generation),
                 item: crate::app::msg::StreamItem::Event(Box::new(ev)),
             },
         )

@@ -9,7 +9,7 @@ use crate::app::parts::human_bytes;
 use crate::app::search;
 use crate::app::state::{App, Overlay, PromptKind};
 use crate::app::task::{Entry, TaskTab};
-use crate::app::tasklog::prints::Print;
+use crate::task::log::prints::Print;
 use crate::trust::sanitize::floor_char_boundary;
 
 /// The largest OSC 52 payload sent (base64 bytes). Terminals cap it (xterm ~100 000, some far lower) and a
@@ -237,7 +237,7 @@ fn entry_text(t: &TaskTab, e: &Entry) -> (String, String) {
             format!("{} from {}", text.provenance.field, text.provenance.agent),
         ),
         Entry::State { state, .. } => (
-            format!("state → {}", crate::remote::tracker::state_name(state)),
+            format!("state → {}", crate::task::phase::state_name(state)),
             "state change".into(),
         ),
         Entry::Console { text, quote, .. } => (

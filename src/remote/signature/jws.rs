@@ -261,5 +261,4 @@ fn quoted(s: &str) -> String {
 }
 
 #[cfg(test)]
-#[path = "jws_tests.rs"]
 mod tests;

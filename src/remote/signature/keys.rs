@@ -277,7 +277,7 @@ impl JkuFetcher {
             )
             .send()
             .await
-            .map_err(|e| format!("jku {shown}: {}", crate::remote::card::reqwest_reason(&e)))?;
+            .map_err(|e| format!("jku {shown}: {}", crate::remote::http::reqwest_reason(&e)))?;
         let status = resp.status();
         if status.is_redirection() {
             return Err(format!(
@@ -288,8 +288,8 @@ impl JkuFetcher {
         if !status.is_success() {
             return Err(format!("jku {shown}: HTTP {}", status.as_u16()));
         }
-        let ttl = crate::remote::card::max_age(resp.headers()).unwrap_or(DEFAULT_JWKS_TTL);
-        let body = crate::remote::card::read_limited(resp, MAX_JWKS_BYTES)
+        let ttl = crate::remote::http::max_age(resp.headers()).unwrap_or(DEFAULT_JWKS_TTL);
+        let body = crate::remote::http::read_limited(resp, MAX_JWKS_BYTES)
             .await
             .map_err(|e| format!("jku {shown}: {}", e.message))?;
         let value: Value =
@@ -353,5 +353,4 @@ pub async fn judge_value(
 }
 
 #[cfg(test)]
-#[path = "keys_tests.rs"]
 mod tests;

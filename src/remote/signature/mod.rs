@@ -452,5 +452,4 @@ pub fn jws_quote(s: &str) -> String {
 }
 
 #[cfg(test)]
-#[path = "verify_tests.rs"]
 pub(crate) mod verify_tests;

@@ -16,7 +16,7 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use super::fault;
-use crate::remote::event_serde::In;
+use crate::task::event_serde::In;
 
 #[derive(Deserialize)]
 struct RpcReply<'a> {

@@ -12,7 +12,7 @@ use reqwest::{RequestBuilder, Response, StatusCode};
 use tokio::time::Instant;
 
 use super::{WireLimits, fault, human_size};
-use crate::remote::card::reqwest_reason;
+use crate::remote::http::reqwest_reason;
 
 /// What a complete (unary) reply carried.
 pub struct Reply {

@@ -10,10 +10,10 @@ use futures::StreamExt;
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
-use super::envelope::{self, RpcOutcome};
-use super::http::{self, content_summary};
-use super::sse::{self, SseData};
 use super::{WireLimits, fault};
+use crate::remote::wire::envelope::{self, RpcOutcome};
+use crate::remote::wire::http::{self, content_summary};
+use crate::remote::wire::sse::{self, SseData};
 
 /// Headers for one call, already in their wire spelling.
 pub type Headers = Vec<(String, String)>;

@@ -24,6 +24,8 @@ pub mod jsonrpc;
 pub mod read_ahead;
 pub mod rest;
 pub mod sse;
+pub mod v03;
+pub mod v03_rest;
 
 use std::time::Duration;
 

@@ -14,13 +14,13 @@ use reqwest::Method;
 use serde_json::Value;
 use tokio::time::Instant;
 
-use super::envelope;
-use super::http::{self, Reply};
-use super::jsonrpc::{
+use super::{WireLimits, fault};
+use crate::remote::wire::envelope;
+use crate::remote::wire::http::{self, Reply};
+use crate::remote::wire::jsonrpc::{
     Headers, RawEvents, cut_short, headers_from, push_config, push_config_list, to_protojson,
 };
-use super::sse::{self, SseData};
-use super::{WireLimits, fault};
+use crate::remote::wire::sse::{self, SseData};
 
 /// A base URL and the limits of the calls under it.
 #[derive(Clone)]

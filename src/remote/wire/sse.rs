@@ -22,9 +22,9 @@ use futures::stream::BoxStream;
 use futures::{Stream, StreamExt};
 use tokio::time::Instant;
 
-use super::http::seconds;
 use super::{WireLimits, fault, human_size};
-use crate::remote::card::reqwest_reason;
+use crate::remote::http::reqwest_reason;
+use crate::remote::wire::http::seconds;
 
 /// Why the splitter refused input.
 #[derive(Debug, PartialEq, Eq)]

@@ -12,11 +12,11 @@ use url::Url;
 
 use super::ensure;
 use super::text::{Lines, check_clean, has_float};
+use crate::remote::card::normalize::normalize;
 use crate::remote::card::parse_card;
-use crate::remote::compat_v03::{
+use crate::remote::wire::v03::{
     event_from_sse_data, event_from_v03, push_config_from_v03, task_value,
 };
-use crate::remote::normalize::normalize;
 
 const CARD_URL: &str = "http://127.0.0.1:9/.well-known/agent-card.json";
 
@@ -181,7 +181,7 @@ pub fn wire(input: &[u8]) -> Result<(), String> {
     let text = String::from_utf8_lossy(input);
     let _ = rpc_reply(&text);
     let _ = rest_error(reqwest::StatusCode::NOT_FOUND, &text);
-    use crate::remote::event_serde::{In, Out};
+    use crate::task::event_serde::{In, Out};
     let fast = serde_json::from_str::<In<StreamResponse>>(&text);
     let slow = a2a_pb::protojson_conv::from_str::<StreamResponse>(&text);
     if let Ok(f) = &fast {
@@ -219,9 +219,9 @@ pub fn wire(input: &[u8]) -> Result<(), String> {
     };
     let _ = crate::remote::wire::jsonrpc::decode_event(&ev);
     let _ = crate::remote::wire::rest::decode_event(&ev);
-    let _ = crate::remote::compat_v03_rest::decode_event(&ev);
+    let _ = crate::remote::wire::v03_rest::decode_event(&ev);
     if let Ok(v) = serde_json::from_str::<Value>(&text) {
-        let _ = crate::remote::compat_v03_rest::union_to_rpc(&v);
+        let _ = crate::remote::wire::v03_rest::union_to_rpc(&v);
     }
     Ok(())
 }
