@@ -38,6 +38,8 @@ async fn whoami(resource: &str, token: &str) -> reqwest::StatusCode {
 async fn dialog_sign_in_by_paste_is_kept_for_the_agent_and_refreshed_before_it_expires() {
     let dir = tempfile::tempdir().unwrap();
     a2a_console::remote::auth::token_store::use_dir_for_tests(dir.path());
+    // Sign-in events go where the CLI writes them: its own store handle, here on the test's database.
+    a2a_console::cli::login::record_sign_ins_in(Some(dir.path().join("console.db")));
     // Access tokens live 4 s: the refresh is due a second before they expire.
     let p = provider(&["--access-ttl", "4"]);
     let card: a2a::AgentCard = reqwest::get(format!("{}/.well-known/agent-card.json", p.resource))

@@ -23,6 +23,9 @@ pub enum SaveResult {
 pub enum Msg {
     /// A terminal event (key, mouse, resize, paste).
     Input(crossterm::event::Event),
+    /// A sign-in, a failed one, a failed refresh or a sign-out happened (`remote::auth::token_store`): it
+    /// goes to the audit log through the store's writer like every other record.
+    SignInAudited(crate::remote::auth::token_store::SignInEvent),
     /// An agent's card loaded (or failed to).
     AgentLoaded {
         agent: AgentId,

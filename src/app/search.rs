@@ -256,7 +256,7 @@ pub fn remote_label(p: &crate::trust::sanitize::Provenance) -> String {
         .map(|t| {
             format!(
                 " · task {}",
-                super::short_id::tail(t, super::short_id::SHORT)
+                crate::task::short_id::tail(t, super::short_id::SHORT)
             )
         })
         .unwrap_or_default();

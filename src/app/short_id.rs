@@ -5,32 +5,10 @@
 use std::collections::HashMap;
 
 use super::task::TabId;
+use crate::task::short_id::tail;
 
 /// How many characters a short id starts with.
 pub const SHORT: usize = 8;
-
-/// The last `n` meaningful characters of an id: hex digits of a UUID (its dashes dropped), or the id itself
-/// when it is short already.
-pub fn tail(id: &str, n: usize) -> String {
-    if id.chars().count() <= n.max(12) && !is_uuid(id) {
-        return id.to_string();
-    }
-    let chars: Vec<char> = if is_uuid(id) {
-        id.chars().filter(|c| *c != '-').collect()
-    } else {
-        id.chars().collect()
-    };
-    let from = chars.len().saturating_sub(n);
-    chars.get(from..).unwrap_or_default().iter().collect()
-}
-
-fn is_uuid(id: &str) -> bool {
-    id.len() == 36
-        && id.char_indices().all(|(i, c)| match i {
-            8 | 13 | 18 | 23 => c == '-',
-            _ => c.is_ascii_hexdigit(),
-        })
-}
 
 /// A short id for each of the given `(tab, agent, task id)`s: the tail of [`SHORT`] characters, lengthened four
 /// at a time for the ids that would otherwise look alike (the same task open twice keeps one short id). Two

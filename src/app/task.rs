@@ -471,14 +471,14 @@ impl TaskTab {
     pub fn short_task(&self) -> Option<String> {
         self.short_id.clone().or_else(|| {
             self.task_id_shown()
-                .map(|t| super::short_id::tail(t, super::short_id::SHORT))
+                .map(|t| crate::task::short_id::tail(t, super::short_id::SHORT))
         })
     }
 
     /// The context id's short form (its random tail).
     pub fn short_context(&self) -> Option<String> {
         self.context_id_shown()
-            .map(|c| super::short_id::tail(c, super::short_id::SHORT))
+            .map(|c| crate::task::short_id::tail(c, super::short_id::SHORT))
     }
 
     /// Sanitise the ids for drawing when they change (never per frame).

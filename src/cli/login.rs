@@ -226,7 +226,7 @@ async fn device_login(
     let fail = |e: &OAuthError| oauth_failure_within(label, e, Some(timeout));
     let http = oauth::http_client_within(timeout).map_err(|e| fail(&e))?;
     let audit_failure = |e: &OAuthError| {
-        let _ = token_store::audit(
+        token_store::audit(
             &plan.agent,
             "sign-in failed",
             serde_json::json!({"issuer": plan.token_url, "scopes": plan.scopes, "flow": "device_code",
@@ -294,7 +294,7 @@ async fn device_login(
     );
     token_store::remember(&plan.key(), &set, plan.cache)
         .map_err(|e| RemoteError::usage(format!("agent {label}: {e}")))?;
-    let _ = token_store::audit(
+    token_store::audit(
         &plan.agent,
         "sign-in",
         serde_json::json!({"issuer": plan.token_url, "scopes": set.scopes, "flow": "device_code",
@@ -354,4 +354,41 @@ pub(super) fn logout(target: &AgentTarget) -> Result<Exit, RemoteError> {
         }
     );
     Ok(Exit::Done)
+}
+
+/// The CLI's sign-in events (`login`, `logout`, a refresh that fails while a command connects) go to the
+/// audit log through the CLI's own store handle, opened on the first event (most commands never sign in).
+pub fn record_sign_ins_in(path: Option<std::path::PathBuf>) {
+    let store: std::sync::Mutex<Option<crate::store::Store>> = std::sync::Mutex::new(None);
+    token_store::record_sign_ins_with(move |e| {
+        let Some(path) = &path else {
+            tracing::warn!("no data directory for the audit log: sign-in event {} not kept", e.what);
+            return;
+        };
+        let Ok(mut slot) = store.lock() else {
+            return;
+        };
+        if slot.is_none() {
+            match crate::store::Store::open(path) {
+                Ok(s) => *slot = Some(s),
+                Err(err) => tracing::warn!("audit log {}: {err}", path.display()),
+            }
+        }
+        let Some(s) = slot.as_ref() else {
+            return;
+        };
+        let entry = crate::store::AuditEntry {
+            at: e.at,
+            agent: e.agent,
+            direction: crate::store::Direction::Decision,
+            method: e.what,
+            task_id: None,
+            context_id: None,
+            message_id: None,
+            detail_json: e.detail,
+        };
+        if let Err(err) = s.audit(&entry) {
+            tracing::warn!("audit log {}: {err}", path.display());
+        }
+    });
 }

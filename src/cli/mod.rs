@@ -5,7 +5,7 @@ pub mod args;
 pub mod completions;
 pub mod exit;
 mod follow;
-mod login;
+pub mod login;
 pub mod output;
 pub mod print;
 mod remote;
@@ -105,6 +105,7 @@ pub fn resolve_target(
 
 /// Run a subcommand to completion.
 pub async fn run(global: GlobalOpts, command: Command) -> Exit {
+    login::record_sign_ins_in(crate::store::db_path());
     report::set_json(json_of(&command));
     if let Command::Completions { shell } = command {
         return match completions::print(shell) {

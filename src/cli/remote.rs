@@ -175,7 +175,8 @@ pub(super) async fn run_remote(
                     .filter(|c| !c.is_empty()),
                 (_, c) => c,
             };
-            let message = build_message(text, task.clone(), context, &files)?;
+            let message =
+                build_message(text, task.clone(), context, &files).map_err(RemoteError::usage)?;
             if stream {
                 if conn.card.card.capabilities.streaming != Some(true) {
                     report::warning(&format!(
@@ -291,7 +292,11 @@ pub(super) async fn run_remote(
             json,
             ..
         } => {
-            let status = state.as_deref().map(parse_state).transpose()?;
+            let status = state
+                .as_deref()
+                .map(parse_state)
+                .transpose()
+                .map_err(RemoteError::usage)?;
             if conn.selected.protocol == crate::config::protocol::ProtocolChoice::V03 {
                 // 0.3 has no tasks/list (either binding): nothing to send. Not the agent's error, and no fault
                 // of the wire: the command cannot be done with this agent, like an unknown --state.

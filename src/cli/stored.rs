@@ -8,7 +8,7 @@ use crate::remote::error::one_line;
 
 /// Apply retention now, vacuum, and say what went.
 pub(super) fn prune(keep: crate::store::Retention) -> Result<(), String> {
-    let path = crate::tui::persist::db_path().ok_or("no data directory for the local store")?;
+    let path = crate::store::db_path().ok_or("no data directory for the local store")?;
     if !path.exists() {
         outln!("no local store at {}: nothing to prune", path.display());
         return Ok(());
@@ -32,7 +32,7 @@ pub(super) fn prune(keep: crate::store::Retention) -> Result<(), String> {
 
 /// The store commands: they read the local database and never touch the network.
 pub(super) fn stored(command: Command) -> Result<(), String> {
-    let path = crate::tui::persist::db_path().ok_or("no data directory for the local store")?;
+    let path = crate::store::db_path().ok_or("no data directory for the local store")?;
     if !path.exists() {
         return Err(format!(
             "no local store at {} yet: the console creates it when it runs",
@@ -142,7 +142,7 @@ fn find_task(
     let mut matches: Vec<&crate::store::TaskRecord> = tasks
         .iter()
         .filter(|t| {
-            crate::app::short_id::tail(&t.task_id, short.chars().count()).to_ascii_lowercase()
+            crate::task::short_id::tail(&t.task_id, short.chars().count()).to_ascii_lowercase()
                 == short
         })
         .collect();

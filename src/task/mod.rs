@@ -7,3 +7,4 @@ pub mod event_serde;
 pub mod log;
 pub mod outgoing;
 pub mod phase;
+pub mod short_id;

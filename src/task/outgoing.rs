@@ -5,20 +5,19 @@ use std::path::PathBuf;
 
 use a2a::{Message, Part, PartContent, Role};
 
-use crate::remote::error::RemoteError;
 use crate::trust::sanitize::sanitize_line;
 
-/// The user's message: the text plus any attached files.
+/// The user's message: the text plus any attached files (the error names the file that could not be read).
 pub fn build_message(
     text: String,
     task: Option<String>,
     context: Option<String>,
     files: &[PathBuf],
-) -> Result<Message, RemoteError> {
+) -> Result<Message, String> {
     let mut parts = vec![Part::text(text)];
     for path in files {
         let bytes = std::fs::read(path)
-            .map_err(|e| RemoteError::usage(format!("--file {}: {e}", path.display())))?;
+            .map_err(|e| format!("--file {}: {e}", path.display()))?;
         let name = path
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())

@@ -4,7 +4,6 @@
 
 use a2a::TaskState;
 
-use crate::remote::error::RemoteError;
 
 /// Where a task stands, from the client's point of view.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,7 +40,8 @@ pub fn state_name(state: &TaskState) -> &'static str {
 }
 
 /// Accept `working`, `input-required`, `TASK_STATE_WORKING`.
-pub fn parse_state(s: &str) -> Result<TaskState, RemoteError> {
+/// The error is the one-line usage message (`--state …: expected …`).
+pub fn parse_state(s: &str) -> Result<TaskState, String> {
     let norm = s.trim().to_ascii_uppercase().replace('-', "_");
     let norm = norm
         .strip_prefix("TASK_STATE_")
@@ -57,9 +57,9 @@ pub fn parse_state(s: &str) -> Result<TaskState, RemoteError> {
         "REJECTED" => TaskState::Rejected,
         "AUTH_REQUIRED" => TaskState::AuthRequired,
         _ => {
-            return Err(RemoteError::usage(format!(
+            return Err(format!(
                 "--state {s:?}: expected submitted, working, input-required, auth-required, completed, failed, canceled or rejected"
-            )));
+            ));
         }
     })
 }

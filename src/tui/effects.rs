@@ -150,7 +150,7 @@ impl Runtime {
                             let _ = tx.send(Msg::Reply {
                                 tab,
                                 generation,
-                                result: Err(e.message),
+                                result: Err(crate::remote::error::RemoteError::usage(e).message),
                             });
                             return;
                         }

@@ -175,7 +175,7 @@ pub async fn run(global: Overrides, demo: bool) -> Result<Ended, String> {
     // The local store: tabs come back from it, and everything received goes into it. If it cannot be opened
     // (locked by another console, full, corrupt) the console says so and works in memory.
     let mut cached_cards = Vec::new();
-    let writer = match crate::tui::persist::db_path().map(|p| crate::store::Store::open(&p)) {
+    let writer = match crate::store::db_path().map(|p| crate::store::Store::open(&p)) {
         Some(Ok(store)) => {
             cached_cards = crate::tui::persist::cached_cards(&store, &app);
             // Headers only: the first frame never waits for the store's size.

@@ -17,11 +17,6 @@ use crate::store::{AuditEntry, Direction, Store, TabEvent, kind};
 use crate::task::event_serde::from_json;
 use crate::task::log::Source;
 
-/// Where the database lives: `$A2A_CONSOLE_DB`, else the data dir.
-pub fn db_path() -> Option<std::path::PathBuf> {
-    crate::store::db_path()
-}
-
 /// Bring back the open tabs of the configured agents, headers only; returns how many. Tabs of agents no longer
 /// configured stay in the store untouched.
 pub fn restore_headers(store: &Store, app: &mut App) -> Result<usize, String> {

@@ -129,6 +129,12 @@ impl Runtime {
         syntax_theme: &str,
     ) -> Result<(Self, UnboundedReceiver<Msg>), String> {
         let (tx, rx) = unbounded_channel();
+        // Sign-in events reach the audit log through this console's store writer, never a connection of
+        // their own.
+        let audit_tx = tx.clone();
+        crate::remote::auth::token_store::record_sign_ins_with(move |e| {
+            let _ = audit_tx.send(Msg::SignInAudited(e));
+        });
         let (stream_tx, stream_rx) = tokio::sync::mpsc::channel(STREAM_QUEUE);
         let stream_budget = Arc::new(super::stream_budget::StreamBudget::new(
             super::stream_budget::STREAM_BYTES,

@@ -188,6 +188,18 @@ fn dispatch(app: &mut App, msg: Msg) -> Vec<Effect> {
             transcript::raw_events_loaded(app, at, result);
             vec![]
         }
+        Msg::SignInAudited(e) => vec![Effect::Record(crate::store::record::Record::Audit(
+            Box::new(crate::store::AuditEntry {
+                at: e.at,
+                agent: e.agent,
+                direction: crate::store::Direction::Decision,
+                method: e.what,
+                task_id: None,
+                context_id: None,
+                message_id: None,
+                detail_json: e.detail,
+            }),
+        ))],
         Msg::ConfigSaved(r) | Msg::Saved(r) => {
             match r {
                 Ok(m) => app.set_status(m, false),

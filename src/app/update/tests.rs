@@ -849,7 +849,7 @@ fn assert_each_task_keeps_its_artifact(shown: &[(String, String)]) {
     assert_eq!(shown.len(), 3, "{shown:#?}");
     for ((_, task, text), (head, body)) in THREE_TASKS.iter().zip(shown) {
         assert_eq!(body, text, "{shown:#?}");
-        let tail = crate::app::short_id::tail(task, crate::app::short_id::SHORT);
+        let tail = crate::task::short_id::tail(task, crate::app::short_id::SHORT);
         assert!(head.contains(&format!("task {tail}")), "{head}");
     }
 }

@@ -288,7 +288,7 @@ pub async fn finish(
     let signed = match sign_in.exchange(http, code, client_secret).await {
         Ok(s) => s,
         Err(e) => {
-            let _ = token_store::audit(
+            token_store::audit(
                 &plan.agent,
                 "sign-in failed",
                 json!({"issuer": issuer, "scopes": plan.scopes, "flow": plan.flow, "scheme": plan.scheme,
@@ -315,7 +315,7 @@ pub async fn finish(
             reason,
         }
     })?;
-    let _ = token_store::audit(
+    token_store::audit(
         &plan.agent,
         "sign-in",
         json!({"issuer": issuer, "scopes": set.scopes, "flow": plan.flow, "scheme": plan.scheme,
@@ -381,7 +381,7 @@ pub async fn bearer_for(
             }
             Err(e) => {
                 let _ = token_store::forget(&key, plan.cache);
-                let _ = token_store::audit(
+                token_store::audit(
                     &plan.agent,
                     "sign-in refresh failed",
                     json!({"issuer": set.issuer, "scopes": set.scopes, "flow": set.flow,
@@ -424,7 +424,7 @@ pub async fn client_secret(
 pub fn sign_out(scope: &CredentialScope) -> Result<usize, String> {
     let agent = scope.home.to_string();
     let n = token_store::forget_agent(&agent)?;
-    let _ = token_store::audit(&agent, "sign-out", json!({"forgotten": n}));
+    token_store::audit(&agent, "sign-out", json!({"forgotten": n}));
     Ok(n)
 }
 

@@ -8,8 +8,8 @@
 //! Access tokens are refreshed (RFC 6749 §6) shortly before they expire: a minute before, or a tenth
 //! of their lifetime for short-lived ones. A refresh that fails forgets the entry: the user is told to
 //! sign in again rather than being handed a token the provider has already rejected. Sign-ins,
-//! refresh failures and sign-outs go to the audit log with agent, issuer, scopes and flow — never a
-//! token.
+//! refresh failures and sign-outs are handed to the audit sink ([`record_sign_ins_with`]) with agent, issuer,
+//! scopes and flow — never a token.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -324,27 +324,42 @@ fn write_cache(file: &CacheFile) -> Result<(), String> {
     Ok(())
 }
 
-/// Appends a sign-in event to the audit log (`sign-in`, `sign-in refresh failed`, `sign-out`). The
-/// detail holds agent, issuer, scopes, flow and who — never a token. An audit log that cannot be
-/// opened is reported to the caller, not fatal to the sign-in.
-pub fn audit(agent: &str, what: &str, detail: serde_json::Value) -> Result<(), String> {
-    let path = match TEST_DIR.get() {
-        Some(d) => d.join("console.db"),
-        None => crate::store::db_path().ok_or("no data directory for the audit log")?,
+/// A sign-in event for the audit log (`sign-in`, `sign-in failed`, `sign-in refresh failed`, `sign-out`):
+/// agent, issuer, scopes, flow and who in `detail` — never a token.
+#[derive(Clone, Debug)]
+pub struct SignInEvent {
+    pub agent: String,
+    pub what: String,
+    pub detail: serde_json::Value,
+    pub at: chrono::DateTime<chrono::Utc>,
+}
+
+type Sink = Box<dyn Fn(SignInEvent) + Send + Sync>;
+
+/// Where sign-in events go. `remote/` stores nothing itself: the console hands them to its store's writer
+/// thread (through its `Msg` channel, as an `Effect::Record`), the CLI writes them with its own store handle.
+static SINK: std::sync::RwLock<Option<Sink>> = std::sync::RwLock::new(None);
+
+/// Send this process's sign-in events to `sink` (replacing the one before).
+pub fn record_sign_ins_with(sink: impl Fn(SignInEvent) + Send + Sync + 'static) {
+    if let Ok(mut s) = SINK.write() {
+        *s = Some(Box::new(sink));
+    }
+}
+
+/// Hands a sign-in event to the sink. Without one (a library caller that set none) it is only logged:
+/// a missing audit log is never fatal to a sign-in.
+pub fn audit(agent: &str, what: &str, detail: serde_json::Value) {
+    let event = SignInEvent {
+        agent: agent.to_string(),
+        what: what.to_string(),
+        detail,
+        at: chrono::Utc::now(),
     };
-    let store = crate::store::Store::open(&path).map_err(|e| e.to_string())?;
-    store
-        .audit(&crate::store::AuditEntry {
-            at: chrono::Utc::now(),
-            agent: agent.to_string(),
-            direction: crate::store::Direction::Decision,
-            method: what.to_string(),
-            task_id: None,
-            context_id: None,
-            message_id: None,
-            detail_json: detail,
-        })
-        .map_err(|e| e.to_string())
+    match SINK.read().as_deref() {
+        Ok(Some(sink)) => sink(event),
+        _ => tracing::debug!(agent, what, "no audit sink for this sign-in event"),
+    }
 }
 
 #[cfg(test)]
