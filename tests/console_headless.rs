@@ -841,7 +841,8 @@ async fn export_twice_asked(url: &str, ready: &str) -> String {
         .into_iter()
         .min_by_key(|t| t.updated_at)
         .unwrap();
-    let short = a2a_console::task::short_id::tail(&first.task_id, a2a_console::app::short_id::SHORT);
+    let short =
+        a2a_console::task::short_id::tail(&first.task_id, a2a_console::app::short_id::SHORT);
     let dbs = db.display().to_string();
     let r = common::cli_env(&["export", &short], &[("A2A_CONSOLE_DB", &dbs)]);
     assert_eq!(r.code, 0, "{}", r.all());

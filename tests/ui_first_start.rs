@@ -68,7 +68,7 @@ fn after_d_the_demo_is_listed_and_its_card_loads() {
     update(
         &mut app,
         Msg::DemoStarted(Ok(a2a_console::app::msg::DemoListening::at(
-            "http://127.0.0.1:4999",
+            a2a_console::demo::target("http://127.0.0.1:4999", None),
         ))),
     );
     let text = render(&app);

@@ -158,21 +158,20 @@ pub struct AuditRow {
     pub detail: Vec<String>,
 }
 
-/// Where the embedded demo agent listens.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// The embedded demo agent, listening.
+#[derive(Clone, Debug)]
 pub struct DemoListening {
-    pub url: String,
-    /// Its gRPC interface (another port: another origin, allowed because the user started the demo).
-    pub grpc: Option<String>,
+    /// Its entry, built by the runtime (`demo::target`): the app never reaches into `demo/`. Its gRPC
+    /// interface (another port: another origin) is allowed because the user started the demo.
+    pub target: crate::remote::connect::agent::AgentTarget,
     /// Why it is not on its usual port, to tell the user (its tasks are stored under another address).
     pub moved: Option<String>,
 }
 
 impl DemoListening {
-    pub fn at(url: &str) -> Self {
+    pub fn at(target: crate::remote::connect::agent::AgentTarget) -> Self {
         DemoListening {
-            url: url.into(),
-            grpc: None,
+            target,
             moved: None,
         }
     }

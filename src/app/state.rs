@@ -527,7 +527,7 @@ impl App {
             save_dir: None,
             saving: None,
             demo_starting: false,
-            demo_port: crate::demo::STABLE_PORT,
+            demo_port: crate::config::DEFAULT_DEMO_PORT,
             key_guard: None,
             code_flow: None,
             measured: crate::app::scroll::Measured::default(),

@@ -362,7 +362,10 @@ pub fn record_sign_ins_in(path: Option<std::path::PathBuf>) {
     let store: std::sync::Mutex<Option<crate::store::Store>> = std::sync::Mutex::new(None);
     token_store::record_sign_ins_with(move |e| {
         let Some(path) = &path else {
-            tracing::warn!("no data directory for the audit log: sign-in event {} not kept", e.what);
+            tracing::warn!(
+                "no data directory for the audit log: sign-in event {} not kept",
+                e.what
+            );
             return;
         };
         let Ok(mut slot) = store.lock() else {

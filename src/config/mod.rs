@@ -19,6 +19,10 @@ pub const CONFIG_ENV: &str = "A2A_CONSOLE_CONFIG";
 /// Default bound on one request, in seconds.
 pub const DEFAULT_TIMEOUT_SECS: u64 = 30;
 
+/// Where the embedded demo agent listens unless `[demo] port` says otherwise (`demo::STABLE_PORT`): the same
+/// address every start, so its stored tasks stay under one agent URL.
+pub const DEFAULT_DEMO_PORT: u16 = 41241;
+
 /// What the command line overrides when the console starts (the CLI builds it from its global options).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Overrides {

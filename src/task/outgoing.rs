@@ -16,8 +16,7 @@ pub fn build_message(
 ) -> Result<Message, String> {
     let mut parts = vec![Part::text(text)];
     for path in files {
-        let bytes = std::fs::read(path)
-            .map_err(|e| format!("--file {}: {e}", path.display()))?;
+        let bytes = std::fs::read(path).map_err(|e| format!("--file {}: {e}", path.display()))?;
         let name = path
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())

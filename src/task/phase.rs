@@ -4,7 +4,6 @@
 
 use a2a::TaskState;
 
-
 /// Where a task stands, from the client's point of view.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Phase {

@@ -703,8 +703,7 @@ impl Runtime {
                     let result = match crate::demo::spawn_stable(port).await {
                         Ok((agent, moved)) => {
                             let listening = crate::app::msg::DemoListening {
-                                url: agent.base_url(),
-                                grpc: agent.grpc_url(),
+                                target: crate::demo::target(&agent.base_url(), agent.grpc_url()),
                                 moved,
                             };
                             if let Ok(mut s) = slot.lock() {

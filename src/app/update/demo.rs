@@ -38,8 +38,8 @@ pub(super) fn demo_started(
             return vec![];
         }
     };
-    let url = listening.url;
-    let target = crate::demo::target(&url, listening.grpc);
+    let target = listening.target;
+    let url = target.url.clone();
     let id = app.insert_agent(0, target.clone(), AgentOrigin::Demo);
     // It starts in the background: a user who went on typing (the compose box, a prompt) keeps the keyboard.
     if app.focus != Focus::Compose && app.overlay.is_none() {
@@ -110,9 +110,10 @@ mod tests {
         assert!(press(&mut app, 'D').is_empty());
         let fx = update(
             &mut app,
-            Msg::DemoStarted(Ok(crate::app::msg::DemoListening::at(
+            Msg::DemoStarted(Ok(crate::app::msg::DemoListening::at(crate::demo::target(
                 "http://127.0.0.1:4555",
-            ))),
+                None,
+            )))),
         );
         assert_eq!(app.agents.len(), 1);
         let demo = &app.agents[0];
@@ -131,9 +132,10 @@ mod tests {
         let mut app = empty_app((100, 30));
         update(
             &mut app,
-            Msg::DemoStarted(Ok(crate::app::msg::DemoListening::at(
+            Msg::DemoStarted(Ok(crate::app::msg::DemoListening::at(crate::demo::target(
                 "http://127.0.0.1:4555",
-            ))),
+                None,
+            )))),
         );
         app.add_agent(
             AgentTarget::from_url("http://127.0.0.1:9", Duration::from_secs(5)),

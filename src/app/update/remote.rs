@@ -222,9 +222,7 @@ pub fn parse_import_filter(s: &str) -> Result<(Option<a2a::TaskState>, Option<St
     let (mut state, mut context) = (None, None);
     for word in s.split_whitespace() {
         match word.split_once('=') {
-            Some(("state", v)) => {
-                state = Some(crate::task::phase::parse_state(v)?)
-            }
+            Some(("state", v)) => state = Some(crate::task::phase::parse_state(v)?),
             Some(("context", v)) if !v.is_empty() => context = Some(v.to_string()),
             _ => return Err(format!("{word:?}: filters are state=STATE and context=ID")),
         }
