@@ -962,7 +962,7 @@ mod tests {
         let path = dir.path().join("v1.db");
         {
             let conn = rusqlite::Connection::open(&path).unwrap();
-            conn.execute_batch(super::super::MIGRATIONS[0]).unwrap();
+            conn.execute_batch(super::super::schema::MIGRATIONS[0]).unwrap();
             conn.execute_batch(
                 "PRAGMA user_version = 1;
                  INSERT INTO tasks VALUES ('http://a', 't1', 'A', 'c1', 'completed', 3, NULL,
