@@ -9,7 +9,9 @@
 //! migrate. A file we cannot read is reported, never deleted or rewritten: it is the user's history.
 
 mod audit;
+mod batch;
 mod cards;
+mod events;
 mod export;
 pub mod record;
 mod schema;
@@ -28,13 +30,14 @@ use serde_json::Value;
 
 use crate::trust::redact::redact_json;
 
+pub use audit::{AuditEntry, Direction};
+pub use cards::CachedCard;
+pub use events::TabEvent;
 #[cfg(test)]
 pub use export::export_task_markdown;
 pub use export::{TabExport, export_conversation_markdown, export_task_json, tab_export, tasks_in};
-pub use audit::{AuditEntry, Direction};
-pub use cards::CachedCard;
 pub use schema::SCHEMA_VERSION;
-pub use tabs::{Pruned, Retention, StoredTab, TabEvent};
+pub use tabs::{Pruned, Retention, StoredTab};
 pub use tasks::{StoredEvent, TaskRecord};
 
 /// How long a write waits for another connection's lock before giving up with [`StoreError::Locked`]. Short,
@@ -225,7 +228,6 @@ impl Store {
     }
 
     // ---- audit log ----
-
 }
 
 #[cfg(test)]

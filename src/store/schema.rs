@@ -52,11 +52,11 @@ pub(super) const MIGRATIONS: &[&str] = &[
         detail_json TEXT NOT NULL
     );",
     // 2: tabs, and every event's tab, source and verdict.
-    tabs::MIGRATION_2,
+    MIGRATION_2,
     // 3: one index on events fewer (a task's events are found through its tab).
-    tabs::MIGRATION_3,
+    MIGRATION_3,
     // 4: each tab's count of flagged entries.
-    tabs::MIGRATION_4,
+    MIGRATION_4,
 ];
 
 /// The schema version this build writes.
@@ -176,3 +176,51 @@ impl Store {
         }
     }
 }
+
+/// Schema 2: tabs, and the tab/source/verdict of every event. v1 tasks become tabs keyed by agent URL and task.
+const MIGRATION_2: &str = "
+    CREATE TABLE tabs (
+        tab_key     TEXT PRIMARY KEY,
+        agent_key   TEXT NOT NULL,
+        agent_url   TEXT NOT NULL,
+        agent_name  TEXT NOT NULL,
+        task_id     TEXT,
+        context_id  TEXT,
+        state       TEXT NOT NULL,
+        last_text   TEXT,
+        created_at  TEXT NOT NULL,
+        state_since TEXT NOT NULL,
+        updated_at  TEXT NOT NULL,
+        closed_at   TEXT,
+        gone        INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE INDEX tabs_by_time ON tabs (updated_at);
+    ALTER TABLE events ADD COLUMN tab_key TEXT;
+    ALTER TABLE events ADD COLUMN source TEXT;
+    ALTER TABLE events ADD COLUMN verdict TEXT;
+    CREATE INDEX events_by_tab ON events (tab_key, id);
+    -- The v1 index led with the agent's URL, repeated in every entry; the task id alone finds a task's rows.
+    DROP INDEX events_by_task;
+    CREATE INDEX events_by_task ON events (task_id);
+    INSERT INTO tabs (tab_key, agent_key, agent_url, agent_name, task_id, context_id, state, created_at,
+                      state_since, updated_at)
+        SELECT agent_url || ' ' || task_id, '|' || agent_url || '||', agent_url, agent_name, task_id, context_id,
+               state,
+               COALESCE((SELECT MIN(at) FROM events e WHERE e.agent_url = t.agent_url AND e.task_id = t.task_id),
+                        updated_at),
+               updated_at, updated_at
+        FROM tasks t;
+    UPDATE events SET tab_key = agent_url || ' ' || task_id;
+";
+
+/// Schema 3: events lose their task-id index. Every event row is written with its tab, so a task's events are
+/// found through `tabs` (small) and `events_by_tab`; a second index on the busiest table cost the writer about a
+/// fifth of its time in a flood.
+const MIGRATION_3: &str = "
+    DROP INDEX events_by_task;
+    CREATE INDEX tabs_by_task ON tabs (task_id);
+";
+
+/// Schema 4: a tab's count of flagged entries, so the board shows it after a restart before the transcript is
+/// loaded (it was 0 until the tab was opened).
+const MIGRATION_4: &str = "ALTER TABLE tabs ADD COLUMN flags INTEGER NOT NULL DEFAULT 0;";

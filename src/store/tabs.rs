@@ -1,131 +1,12 @@
-//! The console's tabs in the store (schema 2): one header row per tab, every received event tagged with its tab,
-//! source and verdict, batches written in one transaction, and retention. The v1 tables stay (the CLI's
-//! `history` and `export` read `tasks`/`events`) and are kept in step from the same batch.
+//! The console's tabs in the store: one header row per tab (what the board shows at restore), closing and
+//! deleting them, and retention (old tabs, then the oldest until the store fits, and old audit entries).
+//! Their events are written in `batch` and read in `events`.
 
-use std::collections::HashMap;
+use chrono::{Duration as Days, Utc};
+use rusqlite::{OptionalExtension, Transaction};
 
-use chrono::{DateTime, Duration as Days, Utc};
-use rusqlite::{OptionalExtension, Transaction, params};
-
-use super::record::{Record, TabRow};
-use super::{Store, StoreError, kind, parse_ts, ts};
-
-/// Schema 2: tabs, and the tab/source/verdict of every event. v1 tasks become tabs keyed by agent URL and task.
-pub(super) const MIGRATION_2: &str = "
-    CREATE TABLE tabs (
-        tab_key     TEXT PRIMARY KEY,
-        agent_key   TEXT NOT NULL,
-        agent_url   TEXT NOT NULL,
-        agent_name  TEXT NOT NULL,
-        task_id     TEXT,
-        context_id  TEXT,
-        state       TEXT NOT NULL,
-        last_text   TEXT,
-        created_at  TEXT NOT NULL,
-        state_since TEXT NOT NULL,
-        updated_at  TEXT NOT NULL,
-        closed_at   TEXT,
-        gone        INTEGER NOT NULL DEFAULT 0
-    );
-    CREATE INDEX tabs_by_time ON tabs (updated_at);
-    ALTER TABLE events ADD COLUMN tab_key TEXT;
-    ALTER TABLE events ADD COLUMN source TEXT;
-    ALTER TABLE events ADD COLUMN verdict TEXT;
-    CREATE INDEX events_by_tab ON events (tab_key, id);
-    -- The v1 index led with the agent's URL, repeated in every entry; the task id alone finds a task's rows.
-    DROP INDEX events_by_task;
-    CREATE INDEX events_by_task ON events (task_id);
-    INSERT INTO tabs (tab_key, agent_key, agent_url, agent_name, task_id, context_id, state, created_at,
-                      state_since, updated_at)
-        SELECT agent_url || ' ' || task_id, '|' || agent_url || '||', agent_url, agent_name, task_id, context_id,
-               state,
-               COALESCE((SELECT MIN(at) FROM events e WHERE e.agent_url = t.agent_url AND e.task_id = t.task_id),
-                        updated_at),
-               updated_at, updated_at
-        FROM tasks t;
-    UPDATE events SET tab_key = agent_url || ' ' || task_id;
-";
-
-/// One `events` row as the transcript reads it (`id, kind, json, source, at, task_id`).
-fn tab_event(r: &rusqlite::Row) -> rusqlite::Result<TabEvent> {
-    Ok(TabEvent {
-        seq: r.get(0)?,
-        kind: r.get(1)?,
-        json: r.get(2)?,
-        source: r.get(3)?,
-        at: parse_ts(4, r.get(4)?)?,
-        task_id: r.get(5)?,
-    })
-}
-
-/// Columns of an `events` row as the writer fills them.
-const EVENT_COLUMNS: usize = 8;
-const INSERT_ONE: &str =
-    "INSERT INTO events (agent_url, task_id, kind, json, at, tab_key, source, verdict)
-                          VALUES (?, ?, ?, ?, ?, ?, ?, ?)";
-/// Rows per multi-row INSERT. One statement per row spent a third of the writer's time in statement overhead
-/// (bind, step, reset) during a flood; 64 rows × 8 columns stays far below SQLite's parameter limit.
-const ROWS_PER_INSERT: usize = 64;
-static INSERT_GROUP: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
-    let one = "(?, ?, ?, ?, ?, ?, ?, ?)";
-    format!(
-        "INSERT INTO events (agent_url, task_id, kind, json, at, tab_key, source, verdict) VALUES {}",
-        vec![one; ROWS_PER_INSERT].join(", ")
-    )
-});
-
-/// One transcript row waiting for its INSERT.
-struct EventRow<'a> {
-    url: std::sync::Arc<str>,
-    task_id: &'a str,
-    kind: &'static str,
-    json: String,
-    at: String,
-    tab: &'a str,
-    source: Option<&'a str>,
-    verdict: Option<&'static str>,
-}
-
-impl EventRow<'_> {
-    /// Bind this row's columns after the first `offset` parameters (SQLite counts them from 1).
-    fn bind(
-        &self,
-        stmt: &mut rusqlite::CachedStatement<'_>,
-        offset: usize,
-    ) -> rusqlite::Result<()> {
-        stmt.raw_bind_parameter(offset + 1, &*self.url)?;
-        stmt.raw_bind_parameter(offset + 2, self.task_id)?;
-        stmt.raw_bind_parameter(offset + 3, self.kind)?;
-        stmt.raw_bind_parameter(offset + 4, &self.json)?;
-        stmt.raw_bind_parameter(offset + 5, &self.at)?;
-        stmt.raw_bind_parameter(offset + 6, self.tab)?;
-        stmt.raw_bind_parameter(offset + 7, self.source)?;
-        stmt.raw_bind_parameter(offset + 8, self.verdict)
-    }
-}
-
-/// The rows of a batch not inserted yet, in record order.
-#[derive(Default)]
-struct EventRows<'a>(Vec<EventRow<'a>>);
-
-impl<'a> EventRows<'a> {
-    fn push(&mut self, row: EventRow<'a>) {
-        self.0.push(row);
-    }
-}
-
-/// Schema 4: a tab's count of flagged entries, so the board shows it after a restart before the transcript is
-/// loaded (it was 0 until the tab was opened).
-pub(super) const MIGRATION_4: &str =
-    "ALTER TABLE tabs ADD COLUMN flags INTEGER NOT NULL DEFAULT 0;";
-
-/// Schema 3: events lose their task-id index. Every event row is written with its tab, so a task's events are
-/// found through `tabs` (small) and `events_by_tab`; a second index on the busiest table cost the writer about a
-/// fifth of its time in a flood.
-pub(super) const MIGRATION_3: &str = "
-    DROP INDEX events_by_task;
-    CREATE INDEX tabs_by_task ON tabs (task_id);
-";
+use super::record::TabRow;
+use super::{Store, StoreError, parse_ts, ts};
 
 /// A tab as stored: its header (the transcript is loaded when the tab is opened).
 #[derive(Debug, Clone, PartialEq)]
@@ -135,20 +16,6 @@ pub struct StoredTab {
     pub has_events: bool,
     /// What its compose box held when it was closed (or the console quit), if anything.
     pub draft: Option<String>,
-}
-
-/// One row of a tab's transcript, in arrival order.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TabEvent {
-    pub seq: i64,
-    pub kind: String,
-    pub json: String,
-    /// `stream#3`, `push`, … (`None` for v1 rows and for the user's own messages and notes).
-    pub source: Option<String>,
-    pub at: DateTime<Utc>,
-    /// The task the row belongs to (empty for a message exchange, or before the agent named the task): a
-    /// tab holds a conversation's tasks one after the other.
-    pub task_id: String,
 }
 
 /// What `prune` removed.
@@ -195,23 +62,6 @@ impl From<&crate::config::StoreConfig> for Retention {
     }
 }
 
-/// An event's row: its kind (the `StreamResponse` member) and the member's JSON, as the SDK writes it
-/// (`event_serde`: the writer encodes every event of a flood).
-pub(super) fn event_json(
-    event: &a2a::StreamResponse,
-) -> Result<(&'static str, String), StoreError> {
-    use crate::task::event_serde::to_json;
-    use a2a::StreamResponse as S;
-    let (k, json) = match event {
-        S::Task(t) => (kind::TASK, to_json(t)),
-        S::Message(m) => (kind::MESSAGE, to_json(m)),
-        S::StatusUpdate(u) => (kind::STATUS, to_json(u)),
-        S::ArtifactUpdate(u) => (kind::ARTIFACT, to_json(u)),
-    };
-    json.map(|j| (k, j))
-        .map_err(|e| StoreError::Other(format!("cannot encode a {k} event: {e}")))
-}
-
 fn tab_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<StoredTab> {
     let closed: Option<String> = r.get(11)?;
     Ok(StoredTab {
@@ -243,262 +93,11 @@ const TAB_COLUMNS: &str =
      (SELECT d.text FROM drafts d WHERE d.tab_key = tabs.tab_key), flags";
 
 impl Store {
-    /// Write a batch in one transaction (group commit): a crash keeps all of it or none of it. `urls` caches
-    /// each tab's agent URL for the v1 columns, across batches.
-    pub fn write_batch(
-        &self,
-        records: &[Record],
-        urls: &mut HashMap<String, std::sync::Arc<str>>,
-    ) -> Result<(), StoreError> {
-        // Only the last header of each tab in the batch matters (a flood updates it on every event).
-        let mut last_row: HashMap<&str, usize> = HashMap::new();
-        for (i, r) in records.iter().enumerate() {
-            if let Record::Tab(row) = r {
-                last_row.insert(&row.tab, i);
-            }
-        }
-        let tx = Transaction::new_unchecked(&self.conn, rusqlite::TransactionBehavior::Immediate)
-            .map_err(|e| self.err(e))?;
-        let mut rows = EventRows::default();
-        for (i, r) in records.iter().enumerate() {
-            // Events, the user's messages and notes are transcript rows; everything else is written as it comes.
-            let row = match r {
-                Record::Event {
-                    tab,
-                    task_id,
-                    source,
-                    verdict,
-                    event,
-                    at,
-                } => {
-                    let (k, json) = event_json(event)?;
-                    let (source, verdict) = (Some(source.as_ref()), Some(*verdict));
-                    Some((
-                        tab.as_ref(),
-                        task_id.as_deref(),
-                        k,
-                        json,
-                        at,
-                        source,
-                        verdict,
-                    ))
-                }
-                Record::User {
-                    tab,
-                    task_id,
-                    message,
-                    at,
-                } => {
-                    let json =
-                        crate::task::event_serde::to_json(message.as_ref()).map_err(|e| {
-                            StoreError::Other(format!("cannot encode the message: {e}"))
-                        })?;
-                    Some((
-                        tab.as_str(),
-                        task_id.as_deref(),
-                        kind::USER,
-                        json,
-                        at,
-                        None,
-                        None,
-                    ))
-                }
-                Record::Note {
-                    tab,
-                    task_id,
-                    text,
-                    error,
-                    at,
-                } => {
-                    let json = serde_json::json!({ "text": text, "error": error }).to_string();
-                    Some((
-                        tab.as_str(),
-                        task_id.as_deref(),
-                        kind::NOTE,
-                        json,
-                        at,
-                        None,
-                        None,
-                    ))
-                }
-                other => {
-                    // Rows go in before anything that may refer to them (a task adopted, a tab deleted).
-                    self.insert_events(&tx, &mut rows)?;
-                    self.write_other(&tx, other, i, &last_row, urls)?;
-                    None
-                }
-            };
-            if let Some((tab, task_id, kind, json, at, source, verdict)) = row {
-                rows.push(EventRow {
-                    url: self.url_of(&tx, urls, tab)?,
-                    task_id: task_id.unwrap_or(""),
-                    kind,
-                    json,
-                    at: ts(at),
-                    tab,
-                    source,
-                    verdict,
-                });
-            }
-            if rows.0.len() == ROWS_PER_INSERT {
-                self.insert_events(&tx, &mut rows)?;
-            }
-        }
-        self.insert_events(&tx, &mut rows)?;
-        tx.commit().map_err(|e| self.err(e))
-    }
-
-    /// Everything but the transcript's rows.
-    fn write_other(
+    pub(super) fn delete_tab_in(
         &self,
         tx: &Transaction<'_>,
-        record: &Record,
-        i: usize,
-        last_row: &HashMap<&str, usize>,
-        urls: &mut HashMap<String, std::sync::Arc<str>>,
-    ) -> Result<(), StoreError> {
-        match record {
-            Record::Tab(row) => {
-                urls.insert(row.tab.clone(), row.agent_url.as_str().into());
-                if last_row.get(row.tab.as_str()) == Some(&i) {
-                    self.upsert_tab(tx, row)?;
-                }
-            }
-            Record::TaskAdopted { tab, task_id } => {
-                tx.prepare_cached(
-                    "UPDATE events SET task_id = ?1 WHERE tab_key = ?2 AND task_id = ''",
-                )
-                .and_then(|mut s| s.execute(params![task_id, tab]))
-                .map_err(|e| self.err(e))?;
-            }
-            Record::Draft { tab, text } => self.save_draft(tab, text)?,
-            Record::Card {
-                agent_url,
-                card_url,
-                raw,
-                etag,
-            } => self.save_card(agent_url, card_url, raw, etag.as_deref())?,
-            Record::Audit(entry) => self.audit(entry)?,
-            Record::DeleteTab { tab } => {
-                self.delete_tab_in(tx, tab)?;
-            }
-            Record::AgentKey { from, to, name } => {
-                tx.prepare_cached(
-                    "UPDATE tabs SET agent_key = ?1, agent_name = ?2 WHERE agent_key = ?3",
-                )
-                .and_then(|mut s| s.execute(params![to, name, from]))
-                .map_err(|e| self.err(e))?;
-            }
-            Record::Event { .. } | Record::User { .. } | Record::Note { .. } => {}
-        }
-        Ok(())
-    }
-
-    /// Insert the waiting rows, in order: whole groups with one statement each, the rest one by one (a
-    /// statement per group size would crowd the statement cache).
-    fn insert_events(
-        &self,
-        tx: &Transaction<'_>,
-        rows: &mut EventRows<'_>,
-    ) -> Result<(), StoreError> {
-        if rows.0.len() == ROWS_PER_INSERT {
-            let mut stmt = tx.prepare_cached(&INSERT_GROUP).map_err(|e| self.err(e))?;
-            for (n, row) in rows.0.iter().enumerate() {
-                row.bind(&mut stmt, n * EVENT_COLUMNS)
-                    .map_err(|e| self.err(e))?;
-            }
-            stmt.raw_execute().map_err(|e| self.err(e))?;
-        } else {
-            let mut stmt = tx.prepare_cached(INSERT_ONE).map_err(|e| self.err(e))?;
-            for row in &rows.0 {
-                row.bind(&mut stmt, 0).map_err(|e| self.err(e))?;
-                stmt.raw_execute().map_err(|e| self.err(e))?;
-            }
-        }
-        rows.0.clear();
-        Ok(())
-    }
-
-    fn url_of(
-        &self,
-        tx: &Transaction<'_>,
-        urls: &mut HashMap<String, std::sync::Arc<str>>,
         tab: &str,
-    ) -> Result<std::sync::Arc<str>, StoreError> {
-        if let Some(u) = urls.get(tab) {
-            return Ok(u.clone());
-        }
-        let url: Option<String> = tx
-            .query_row(
-                "SELECT agent_url FROM tabs WHERE tab_key = ?1",
-                [tab],
-                |r| r.get(0),
-            )
-            .optional()
-            .map_err(|e| self.err(e))?;
-        let url: std::sync::Arc<str> = url.unwrap_or_default().into();
-        urls.insert(tab.to_string(), url.clone());
-        Ok(url)
-    }
-
-    fn upsert_tab(&self, tx: &Transaction<'_>, row: &TabRow) -> Result<(), StoreError> {
-        let closed = row.closed.then(|| ts(&row.updated_at));
-        tx.prepare_cached(
-            "INSERT INTO tabs (tab_key, agent_key, agent_url, agent_name, task_id, context_id, state, last_text,
-                               created_at, state_since, updated_at, closed_at, gone, flags)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
-             ON CONFLICT (tab_key) DO UPDATE SET
-               agent_key = excluded.agent_key, agent_url = excluded.agent_url, agent_name = excluded.agent_name,
-               task_id = excluded.task_id, context_id = excluded.context_id, state = excluded.state,
-               last_text = excluded.last_text, state_since = excluded.state_since,
-               updated_at = excluded.updated_at, closed_at = excluded.closed_at, gone = excluded.gone,
-               flags = excluded.flags",
-        )
-        .and_then(|mut s| {
-            s.execute(params![
-                row.tab,
-                row.agent_key,
-                row.agent_url,
-                row.agent_name,
-                row.task_id,
-                row.context_id,
-                row.state,
-                row.last_text,
-                ts(&row.created_at),
-                ts(&row.state_since),
-                ts(&row.updated_at),
-                closed,
-                i64::from(row.gone),
-                i64::from(row.flags)
-            ])
-        })
-        .map_err(|e| self.err(e))?;
-        // The v1 `tasks` row, for the CLI's history and export.
-        if let Some(task_id) = &row.task_id {
-            tx.prepare_cached(
-                "INSERT INTO tasks (agent_url, task_id, agent_name, context_id, state, tab_id, snapshot_json,
-                                    updated_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, 0, NULL, ?6)
-                 ON CONFLICT (agent_url, task_id) DO UPDATE SET
-                   agent_name = excluded.agent_name, context_id = excluded.context_id,
-                   state = excluded.state, updated_at = excluded.updated_at",
-            )
-            .and_then(|mut s| {
-                s.execute(params![
-                    row.agent_url,
-                    task_id,
-                    row.agent_name,
-                    row.context_id,
-                    row.state,
-                    ts(&row.updated_at)
-                ])
-            })
-            .map_err(|e| self.err(e))?;
-        }
-        Ok(())
-    }
-
-    fn delete_tab_in(&self, tx: &Transaction<'_>, tab: &str) -> Result<usize, StoreError> {
+    ) -> Result<usize, StoreError> {
         let task: Option<(String, Option<String>)> = tx
             .query_row(
                 "SELECT agent_url, task_id FROM tabs WHERE tab_key = ?1",
@@ -557,99 +156,6 @@ impl Store {
         let mut stmt = self.conn.prepare(sql).map_err(|e| self.err(e))?;
         let rows = stmt
             .query_map([], tab_row)
-            .map_err(|e| self.err(e))?
-            .collect::<rusqlite::Result<Vec<_>>>();
-        rows.map_err(|e| self.err(e))
-    }
-
-    /// A tab's transcript in arrival order, a row at a time: `f` gets each row as it is read (a 100 MiB
-    /// artifact's rows are never all in memory at once) and returns false to stop.
-    pub fn for_each_tab_event(
-        &self,
-        tab: &str,
-        mut f: impl FnMut(TabEvent) -> bool,
-    ) -> Result<(), StoreError> {
-        let mut stmt = self
-            .conn
-            .prepare_cached(
-                "SELECT id, kind, json, source, at, task_id FROM events WHERE tab_key = ?1 ORDER BY id",
-            )
-            .map_err(|e| self.err(e))?;
-        let mut rows = stmt.query([tab]).map_err(|e| self.err(e))?;
-        while let Some(row) = rows.next().map_err(|e| self.err(e))? {
-            if !f(tab_event(row).map_err(|e| self.err(e))?) {
-                break;
-            }
-        }
-        Ok(())
-    }
-
-    /// The tab whose transcript holds `task_id` (the latest, should two): an earlier task of a conversation
-    /// is found too, not only the tab's current one.
-    /// The tab that holds `task_id` of the agent at `agent_url` (two agents can use the same task id).
-    pub fn tab_of_task(
-        &self,
-        agent_url: &str,
-        task_id: &str,
-    ) -> Result<Option<String>, StoreError> {
-        // A tab's current task is indexed; an earlier task of a conversation is found among the events (a scan:
-        // the events table keeps no task-id index, see MIGRATION_3; this is for the CLI's export, once).
-        let current: Option<String> = self
-            .conn
-            .query_row(
-                "SELECT tab_key FROM tabs WHERE agent_url = ?1 AND task_id = ?2 \
-                 ORDER BY updated_at DESC LIMIT 1",
-                [agent_url, task_id],
-                |r| r.get(0),
-            )
-            .optional()
-            .map_err(|e| self.err(e))?;
-        if current.is_some() {
-            return Ok(current);
-        }
-        self.conn
-            .query_row(
-                "SELECT tab_key FROM events WHERE agent_url = ?1 AND task_id = ?2 AND tab_key IS NOT NULL \
-                 ORDER BY id DESC LIMIT 1",
-                [agent_url, task_id],
-                |r| r.get(0),
-            )
-            .optional()
-            .map_err(|e| self.err(e))
-    }
-
-    /// A tab's transcript in arrival order.
-    pub fn tab_events(&self, tab: &str) -> Result<Vec<TabEvent>, StoreError> {
-        let mut stmt = self
-            .conn
-            .prepare_cached(
-                "SELECT id, kind, json, source, at, task_id FROM events WHERE tab_key = ?1 ORDER BY id",
-            )
-            .map_err(|e| self.err(e))?;
-        let rows = stmt
-            .query_map([tab], tab_event)
-            .map_err(|e| self.err(e))?
-            .collect::<rusqlite::Result<Vec<_>>>();
-        rows.map_err(|e| self.err(e))
-    }
-
-    /// The events (not the user's messages or the console's notes) a tab received at `at`, in arrival order:
-    /// what the raw JSON viewer shows for an entry whose event is no longer in memory. At most a few: two
-    /// events rarely share a microsecond.
-    pub fn tab_events_at(
-        &self,
-        tab: &str,
-        at: &DateTime<Utc>,
-    ) -> Result<Vec<TabEvent>, StoreError> {
-        let mut stmt = self
-            .conn
-            .prepare_cached(
-                "SELECT id, kind, json, source, at, task_id FROM events
-                 WHERE tab_key = ?1 AND at = ?2 AND kind NOT IN (?3, ?4) ORDER BY id LIMIT 16",
-            )
-            .map_err(|e| self.err(e))?;
-        let rows = stmt
-            .query_map(params![tab, ts(at), kind::USER, kind::NOTE], tab_event)
             .map_err(|e| self.err(e))?
             .collect::<rusqlite::Result<Vec<_>>>();
         rows.map_err(|e| self.err(e))
@@ -745,7 +251,11 @@ impl Store {
 mod tests {
     use super::*;
     use crate::store::SCHEMA_VERSION;
+    use crate::store::kind;
+    use crate::store::record::Record;
     use crate::store::writer::StoreWriter;
+    use chrono::DateTime;
+    use std::collections::HashMap;
 
     fn row(tab: &str, agent_key: &str, state: &str, at: DateTime<Utc>) -> TabRow {
         crate::testing::tab_row(tab, agent_key, None, state, at)
@@ -962,7 +472,8 @@ mod tests {
         let path = dir.path().join("v1.db");
         {
             let conn = rusqlite::Connection::open(&path).unwrap();
-            conn.execute_batch(super::super::schema::MIGRATIONS[0]).unwrap();
+            conn.execute_batch(super::super::schema::MIGRATIONS[0])
+                .unwrap();
             conn.execute_batch(
                 "PRAGMA user_version = 1;
                  INSERT INTO tasks VALUES ('http://a', 't1', 'A', 'c1', 'completed', 3, NULL,

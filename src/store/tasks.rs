@@ -159,7 +159,7 @@ impl Store {
         task_id: &str,
         event: &a2a::StreamResponse,
     ) -> Result<i64, StoreError> {
-        let (k, json) = tabs::event_json(event)?;
+        let (k, json) = batch::event_json(event)?;
         self.append_event(agent_url, task_id, k, &json)
     }
 

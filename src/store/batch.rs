@@ -1,0 +1,343 @@
+//! Writing a batch of records in one transaction (the writer thread's job): every received event as a row
+//! tagged with its tab, source and verdict, in multi-row INSERTs; the tab headers; and the v1 `tasks` rows
+//! the CLI's `history` and `export` read, kept in step from the same batch.
+
+use std::collections::HashMap;
+
+use rusqlite::{OptionalExtension, Transaction, params};
+
+use super::record::{Record, TabRow};
+use super::{Store, StoreError, kind, ts};
+
+/// Columns of an `events` row as the writer fills them.
+const EVENT_COLUMNS: usize = 8;
+
+const INSERT_ONE: &str =
+    "INSERT INTO events (agent_url, task_id, kind, json, at, tab_key, source, verdict)
+                          VALUES (?, ?, ?, ?, ?, ?, ?, ?)";
+
+/// Rows per multi-row INSERT. One statement per row spent a third of the writer's time in statement overhead
+/// (bind, step, reset) during a flood; 64 rows × 8 columns stays far below SQLite's parameter limit.
+const ROWS_PER_INSERT: usize = 64;
+
+static INSERT_GROUP: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    let one = "(?, ?, ?, ?, ?, ?, ?, ?)";
+    format!(
+        "INSERT INTO events (agent_url, task_id, kind, json, at, tab_key, source, verdict) VALUES {}",
+        vec![one; ROWS_PER_INSERT].join(", ")
+    )
+});
+
+/// One transcript row waiting for its INSERT.
+struct EventRow<'a> {
+    url: std::sync::Arc<str>,
+    task_id: &'a str,
+    kind: &'static str,
+    json: String,
+    at: String,
+    tab: &'a str,
+    source: Option<&'a str>,
+    verdict: Option<&'static str>,
+}
+
+impl EventRow<'_> {
+    /// Bind this row's columns after the first `offset` parameters (SQLite counts them from 1).
+    pub(super) fn bind(
+        &self,
+        stmt: &mut rusqlite::CachedStatement<'_>,
+        offset: usize,
+    ) -> rusqlite::Result<()> {
+        stmt.raw_bind_parameter(offset + 1, &*self.url)?;
+        stmt.raw_bind_parameter(offset + 2, self.task_id)?;
+        stmt.raw_bind_parameter(offset + 3, self.kind)?;
+        stmt.raw_bind_parameter(offset + 4, &self.json)?;
+        stmt.raw_bind_parameter(offset + 5, &self.at)?;
+        stmt.raw_bind_parameter(offset + 6, self.tab)?;
+        stmt.raw_bind_parameter(offset + 7, self.source)?;
+        stmt.raw_bind_parameter(offset + 8, self.verdict)
+    }
+}
+
+/// The rows of a batch not inserted yet, in record order.
+#[derive(Default)]
+struct EventRows<'a>(Vec<EventRow<'a>>);
+
+impl<'a> EventRows<'a> {
+    pub(super) fn push(&mut self, row: EventRow<'a>) {
+        self.0.push(row);
+    }
+}
+
+/// An event's row: its kind (the `StreamResponse` member) and the member's JSON, as the SDK writes it
+/// (`event_serde`: the writer encodes every event of a flood).
+pub(super) fn event_json(
+    event: &a2a::StreamResponse,
+) -> Result<(&'static str, String), StoreError> {
+    use crate::task::event_serde::to_json;
+    use a2a::StreamResponse as S;
+    let (k, json) = match event {
+        S::Task(t) => (kind::TASK, to_json(t)),
+        S::Message(m) => (kind::MESSAGE, to_json(m)),
+        S::StatusUpdate(u) => (kind::STATUS, to_json(u)),
+        S::ArtifactUpdate(u) => (kind::ARTIFACT, to_json(u)),
+    };
+    json.map(|j| (k, j))
+        .map_err(|e| StoreError::Other(format!("cannot encode a {k} event: {e}")))
+}
+
+impl Store {
+    /// Write a batch in one transaction (group commit): a crash keeps all of it or none of it. `urls` caches
+    /// each tab's agent URL for the v1 columns, across batches.
+    pub fn write_batch(
+        &self,
+        records: &[Record],
+        urls: &mut HashMap<String, std::sync::Arc<str>>,
+    ) -> Result<(), StoreError> {
+        // Only the last header of each tab in the batch matters (a flood updates it on every event).
+        let mut last_row: HashMap<&str, usize> = HashMap::new();
+        for (i, r) in records.iter().enumerate() {
+            if let Record::Tab(row) = r {
+                last_row.insert(&row.tab, i);
+            }
+        }
+        let tx = Transaction::new_unchecked(&self.conn, rusqlite::TransactionBehavior::Immediate)
+            .map_err(|e| self.err(e))?;
+        let mut rows = EventRows::default();
+        for (i, r) in records.iter().enumerate() {
+            // Events, the user's messages and notes are transcript rows; everything else is written as it comes.
+            let row = match r {
+                Record::Event {
+                    tab,
+                    task_id,
+                    source,
+                    verdict,
+                    event,
+                    at,
+                } => {
+                    let (k, json) = event_json(event)?;
+                    let (source, verdict) = (Some(source.as_ref()), Some(*verdict));
+                    Some((
+                        tab.as_ref(),
+                        task_id.as_deref(),
+                        k,
+                        json,
+                        at,
+                        source,
+                        verdict,
+                    ))
+                }
+                Record::User {
+                    tab,
+                    task_id,
+                    message,
+                    at,
+                } => {
+                    let json =
+                        crate::task::event_serde::to_json(message.as_ref()).map_err(|e| {
+                            StoreError::Other(format!("cannot encode the message: {e}"))
+                        })?;
+                    Some((
+                        tab.as_str(),
+                        task_id.as_deref(),
+                        kind::USER,
+                        json,
+                        at,
+                        None,
+                        None,
+                    ))
+                }
+                Record::Note {
+                    tab,
+                    task_id,
+                    text,
+                    error,
+                    at,
+                } => {
+                    let json = serde_json::json!({ "text": text, "error": error }).to_string();
+                    Some((
+                        tab.as_str(),
+                        task_id.as_deref(),
+                        kind::NOTE,
+                        json,
+                        at,
+                        None,
+                        None,
+                    ))
+                }
+                other => {
+                    // Rows go in before anything that may refer to them (a task adopted, a tab deleted).
+                    self.insert_events(&tx, &mut rows)?;
+                    self.write_other(&tx, other, i, &last_row, urls)?;
+                    None
+                }
+            };
+            if let Some((tab, task_id, kind, json, at, source, verdict)) = row {
+                rows.push(EventRow {
+                    url: self.url_of(&tx, urls, tab)?,
+                    task_id: task_id.unwrap_or(""),
+                    kind,
+                    json,
+                    at: ts(at),
+                    tab,
+                    source,
+                    verdict,
+                });
+            }
+            if rows.0.len() == ROWS_PER_INSERT {
+                self.insert_events(&tx, &mut rows)?;
+            }
+        }
+        self.insert_events(&tx, &mut rows)?;
+        tx.commit().map_err(|e| self.err(e))
+    }
+
+    /// Everything but the transcript's rows.
+    fn write_other(
+        &self,
+        tx: &Transaction<'_>,
+        record: &Record,
+        i: usize,
+        last_row: &HashMap<&str, usize>,
+        urls: &mut HashMap<String, std::sync::Arc<str>>,
+    ) -> Result<(), StoreError> {
+        match record {
+            Record::Tab(row) => {
+                urls.insert(row.tab.clone(), row.agent_url.as_str().into());
+                if last_row.get(row.tab.as_str()) == Some(&i) {
+                    self.upsert_tab(tx, row)?;
+                }
+            }
+            Record::TaskAdopted { tab, task_id } => {
+                tx.prepare_cached(
+                    "UPDATE events SET task_id = ?1 WHERE tab_key = ?2 AND task_id = ''",
+                )
+                .and_then(|mut s| s.execute(params![task_id, tab]))
+                .map_err(|e| self.err(e))?;
+            }
+            Record::Draft { tab, text } => self.save_draft(tab, text)?,
+            Record::Card {
+                agent_url,
+                card_url,
+                raw,
+                etag,
+            } => self.save_card(agent_url, card_url, raw, etag.as_deref())?,
+            Record::Audit(entry) => self.audit(entry)?,
+            Record::DeleteTab { tab } => {
+                self.delete_tab_in(tx, tab)?;
+            }
+            Record::AgentKey { from, to, name } => {
+                tx.prepare_cached(
+                    "UPDATE tabs SET agent_key = ?1, agent_name = ?2 WHERE agent_key = ?3",
+                )
+                .and_then(|mut s| s.execute(params![to, name, from]))
+                .map_err(|e| self.err(e))?;
+            }
+            Record::Event { .. } | Record::User { .. } | Record::Note { .. } => {}
+        }
+        Ok(())
+    }
+
+    /// Insert the waiting rows, in order: whole groups with one statement each, the rest one by one (a
+    /// statement per group size would crowd the statement cache).
+    fn insert_events(
+        &self,
+        tx: &Transaction<'_>,
+        rows: &mut EventRows<'_>,
+    ) -> Result<(), StoreError> {
+        if rows.0.len() == ROWS_PER_INSERT {
+            let mut stmt = tx.prepare_cached(&INSERT_GROUP).map_err(|e| self.err(e))?;
+            for (n, row) in rows.0.iter().enumerate() {
+                row.bind(&mut stmt, n * EVENT_COLUMNS)
+                    .map_err(|e| self.err(e))?;
+            }
+            stmt.raw_execute().map_err(|e| self.err(e))?;
+        } else {
+            let mut stmt = tx.prepare_cached(INSERT_ONE).map_err(|e| self.err(e))?;
+            for row in &rows.0 {
+                row.bind(&mut stmt, 0).map_err(|e| self.err(e))?;
+                stmt.raw_execute().map_err(|e| self.err(e))?;
+            }
+        }
+        rows.0.clear();
+        Ok(())
+    }
+
+    fn url_of(
+        &self,
+        tx: &Transaction<'_>,
+        urls: &mut HashMap<String, std::sync::Arc<str>>,
+        tab: &str,
+    ) -> Result<std::sync::Arc<str>, StoreError> {
+        if let Some(u) = urls.get(tab) {
+            return Ok(u.clone());
+        }
+        let url: Option<String> = tx
+            .query_row(
+                "SELECT agent_url FROM tabs WHERE tab_key = ?1",
+                [tab],
+                |r| r.get(0),
+            )
+            .optional()
+            .map_err(|e| self.err(e))?;
+        let url: std::sync::Arc<str> = url.unwrap_or_default().into();
+        urls.insert(tab.to_string(), url.clone());
+        Ok(url)
+    }
+
+    fn upsert_tab(&self, tx: &Transaction<'_>, row: &TabRow) -> Result<(), StoreError> {
+        let closed = row.closed.then(|| ts(&row.updated_at));
+        tx.prepare_cached(
+            "INSERT INTO tabs (tab_key, agent_key, agent_url, agent_name, task_id, context_id, state, last_text,
+                               created_at, state_since, updated_at, closed_at, gone, flags)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
+             ON CONFLICT (tab_key) DO UPDATE SET
+               agent_key = excluded.agent_key, agent_url = excluded.agent_url, agent_name = excluded.agent_name,
+               task_id = excluded.task_id, context_id = excluded.context_id, state = excluded.state,
+               last_text = excluded.last_text, state_since = excluded.state_since,
+               updated_at = excluded.updated_at, closed_at = excluded.closed_at, gone = excluded.gone,
+               flags = excluded.flags",
+        )
+        .and_then(|mut s| {
+            s.execute(params![
+                row.tab,
+                row.agent_key,
+                row.agent_url,
+                row.agent_name,
+                row.task_id,
+                row.context_id,
+                row.state,
+                row.last_text,
+                ts(&row.created_at),
+                ts(&row.state_since),
+                ts(&row.updated_at),
+                closed,
+                i64::from(row.gone),
+                i64::from(row.flags)
+            ])
+        })
+        .map_err(|e| self.err(e))?;
+        // The v1 `tasks` row, for the CLI's history and export.
+        if let Some(task_id) = &row.task_id {
+            tx.prepare_cached(
+                "INSERT INTO tasks (agent_url, task_id, agent_name, context_id, state, tab_id, snapshot_json,
+                                    updated_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, 0, NULL, ?6)
+                 ON CONFLICT (agent_url, task_id) DO UPDATE SET
+                   agent_name = excluded.agent_name, context_id = excluded.context_id,
+                   state = excluded.state, updated_at = excluded.updated_at",
+            )
+            .and_then(|mut s| {
+                s.execute(params![
+                    row.agent_url,
+                    task_id,
+                    row.agent_name,
+                    row.context_id,
+                    row.state,
+                    ts(&row.updated_at)
+                ])
+            })
+            .map_err(|e| self.err(e))?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,128 @@
+//! Reading a tab's events back: the transcript of a tab in arrival order (streamed row by row, so a large tab
+//! is never held twice), the tab a task belongs to, and the rows received at one instant (the raw JSON view).
+
+use chrono::{DateTime, Utc};
+use rusqlite::{OptionalExtension, params};
+
+use super::{Store, StoreError, kind, parse_ts, ts};
+
+/// One row of a tab's transcript, in arrival order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TabEvent {
+    pub seq: i64,
+    pub kind: String,
+    pub json: String,
+    /// `stream#3`, `push`, … (`None` for v1 rows and for the user's own messages and notes).
+    pub source: Option<String>,
+    pub at: DateTime<Utc>,
+    /// The task the row belongs to (empty for a message exchange, or before the agent named the task): a
+    /// tab holds a conversation's tasks one after the other.
+    pub task_id: String,
+}
+
+/// One `events` row as the transcript reads it (`id, kind, json, source, at, task_id`).
+fn tab_event(r: &rusqlite::Row) -> rusqlite::Result<TabEvent> {
+    Ok(TabEvent {
+        seq: r.get(0)?,
+        kind: r.get(1)?,
+        json: r.get(2)?,
+        source: r.get(3)?,
+        at: parse_ts(4, r.get(4)?)?,
+        task_id: r.get(5)?,
+    })
+}
+
+impl Store {
+    /// A tab's transcript in arrival order, a row at a time: `f` gets each row as it is read (a 100 MiB
+    /// artifact's rows are never all in memory at once) and returns false to stop.
+    pub fn for_each_tab_event(
+        &self,
+        tab: &str,
+        mut f: impl FnMut(TabEvent) -> bool,
+    ) -> Result<(), StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT id, kind, json, source, at, task_id FROM events WHERE tab_key = ?1 ORDER BY id",
+            )
+            .map_err(|e| self.err(e))?;
+        let mut rows = stmt.query([tab]).map_err(|e| self.err(e))?;
+        while let Some(row) = rows.next().map_err(|e| self.err(e))? {
+            if !f(tab_event(row).map_err(|e| self.err(e))?) {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// The tab whose transcript holds `task_id` (the latest, should two): an earlier task of a conversation
+    /// is found too, not only the tab's current one.
+    /// The tab that holds `task_id` of the agent at `agent_url` (two agents can use the same task id).
+    pub fn tab_of_task(
+        &self,
+        agent_url: &str,
+        task_id: &str,
+    ) -> Result<Option<String>, StoreError> {
+        // A tab's current task is indexed; an earlier task of a conversation is found among the events (a scan:
+        // the events table keeps no task-id index, see MIGRATION_3; this is for the CLI's export, once).
+        let current: Option<String> = self
+            .conn
+            .query_row(
+                "SELECT tab_key FROM tabs WHERE agent_url = ?1 AND task_id = ?2 \
+                 ORDER BY updated_at DESC LIMIT 1",
+                [agent_url, task_id],
+                |r| r.get(0),
+            )
+            .optional()
+            .map_err(|e| self.err(e))?;
+        if current.is_some() {
+            return Ok(current);
+        }
+        self.conn
+            .query_row(
+                "SELECT tab_key FROM events WHERE agent_url = ?1 AND task_id = ?2 AND tab_key IS NOT NULL \
+                 ORDER BY id DESC LIMIT 1",
+                [agent_url, task_id],
+                |r| r.get(0),
+            )
+            .optional()
+            .map_err(|e| self.err(e))
+    }
+
+    /// A tab's transcript in arrival order.
+    pub fn tab_events(&self, tab: &str) -> Result<Vec<TabEvent>, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT id, kind, json, source, at, task_id FROM events WHERE tab_key = ?1 ORDER BY id",
+            )
+            .map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map([tab], tab_event)
+            .map_err(|e| self.err(e))?
+            .collect::<rusqlite::Result<Vec<_>>>();
+        rows.map_err(|e| self.err(e))
+    }
+
+    /// The events (not the user's messages or the console's notes) a tab received at `at`, in arrival order:
+    /// what the raw JSON viewer shows for an entry whose event is no longer in memory. At most a few: two
+    /// events rarely share a microsecond.
+    pub fn tab_events_at(
+        &self,
+        tab: &str,
+        at: &DateTime<Utc>,
+    ) -> Result<Vec<TabEvent>, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT id, kind, json, source, at, task_id FROM events
+                 WHERE tab_key = ?1 AND at = ?2 AND kind NOT IN (?3, ?4) ORDER BY id LIMIT 16",
+            )
+            .map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map(params![tab, ts(at), kind::USER, kind::NOTE], tab_event)
+            .map_err(|e| self.err(e))?
+            .collect::<rusqlite::Result<Vec<_>>>();
+        rows.map_err(|e| self.err(e))
+    }
+}
