@@ -330,6 +330,9 @@ async fn flood_once(url: &str, db: Option<&Path>, typing: bool) -> FloodRun {
     };
     let secs = (end - start).as_secs_f64();
     let cpu = cpu_since(&cpu_before);
+    // The phrase typed during the flood is a draft: the console asks for a second Ctrl-C before quitting with
+    // one (issue [10]), so press it twice.
+    send_key(&ktx, KeyCode::Char('c'), KeyModifiers::CONTROL);
     send_key(&ktx, KeyCode::Char('c'), KeyModifiers::CONTROL);
     let (frames, messages) = tokio::time::timeout(Duration::from_secs(60), handle)
         .await
