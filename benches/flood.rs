@@ -406,7 +406,7 @@ fn status_event(task: &str, context: &str, i: usize, state: a2a::TaskState) -> a
 /// Write `events` status updates into a new tab of `store`, in batches of [`RESTORE_BATCH`].
 fn write_tab(
     store: &Store,
-    urls: &mut HashMap<String, std::sync::Arc<str>>,
+    urls: &mut a2a_console::store::WriterCache,
     target: &AgentTarget,
     index: usize,
     events: usize,
@@ -460,7 +460,7 @@ fn write_tab(
 /// Fill a store to ~[`RESTORE_BYTES`] with [`RESTORE_TABS`] tabs; returns the events written.
 fn build_restore_store(path: &Path, target: &AgentTarget) -> usize {
     let store = Store::open(path).expect("restore store");
-    let mut urls = HashMap::new();
+    let mut urls = a2a_console::store::WriterCache::default();
     // The first tab measures what an event costs; the others are sized from it.
     let first = 4_000;
     write_tab(&store, &mut urls, target, 0, first);

@@ -3,6 +3,8 @@
 //! has grown past what one person reads in one sitting. Test code (files named `*tests*`, `testing/`, and the
 //! `#[cfg(test)] mod … { }` at the end of a file) is left out: tests may reach anywhere.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 

@@ -4,68 +4,96 @@
 
 use std::collections::HashMap;
 
-use rusqlite::{OptionalExtension, Transaction, params};
+use rusqlite::{Connection, OptionalExtension, Transaction, params};
 
 use super::record::{Record, TabRow};
-use super::{Store, StoreError, kind, ts};
+use super::{Store, StoreError, codes, kind, ts};
 
-/// Columns of an `events` row as the writer fills them.
-const EVENT_COLUMNS: usize = 8;
+/// Columns of an `event_rows` row as the writer fills them.
+const EVENT_COLUMNS: usize = 6;
 
 const INSERT_ONE: &str =
-    "INSERT INTO events (agent_url, task_id, kind, json, at, tab_key, source, verdict)
-                          VALUES (?, ?, ?, ?, ?, ?, ?, ?)";
+    "INSERT INTO event_rows (tab, ref, kind, verdict, at, json) VALUES (?, ?, ?, ?, ?, ?)";
 
 /// Rows per multi-row INSERT. One statement per row spent a third of the writer's time in statement overhead
-/// (bind, step, reset) during a flood; 64 rows × 8 columns stays far below SQLite's parameter limit.
+/// (bind, step, reset) during a flood; 64 rows × 6 columns stays far below SQLite's parameter limit.
 const ROWS_PER_INSERT: usize = 64;
 
 static INSERT_GROUP: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
-    let one = "(?, ?, ?, ?, ?, ?, ?, ?)";
+    let one = "(?, ?, ?, ?, ?, ?)";
     format!(
-        "INSERT INTO events (agent_url, task_id, kind, json, at, tab_key, source, verdict) VALUES {}",
+        "INSERT INTO event_rows (tab, ref, kind, verdict, at, json) VALUES {}",
         vec![one; ROWS_PER_INSERT].join(", ")
     )
 });
 
 /// One transcript row waiting for its INSERT.
-struct EventRow<'a> {
-    url: std::sync::Arc<str>,
-    task_id: &'a str,
+struct EventRow {
+    tab: i64,
+    refno: i64,
     kind: &'static str,
-    json: String,
-    at: String,
-    tab: &'a str,
-    source: Option<&'a str>,
     verdict: Option<&'static str>,
+    at: i64,
+    json: String,
 }
 
-impl EventRow<'_> {
+impl EventRow {
     /// Bind this row's columns after the first `offset` parameters (SQLite counts them from 1).
-    pub(super) fn bind(
+    fn bind(
         &self,
         stmt: &mut rusqlite::CachedStatement<'_>,
         offset: usize,
     ) -> rusqlite::Result<()> {
-        stmt.raw_bind_parameter(offset + 1, &*self.url)?;
-        stmt.raw_bind_parameter(offset + 2, self.task_id)?;
-        stmt.raw_bind_parameter(offset + 3, self.kind)?;
-        stmt.raw_bind_parameter(offset + 4, &self.json)?;
-        stmt.raw_bind_parameter(offset + 5, &self.at)?;
-        stmt.raw_bind_parameter(offset + 6, self.tab)?;
-        stmt.raw_bind_parameter(offset + 7, self.source)?;
-        stmt.raw_bind_parameter(offset + 8, self.verdict)
+        stmt.raw_bind_parameter(offset + 1, self.tab)?;
+        stmt.raw_bind_parameter(offset + 2, self.refno)?;
+        stmt.raw_bind_parameter(offset + 3, codes::kind_code(self.kind))?;
+        stmt.raw_bind_parameter(offset + 4, codes::verdict_code(self.verdict))?;
+        stmt.raw_bind_parameter(offset + 5, self.at)?;
+        stmt.raw_bind_parameter(offset + 6, &self.json)
     }
 }
 
 /// The rows of a batch not inserted yet, in record order.
 #[derive(Default)]
-struct EventRows<'a>(Vec<EventRow<'a>>);
+struct EventRows(Vec<EventRow>);
 
-impl<'a> EventRows<'a> {
-    pub(super) fn push(&mut self, row: EventRow<'a>) {
-        self.0.push(row);
-    }
+/// What the writer keeps across batches: each tab's agent URL, and the numbers of the tab keys and of the
+/// (agent, task, source) triples its rows refer to. A batch that fails forgets all of it (a number made in a
+/// rolled-back transaction names no row); the next batch looks them up again.
+#[derive(Default)]
+pub struct WriterCache {
+    urls: HashMap<String, std::sync::Arc<str>>,
+    tabs: HashMap<String, i64>,
+    /// Per tab number: `(task id, source, triple number)`; a tab has a handful, scanned without allocating.
+    refs: HashMap<i64, Vec<(String, String, i64)>>,
+}
+
+/// The number of a tab key, made on first use. Tab keys are never deleted, so a number stays valid.
+pub(super) fn tab_no(conn: &Connection, tab: &str) -> rusqlite::Result<i64> {
+    conn.prepare_cached(
+        "INSERT INTO tab_keys (tab_key) VALUES (?1) ON CONFLICT (tab_key) DO NOTHING",
+    )?
+    .execute([tab])?;
+    conn.prepare_cached("SELECT id FROM tab_keys WHERE tab_key = ?1")?
+        .query_row([tab], |r| r.get(0))
+}
+
+/// The number of an (agent, task, source) triple, made on first use; never deleted either.
+pub(super) fn ref_no(
+    conn: &Connection,
+    url: &str,
+    task: &str,
+    source: &str,
+) -> rusqlite::Result<i64> {
+    conn.prepare_cached(
+        "INSERT INTO event_refs (agent_url, task_id, source) VALUES (?1, ?2, ?3)
+         ON CONFLICT (agent_url, task_id, source) DO NOTHING",
+    )?
+    .execute([url, task, source])?;
+    conn.prepare_cached(
+        "SELECT id FROM event_refs WHERE agent_url = ?1 AND task_id = ?2 AND source = ?3",
+    )?
+    .query_row([url, task, source], |r| r.get(0))
 }
 
 /// An event's row: its kind (the `StreamResponse` member) and the member's JSON, as the SDK writes it
@@ -86,12 +114,24 @@ pub(super) fn event_json(
 }
 
 impl Store {
-    /// Write a batch in one transaction (group commit): a crash keeps all of it or none of it. `urls` caches
-    /// each tab's agent URL for the v1 columns, across batches.
+    /// Write a batch in one transaction (group commit): a crash keeps all of it or none of it. `cache` is the
+    /// writer's, kept across batches.
     pub fn write_batch(
         &self,
         records: &[Record],
-        urls: &mut HashMap<String, std::sync::Arc<str>>,
+        cache: &mut WriterCache,
+    ) -> Result<(), StoreError> {
+        let written = self.write_batch_in(records, cache);
+        if written.is_err() {
+            *cache = WriterCache::default();
+        }
+        written
+    }
+
+    fn write_batch_in(
+        &self,
+        records: &[Record],
+        cache: &mut WriterCache,
     ) -> Result<(), StoreError> {
         // Only the last header of each tab in the batch matters (a flood updates it on every event).
         let mut last_row: HashMap<&str, usize> = HashMap::new();
@@ -115,15 +155,14 @@ impl Store {
                     at,
                 } => {
                     let (k, json) = event_json(event)?;
-                    let (source, verdict) = (Some(source.as_ref()), Some(*verdict));
                     Some((
                         tab.as_ref(),
                         task_id.as_deref(),
                         k,
                         json,
                         at,
-                        source,
-                        verdict,
+                        source.as_ref(),
+                        Some(*verdict),
                     ))
                 }
                 Record::User {
@@ -142,7 +181,7 @@ impl Store {
                         kind::USER,
                         json,
                         at,
-                        None,
+                        "",
                         None,
                     ))
                 }
@@ -160,27 +199,27 @@ impl Store {
                         kind::NOTE,
                         json,
                         at,
-                        None,
+                        "",
                         None,
                     ))
                 }
                 other => {
                     // Rows go in before anything that may refer to them (a task adopted, a tab deleted).
                     self.insert_events(&tx, &mut rows)?;
-                    self.write_other(&tx, other, i, &last_row, urls)?;
+                    self.write_other(&tx, other, i, &last_row, cache)?;
                     None
                 }
             };
             if let Some((tab, task_id, kind, json, at, source, verdict)) = row {
-                rows.push(EventRow {
-                    url: self.url_of(&tx, urls, tab)?,
-                    task_id: task_id.unwrap_or(""),
-                    kind,
-                    json,
-                    at: ts(at),
+                let task_id = task_id.unwrap_or("");
+                let (tab, refno) = self.numbers(&tx, cache, tab, task_id, source)?;
+                rows.0.push(EventRow {
                     tab,
-                    source,
+                    refno,
+                    kind,
                     verdict,
+                    at: codes::micros(at),
+                    json,
                 });
             }
             if rows.0.len() == ROWS_PER_INSERT {
@@ -191,6 +230,38 @@ impl Store {
         tx.commit().map_err(|e| self.err(e))
     }
 
+    /// A row's tab number and triple number, from the cache when the tab wrote the same triple before.
+    fn numbers(
+        &self,
+        tx: &Transaction<'_>,
+        cache: &mut WriterCache,
+        tab: &str,
+        task_id: &str,
+        source: &str,
+    ) -> Result<(i64, i64), StoreError> {
+        let tab_no = match cache.tabs.get(tab) {
+            Some(n) => *n,
+            None => {
+                let n = tab_no(tx, tab).map_err(|e| self.err(e))?;
+                cache.tabs.insert(tab.to_string(), n);
+                n
+            }
+        };
+        if let Some(known) = cache.refs.get(&tab_no)
+            && let Some((_, _, n)) = known.iter().find(|(t, s, _)| t == task_id && s == source)
+        {
+            return Ok((tab_no, *n));
+        }
+        let url = self.url_of(tx, &mut cache.urls, tab)?;
+        let n = ref_no(tx, &url, task_id, source).map_err(|e| self.err(e))?;
+        cache
+            .refs
+            .entry(tab_no)
+            .or_default()
+            .push((task_id.to_string(), source.to_string(), n));
+        Ok((tab_no, n))
+    }
+
     /// Everything but the transcript's rows.
     fn write_other(
         &self,
@@ -198,20 +269,46 @@ impl Store {
         record: &Record,
         i: usize,
         last_row: &HashMap<&str, usize>,
-        urls: &mut HashMap<String, std::sync::Arc<str>>,
+        cache: &mut WriterCache,
     ) -> Result<(), StoreError> {
         match record {
             Record::Tab(row) => {
-                urls.insert(row.tab.clone(), row.agent_url.as_str().into());
+                if cache
+                    .urls
+                    .get(&row.tab)
+                    .is_none_or(|u| **u != *row.agent_url)
+                {
+                    // A tab whose agent URL changed refers to other triples from now on.
+                    if let Some(n) = cache.tabs.get(&row.tab) {
+                        cache.refs.remove(n);
+                    }
+                    cache
+                        .urls
+                        .insert(row.tab.clone(), row.agent_url.as_str().into());
+                }
                 if last_row.get(row.tab.as_str()) == Some(&i) {
                     self.upsert_tab(tx, row)?;
                 }
             }
             Record::TaskAdopted { tab, task_id } => {
+                // The tab's rows from before the agent named the task move to the named task's triples (the
+                // old triples stay: numbers the cache holds never dangle).
+                let tab_no = tab_no(tx, tab).map_err(|e| self.err(e))?;
                 tx.prepare_cached(
-                    "UPDATE events SET task_id = ?1 WHERE tab_key = ?2 AND task_id = ''",
+                    "INSERT OR IGNORE INTO event_refs (agent_url, task_id, source)
+                     SELECT DISTINCT r.agent_url, ?2, r.source FROM event_rows e JOIN event_refs r ON r.id = e.ref
+                     WHERE e.tab = ?1 AND r.task_id = ''",
                 )
-                .and_then(|mut s| s.execute(params![task_id, tab]))
+                .and_then(|mut s| s.execute(params![tab_no, task_id]))
+                .map_err(|e| self.err(e))?;
+                tx.prepare_cached(
+                    "UPDATE event_rows SET ref = (
+                         SELECT n.id FROM event_refs o JOIN event_refs n
+                           ON n.agent_url = o.agent_url AND n.source = o.source AND n.task_id = ?2
+                         WHERE o.id = event_rows.ref)
+                     WHERE tab = ?1 AND ref IN (SELECT id FROM event_refs WHERE task_id = '')",
+                )
+                .and_then(|mut s| s.execute(params![tab_no, task_id]))
                 .map_err(|e| self.err(e))?;
             }
             Record::Draft { tab, text } => self.save_draft(tab, text)?,
@@ -239,11 +336,7 @@ impl Store {
 
     /// Insert the waiting rows, in order: whole groups with one statement each, the rest one by one (a
     /// statement per group size would crowd the statement cache).
-    fn insert_events(
-        &self,
-        tx: &Transaction<'_>,
-        rows: &mut EventRows<'_>,
-    ) -> Result<(), StoreError> {
+    fn insert_events(&self, tx: &Transaction<'_>, rows: &mut EventRows) -> Result<(), StoreError> {
         if rows.0.len() == ROWS_PER_INSERT {
             let mut stmt = tx.prepare_cached(&INSERT_GROUP).map_err(|e| self.err(e))?;
             for (n, row) in rows.0.iter().enumerate() {

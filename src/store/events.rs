@@ -4,7 +4,7 @@
 use chrono::{DateTime, Utc};
 use rusqlite::{OptionalExtension, params};
 
-use super::{Store, StoreError, kind, parse_ts, ts};
+use super::{Store, StoreError, codes, kind};
 
 /// One row of a tab's transcript, in arrival order.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -20,14 +20,19 @@ pub struct TabEvent {
     pub task_id: String,
 }
 
-/// One `events` row as the transcript reads it (`id, kind, json, source, at, task_id`).
+/// A tab's rows as the transcript reads them (`id, kind, json, source, at, task_id`), straight from the lean
+/// table: the time as stored (µs), no text to format and parse back.
+const TAB_EVENTS: &str = "SELECT e.id, e.kind, e.json, NULLIF(r.source, ''), e.at, r.task_id
+     FROM event_rows e JOIN event_refs r ON r.id = e.ref
+     WHERE e.tab = (SELECT id FROM tab_keys WHERE tab_key = ?1)";
+
 fn tab_event(r: &rusqlite::Row) -> rusqlite::Result<TabEvent> {
     Ok(TabEvent {
         seq: r.get(0)?,
-        kind: r.get(1)?,
+        kind: codes::kind_name(r.get_ref(1)?),
         json: r.get(2)?,
         source: r.get(3)?,
-        at: parse_ts(4, r.get(4)?)?,
+        at: codes::from_micros(4, r.get(4)?)?,
         task_id: r.get(5)?,
     })
 }
@@ -42,9 +47,7 @@ impl Store {
     ) -> Result<(), StoreError> {
         let mut stmt = self
             .conn
-            .prepare_cached(
-                "SELECT id, kind, json, source, at, task_id FROM events WHERE tab_key = ?1 ORDER BY id",
-            )
+            .prepare_cached(&format!("{TAB_EVENTS} ORDER BY e.id"))
             .map_err(|e| self.err(e))?;
         let mut rows = stmt.query([tab]).map_err(|e| self.err(e))?;
         while let Some(row) = rows.next().map_err(|e| self.err(e))? {
@@ -93,9 +96,7 @@ impl Store {
     pub fn tab_events(&self, tab: &str) -> Result<Vec<TabEvent>, StoreError> {
         let mut stmt = self
             .conn
-            .prepare_cached(
-                "SELECT id, kind, json, source, at, task_id FROM events WHERE tab_key = ?1 ORDER BY id",
-            )
+            .prepare_cached(&format!("{TAB_EVENTS} ORDER BY e.id"))
             .map_err(|e| self.err(e))?;
         let rows = stmt
             .query_map([tab], tab_event)
@@ -114,13 +115,20 @@ impl Store {
     ) -> Result<Vec<TabEvent>, StoreError> {
         let mut stmt = self
             .conn
-            .prepare_cached(
-                "SELECT id, kind, json, source, at, task_id FROM events
-                 WHERE tab_key = ?1 AND at = ?2 AND kind NOT IN (?3, ?4) ORDER BY id LIMIT 16",
-            )
+            .prepare_cached(&format!(
+                "{TAB_EVENTS} AND e.at = ?2 AND e.kind NOT IN (?3, ?4) ORDER BY e.id LIMIT 16"
+            ))
             .map_err(|e| self.err(e))?;
         let rows = stmt
-            .query_map(params![tab, ts(at), kind::USER, kind::NOTE], tab_event)
+            .query_map(
+                params![
+                    tab,
+                    codes::micros(at),
+                    codes::kind_code(kind::USER),
+                    codes::kind_code(kind::NOTE)
+                ],
+                tab_event,
+            )
             .map_err(|e| self.err(e))?
             .collect::<rusqlite::Result<Vec<_>>>();
         rows.map_err(|e| self.err(e))

@@ -11,6 +11,7 @@
 mod audit;
 mod batch;
 mod cards;
+mod codes;
 mod events;
 mod export;
 pub mod record;
@@ -31,6 +32,7 @@ use serde_json::Value;
 use crate::trust::redact::redact_json;
 
 pub use audit::{AuditEntry, Direction};
+pub use batch::WriterCache;
 pub use cards::CachedCard;
 pub use events::TabEvent;
 #[cfg(test)]

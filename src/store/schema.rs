@@ -57,6 +57,9 @@ pub(super) const MIGRATIONS: &[&str] = &[
     MIGRATION_3,
     // 4: each tab's count of flagged entries.
     MIGRATION_4,
+    // 5: lean event rows (the tab, the agent/task/source and the kind as small numbers, the time in µs),
+    // read through the `events` view in the old columns.
+    MIGRATION_5,
 ];
 
 /// The schema version this build writes.
@@ -224,3 +227,177 @@ const MIGRATION_3: &str = "
 /// Schema 4: a tab's count of flagged entries, so the board shows it after a restart before the transcript is
 /// loaded (it was 0 until the tab was opened).
 const MIGRATION_4: &str = "ALTER TABLE tabs ADD COLUMN flags INTEGER NOT NULL DEFAULT 0;";
+
+/// Schema 5: an event row keeps its body and small numbers. A flood wrote the same 36-byte tab key, agent URL,
+/// task id, source, kind, verdict and a 27-byte time text on each of 100 000 rows (and the tab key again in
+/// the index): 150 bytes a row besides the event's own JSON, and the time to format and compare them. Now the
+/// tab is a `tab_keys` row, the agent/task/source triple an `event_refs` row (neither is ever deleted, so a
+/// number cached by the writer stays valid), kind and verdict are codes ([`super::codes`]; a kind we do not
+/// know is kept as its text), and `at` is microseconds since the epoch. The `events` view shows the rows in the
+/// old columns (`at` formatted exactly as [`super::ts`] writes it) for the readers that are not on the hot path.
+const MIGRATION_5: &str = "
+    CREATE TABLE tab_keys (id INTEGER PRIMARY KEY, tab_key TEXT NOT NULL UNIQUE);
+    CREATE TABLE event_refs (
+        id        INTEGER PRIMARY KEY,
+        agent_url TEXT NOT NULL,
+        task_id   TEXT NOT NULL,
+        source    TEXT NOT NULL,
+        UNIQUE (agent_url, task_id, source)
+    );
+    CREATE TABLE event_rows (
+        id      INTEGER PRIMARY KEY AUTOINCREMENT,
+        tab     INTEGER,
+        ref     INTEGER NOT NULL,
+        kind    NOT NULL,
+        verdict,
+        at      INTEGER NOT NULL,
+        json    TEXT NOT NULL
+    );
+    INSERT INTO tab_keys (tab_key) SELECT DISTINCT tab_key FROM events WHERE tab_key IS NOT NULL;
+    INSERT OR IGNORE INTO event_refs (agent_url, task_id, source)
+        SELECT DISTINCT agent_url, task_id, COALESCE(source, '') FROM events;
+    INSERT INTO event_rows (id, tab, ref, kind, verdict, at, json)
+        SELECT e.id, k.id, r.id,
+               CASE e.kind WHEN 'user' THEN 0 WHEN 'message' THEN 1 WHEN 'task' THEN 2 WHEN 'statusUpdate' THEN 3
+                           WHEN 'artifactUpdate' THEN 4 WHEN 'note' THEN 5 ELSE e.kind END,
+               CASE e.verdict WHEN 'applied' THEN 0 WHEN 'duplicate' THEN 1 WHEN 'stale' THEN 2
+                              WHEN 'illegal' THEN 3 ELSE e.verdict END,
+               COALESCE(unixepoch(e.at), 0) * 1000000 + COALESCE(CAST(substr(e.at, 21, 6) AS INTEGER), 0),
+               e.json
+        FROM events e
+        LEFT JOIN tab_keys k ON k.tab_key = e.tab_key
+        JOIN event_refs r ON r.agent_url = e.agent_url AND r.task_id = e.task_id
+                         AND r.source = COALESCE(e.source, '')
+        ORDER BY e.id;
+    -- Row ids are never reused: the new table carries on the old one's sequence.
+    DELETE FROM sqlite_sequence WHERE name = 'event_rows';
+    UPDATE sqlite_sequence SET name = 'event_rows' WHERE name = 'events';
+    DROP TABLE events;
+    CREATE INDEX events_by_tab ON event_rows (tab, id);
+    CREATE VIEW events AS
+        SELECT e.id AS id, r.agent_url AS agent_url, r.task_id AS task_id,
+               CASE e.kind WHEN 0 THEN 'user' WHEN 1 THEN 'message' WHEN 2 THEN 'task' WHEN 3 THEN 'statusUpdate'
+                           WHEN 4 THEN 'artifactUpdate' WHEN 5 THEN 'note' ELSE e.kind END AS kind,
+               e.json AS json,
+               strftime('%Y-%m-%dT%H:%M:%S', e.at / 1000000, 'unixepoch') || printf('.%06dZ', e.at % 1000000)
+                   AS at,
+               k.tab_key AS tab_key, NULLIF(r.source, '') AS source,
+               CASE e.verdict WHEN 0 THEN 'applied' WHEN 1 THEN 'duplicate' WHEN 2 THEN 'stale'
+                              WHEN 3 THEN 'illegal' ELSE e.verdict END AS verdict
+        FROM event_rows e
+        JOIN event_refs r ON r.id = e.ref
+        LEFT JOIN tab_keys k ON k.id = e.tab;
+";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    type Row = (
+        i64,
+        String,
+        String,
+        String,
+        String,
+        String,
+        Option<String>,
+        Option<String>,
+        Option<String>,
+    );
+
+    fn rows(conn: &Connection) -> Vec<Row> {
+        conn.prepare(
+            "SELECT id, agent_url, task_id, kind, json, at, tab_key, source, verdict FROM events ORDER BY id",
+        )
+        .unwrap()
+        .query_map([], |r| {
+            Ok((
+                r.get(0)?,
+                r.get(1)?,
+                r.get(2)?,
+                r.get(3)?,
+                r.get(4)?,
+                r.get(5)?,
+                r.get(6)?,
+                r.get(7)?,
+                r.get(8)?,
+            ))
+        })
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap()
+    }
+
+    #[test]
+    fn schema_5_shows_every_v4_row_as_it_was_and_keeps_the_sequence() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("v4.db");
+        let before = {
+            let conn = Connection::open(&path).unwrap();
+            for m in &MIGRATIONS[..4] {
+                conn.execute_batch(m).unwrap();
+            }
+            conn.execute_batch(
+                "PRAGMA user_version = 4;
+                 INSERT INTO tabs (tab_key, agent_key, agent_url, agent_name, task_id, context_id, state, last_text,
+                                   created_at, state_since, updated_at)
+                   VALUES ('tab-a', '|http://a||', 'http://a', 'A', 't1', 'c1', 'completed', 'done',
+                           '2026-01-01T00:00:00.000000Z', '2026-01-01T00:00:00.000000Z',
+                           '2026-01-01T00:00:09.000000Z');
+                 INSERT INTO events (agent_url, task_id, kind, json, at, tab_key, source, verdict) VALUES
+                   ('http://a', '', 'user', '{\"u\":1}', '2026-01-01T00:00:01.000001Z', 'tab-a', NULL, NULL),
+                   ('http://a', 't1', 'task', '{\"t\":1}', '2026-01-01T00:00:02.123456Z', 'tab-a', 'stream#1',
+                    'applied'),
+                   ('http://a', 't1', 'statusUpdate', '{\"s\":1}', '2026-01-01T00:00:02.123456Z', 'tab-a',
+                    'stream#1', 'duplicate'),
+                   ('http://a', 't1', 'artifactUpdate', '{\"a\":1}', '2026-01-01T00:00:03.999999Z', 'tab-a',
+                    'push', 'stale'),
+                   ('http://a', 't1', 'message', '{\"m\":1}', '2026-01-01T00:00:04.000000Z', 'tab-a',
+                    'stream#2', 'illegal'),
+                   ('http://a', 't1', 'note', '{\"text\":\"x\",\"error\":true}', '2026-01-01T00:00:05.500000Z',
+                    'tab-a', NULL, NULL),
+                   ('http://b', 't9', 'fromTheFuture', '{}', '2026-01-01T00:00:06.000000Z', NULL, NULL,
+                    'someVerdict');
+                 INSERT INTO events (agent_url, task_id, kind, json, at, tab_key)
+                   VALUES ('http://b', 't9', 'note', '{}', '2026-01-01T00:00:07.000000Z', 'gone');
+                 DELETE FROM events WHERE tab_key = 'gone';",
+            )
+            .unwrap();
+            rows(&conn)
+        };
+        assert_eq!(before.len(), 7);
+        let store = Store::open(&path).unwrap();
+        assert_eq!(store.schema_version().unwrap(), SCHEMA_VERSION);
+        // The view shows every row in the old columns, byte for byte, times included.
+        assert_eq!(rows(&store.conn), before);
+        // The deleted row's id is not handed out again.
+        let next = store
+            .append_event("http://b", "t9", kind::NOTE, "{}")
+            .unwrap();
+        assert_eq!(
+            next,
+            before.last().unwrap().0 + 2,
+            "the deleted row's id was handed out again"
+        );
+        // The transcript of the tab reads the same rows from the lean table.
+        let tab = store.tab_events("tab-a").unwrap();
+        assert_eq!(tab.len(), 6);
+        for (t, b) in tab.iter().zip(&before) {
+            assert_eq!(
+                (t.seq, &t.kind, &t.json, &t.task_id),
+                (b.0, &b.3, &b.4, &b.2)
+            );
+            assert_eq!(&super::super::ts(&t.at), &b.5);
+            assert_eq!(t.source, b.7);
+        }
+        // The audit log still lists the received events with their verdicts and states.
+        let audit = store.audit_entries(50).unwrap();
+        assert_eq!(
+            audit
+                .iter()
+                .filter(|e| e.direction == Direction::Event)
+                .count(),
+            4
+        );
+    }
+}

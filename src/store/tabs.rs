@@ -6,7 +6,7 @@ use chrono::{Duration as Days, Utc};
 use rusqlite::{OptionalExtension, Transaction};
 
 use super::record::TabRow;
-use super::{Store, StoreError, parse_ts, ts};
+use super::{Store, StoreError, codes, parse_ts, ts};
 
 /// A tab as stored: its header (the transcript is loaded when the tab is opened).
 #[derive(Debug, Clone, PartialEq)]
@@ -89,7 +89,7 @@ fn tab_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<StoredTab> {
 const TAB_COLUMNS: &str =
     "tab_key, agent_key, agent_url, agent_name, task_id, context_id, state, last_text,
      created_at, state_since, updated_at, closed_at, gone,
-     EXISTS (SELECT 1 FROM events e WHERE e.tab_key = tabs.tab_key),
+     EXISTS (SELECT 1 FROM event_rows e WHERE e.tab = (SELECT k.id FROM tab_keys k WHERE k.tab_key = tabs.tab_key)),
      (SELECT d.text FROM drafts d WHERE d.tab_key = tabs.tab_key), flags";
 
 impl Store {
@@ -107,7 +107,10 @@ impl Store {
             .optional()
             .map_err(|e| self.err(e))?;
         let events = tx
-            .execute("DELETE FROM events WHERE tab_key = ?1", [tab])
+            .execute(
+                "DELETE FROM event_rows WHERE tab = (SELECT id FROM tab_keys WHERE tab_key = ?1)",
+                [tab],
+            )
             .map_err(|e| self.err(e))?;
         tx.execute("DELETE FROM tabs WHERE tab_key = ?1", [tab])
             .map_err(|e| self.err(e))?;
@@ -209,8 +212,11 @@ impl Store {
         // Events written before tabs existed, or whose tab is gone.
         out.events += tx
             .execute(
-                "DELETE FROM events WHERE at < ?1 AND (tab_key IS NULL OR tab_key NOT IN (SELECT tab_key FROM tabs))",
-                [&cutoff],
+                "DELETE FROM event_rows WHERE at < ?1 AND (tab IS NULL OR tab NOT IN
+                     (SELECT k.id FROM tab_keys k JOIN tabs t ON t.tab_key = k.tab_key))",
+                [codes::micros(
+                    &(now - Days::days(i64::from(keep.keep_days))),
+                )],
             )
             .map_err(|e| self.err(e))?;
         let audit_cutoff = ts(&(now - Days::days(i64::from(keep.audit_keep_days))));
@@ -255,7 +261,6 @@ mod tests {
     use crate::store::record::Record;
     use crate::store::writer::StoreWriter;
     use chrono::DateTime;
-    use std::collections::HashMap;
 
     fn row(tab: &str, agent_key: &str, state: &str, at: DateTime<Utc>) -> TabRow {
         crate::testing::tab_row(tab, agent_key, None, state, at)
@@ -283,7 +288,7 @@ mod tests {
         let t0 = DateTime::from_timestamp_micros(Utc::now().timestamp_micros()).unwrap()
             - Days::hours(5);
         let t1 = t0 + Days::seconds(1);
-        let mut urls = HashMap::new();
+        let mut urls = crate::store::WriterCache::default();
         let user = a2a::Message::new(a2a::Role::User, vec![a2a::Part::text("ask")]);
         let mut named = row("tab-1", "demo", "working", t1);
         named.created_at = t0;
@@ -348,7 +353,7 @@ mod tests {
         store
             .write_batch(
                 &[Record::Tab(Box::new(first)), Record::Tab(Box::new(second))],
-                &mut HashMap::new(),
+                &mut crate::store::WriterCache::default(),
             )
             .unwrap();
         let of = |url: &str| store.tab_of_task(url, "t1").unwrap();
@@ -361,7 +366,7 @@ mod tests {
     fn closed_tabs_are_not_open_and_deleting_forgets_everything() {
         let store = Store::open_in_memory().unwrap();
         let now = Utc::now();
-        let mut urls = HashMap::new();
+        let mut urls = crate::store::WriterCache::default();
         let mut closed = row("b", "demo", "completed", now);
         closed.closed = true;
         store
@@ -390,7 +395,7 @@ mod tests {
     #[test]
     fn prune_forgets_old_tabs_then_the_oldest_until_it_fits_and_old_audit() {
         let store = Store::open_in_memory().unwrap();
-        let mut urls = HashMap::new();
+        let mut urls = crate::store::WriterCache::default();
         let old = Utc::now() - Days::days(40);
         let recent = Utc::now() - Days::hours(1);
         let mut records = vec![
@@ -498,7 +503,9 @@ mod tests {
         assert_eq!(store.events("http://a", "t1").unwrap().len(), 1);
         let indexes: Vec<String> = store
             .conn
-            .prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'events'")
+            .prepare(
+                "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'event_rows'",
+            )
             .unwrap()
             .query_map([], |r| r.get(0))
             .unwrap()

@@ -100,9 +100,10 @@ impl Store {
         let tx = Transaction::new_unchecked(&self.conn, rusqlite::TransactionBehavior::Immediate)
             .map_err(|e| self.err(e))?;
         tx.execute(
-            "DELETE FROM events
-             WHERE tab_key IN (SELECT tab_key FROM tabs WHERE task_id = ?2 UNION SELECT ?1 || ' ' || ?2)
-               AND agent_url = ?1 AND task_id = ?2",
+            "DELETE FROM event_rows
+             WHERE tab IN (SELECT k.id FROM tab_keys k
+                           WHERE k.tab_key IN (SELECT tab_key FROM tabs WHERE task_id = ?2 UNION SELECT ?1 || ' ' || ?2))
+               AND ref IN (SELECT id FROM event_refs WHERE agent_url = ?1 AND task_id = ?2)",
             [agent_url, task_id],
         )
         .map_err(|e| self.err(e))?;
@@ -138,16 +139,25 @@ impl Store {
         kind: &str,
         json: &str,
     ) -> Result<i64, StoreError> {
-        let mut stmt = self
-            .conn
-            .prepare_cached(
-                // Filed under the key migration 2 gave rows that had no tab (`url task`), so the task's
-                // events are found the same way as everyone's: through their tab.
-                "INSERT INTO events (agent_url, task_id, kind, json, at, tab_key)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?1 || ' ' || ?2)",
-            )
+        // Filed under the key migration 2 gave rows that had no tab (`url task`), so the task's events are found
+        // the same way as everyone's: through their tab.
+        let tab = super::batch::tab_no(&self.conn, &format!("{agent_url} {task_id}"))
             .map_err(|e| self.err(e))?;
-        stmt.execute(params![agent_url, task_id, kind, json, ts(&Utc::now())])
+        let refno =
+            super::batch::ref_no(&self.conn, agent_url, task_id, "").map_err(|e| self.err(e))?;
+        self.conn
+            .prepare_cached(
+                "INSERT INTO event_rows (tab, ref, kind, verdict, at, json) VALUES (?1, ?2, ?3, NULL, ?4, ?5)",
+            )
+            .and_then(|mut s| {
+                s.execute(params![
+                    tab,
+                    refno,
+                    super::codes::kind_code(kind),
+                    super::codes::micros(&Utc::now()),
+                    json
+                ])
+            })
             .map_err(|e| self.err(e))?;
         Ok(self.conn.last_insert_rowid())
     }

@@ -8,7 +8,6 @@
 //! counted as lost, the failure is published (the UI shows it in the status bar and in the tabs that lost
 //! something), and the next batch is tried afresh — a disk that has room again recovers by itself.
 
-use std::collections::HashMap;
 use std::sync::mpsc;
 
 use super::Store;
@@ -193,7 +192,7 @@ fn run(
         }
     };
     let mut since_checkpoint = 0usize;
-    let mut urls: HashMap<String, std::sync::Arc<str>> = HashMap::new();
+    let mut cache = super::batch::WriterCache::default();
     let mut status = WriterStatus::default();
     // A read taken off the queue while merging writes waits for those writes to commit.
     let mut pending_read: Option<ReadJob> = None;
@@ -245,7 +244,7 @@ fn run(
             }
         }
         dirty = true;
-        match store.write_batch(&batch, &mut urls) {
+        match store.write_batch(&batch, &mut cache) {
             Ok(()) => {
                 if status.failure.take().is_some() {
                     tracing::info!("the store is writable again");

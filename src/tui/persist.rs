@@ -438,7 +438,6 @@ pub fn cached_cards(store: &Store, app: &App) -> Vec<crate::remote::card::Fetche
 
 #[cfg(test)]
 mod tests {
-    use std::collections::HashMap;
     use std::time::Duration;
 
     use chrono::{DateTime, Utc};
@@ -532,7 +531,10 @@ mod tests {
 
     fn save(store: &Store, app: &mut App) {
         store
-            .write_batch(&app.take_records(), &mut HashMap::new())
+            .write_batch(
+                &app.take_records(),
+                &mut crate::store::WriterCache::default(),
+            )
             .unwrap();
     }
 
@@ -687,7 +689,7 @@ mod tests {
         // An empty new tab is not worth a row.
         app.new_tab(app.agents[0].id);
         store
-            .write_batch(&drafts(&app), &mut HashMap::new())
+            .write_batch(&drafts(&app), &mut crate::store::WriterCache::default())
             .unwrap();
         let mut again = two_agents_on_one_url();
         assert_eq!(restore_headers(&store, &mut again).unwrap(), 1);
@@ -713,7 +715,9 @@ mod tests {
                 _ => None,
             })
             .collect();
-        store.write_batch(&records, &mut HashMap::new()).unwrap();
+        store
+            .write_batch(&records, &mut crate::store::WriterCache::default())
+            .unwrap();
         let mut again = two_agents_on_one_url();
         assert_eq!(restore_headers(&store, &mut again).unwrap(), 0);
         assert_eq!(store.closed_tabs(5).unwrap().len(), 1);

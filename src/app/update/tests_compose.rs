@@ -2,8 +2,6 @@
 //! keys edit, undo moves off Ctrl-U, closing a tab or quitting never loses a draft, Up recalls what any tab
 //! sent, an address without a scheme gets one, and attachments are listed and can be dropped.
 
-use std::collections::HashMap;
-
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 
 use super::update;
@@ -217,7 +215,10 @@ fn stored_tab_with_draft(text: &str) -> (App, Store) {
     app.tab_mut(id).unwrap().record_user("asked", vec![], "m1");
     app.tab_mut(id).unwrap().compose.insert_str(text);
     store
-        .write_batch(&app.take_records(), &mut HashMap::new())
+        .write_batch(
+            &app.take_records(),
+            &mut crate::store::WriterCache::default(),
+        )
         .unwrap();
     app.view = View::Tab(id);
     app.focus = Focus::Main;
@@ -241,7 +242,7 @@ fn closing_a_tab_keeps_its_draft_and_ctrl_t_brings_it_back() {
     let fx = ctrl(&mut app, 'w');
     assert!(app.tabs.is_empty(), "Ctrl-W from the transcript closes");
     store
-        .write_batch(&records(fx), &mut HashMap::new())
+        .write_batch(&records(fx), &mut crate::store::WriterCache::default())
         .unwrap();
     reopen(&mut app, &store);
     assert_eq!(app.tabs.len(), 1);
@@ -253,7 +254,7 @@ fn a_closed_tab_s_draft_comes_back_in_a_later_run() {
     let (mut app, store) = stored_tab_with_draft("for tomorrow");
     let fx = ctrl(&mut app, 'w');
     store
-        .write_batch(&records(fx), &mut HashMap::new())
+        .write_batch(&records(fx), &mut crate::store::WriterCache::default())
         .unwrap();
     // A new console, same store.
     let mut later = crate::testing::app();
@@ -269,7 +270,7 @@ fn a_new_tab_closed_with_a_draft_can_be_reopened() {
     let fx = ctrl(&mut app, 'w');
     assert!(app.tabs.is_empty());
     store
-        .write_batch(&records(fx), &mut HashMap::new())
+        .write_batch(&records(fx), &mut crate::store::WriterCache::default())
         .unwrap();
     reopen(&mut app, &store);
     assert_eq!(draft(&app), "first words");

@@ -2,7 +2,6 @@
 //! `R` renames an agent, saved to the config file and shown at once in the list and the tab titles; a renamed
 //! agent's stored tabs stay its own across a restart.
 
-use std::collections::HashMap;
 use std::time::Duration;
 
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
@@ -327,7 +326,7 @@ fn the_palette_renames_too() {
 #[test]
 fn a_renamed_agents_stored_tabs_come_back_under_its_new_name_after_a_restart() {
     let store = crate::store::Store::open_in_memory().unwrap();
-    let mut urls = HashMap::new();
+    let mut urls = crate::store::WriterCache::default();
     let mut app = app();
     let agent = app.agents[0].id;
     let tab = app.new_tab(agent);
