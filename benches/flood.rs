@@ -28,7 +28,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use a2a_console::app::state::{AgentOrigin, App, agent_key};
+use a2a_console::app::agent::AgentOrigin;
+use a2a_console::app::state::{App, agent_key};
 use a2a_console::config::keymap::Keymap;
 use a2a_console::config::theme::Theme;
 use a2a_console::remote::connect::agent::AgentTarget;

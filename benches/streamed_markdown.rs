@@ -15,9 +15,9 @@
 
 use std::time::{Duration, Instant};
 
+use a2a_console::app::ids::AgentId;
 use a2a_console::app::incremental::advance;
 use a2a_console::app::parts::Chrome;
-use a2a_console::app::state::AgentId;
 use a2a_console::app::task::TaskTab;
 use a2a_console::config::theme::Theme;
 use a2a_console::markup::styles::{RenderStyles, render_styles};

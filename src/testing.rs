@@ -13,8 +13,10 @@ use ratatui::backend::{Backend, TestBackend};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 use tokio::sync::watch;
 
+use crate::app::agent::{AgentInfo, AgentOrigin, Reachability, Usability};
+use crate::app::ids::AgentId;
 use crate::app::msg::Msg;
-use crate::app::state::{AgentId, AgentInfo, AgentOrigin, App, Reachability, Usability};
+use crate::app::state::App;
 use crate::config::keymap::Keymap;
 use crate::config::protocol::Preferences;
 use crate::config::theme::Theme;

@@ -178,7 +178,8 @@ async fn login_stops_at_the_timeout_when_the_device_endpoint_trickles() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_console_agent_leaves_loading_for_an_error_naming_the_timeout() {
-    use a2a_console::app::state::{AgentOrigin, App};
+    use a2a_console::app::agent::AgentOrigin;
+    use a2a_console::app::state::App;
     use a2a_console::config::keymap::Keymap;
     use a2a_console::config::theme::Theme;
     use a2a_console::remote::connect::agent::AgentTarget;

@@ -138,7 +138,8 @@ async fn link_local_interfaces_are_refused_before_any_connection() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_console_asks_before_calling_another_origin() {
-    use a2a_console::app::state::{AgentOrigin, App};
+    use a2a_console::app::agent::AgentOrigin;
+    use a2a_console::app::state::App;
     use a2a_console::config::keymap::Keymap;
     use a2a_console::config::theme::Theme;
     use a2a_console::remote::connect::agent::AgentTarget;

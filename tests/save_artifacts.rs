@@ -8,7 +8,8 @@
 use std::path::Path;
 use std::time::Duration;
 
-use a2a_console::app::state::{AgentOrigin, App};
+use a2a_console::app::agent::AgentOrigin;
+use a2a_console::app::state::App;
 use a2a_console::config::keymap::Keymap;
 use a2a_console::config::theme::Theme;
 use a2a_console::remote::connect::agent::AgentTarget;

@@ -14,7 +14,7 @@ fn snap(name: &str, app: &App) -> String {
     text
 }
 
-fn waiting() -> (App, a2a_console::app::task::TabId) {
+fn waiting() -> (App, a2a_console::app::ids::TabId) {
     let mut app = sign_in_app();
     let id = app.new_tab(app.agents[0].id);
     let t = app.tab_mut(id).unwrap();

@@ -6,8 +6,9 @@
 
 use std::time::Duration;
 
+use a2a_console::app::agent::Reachability;
 use a2a_console::app::msg::{Effect, Msg};
-use a2a_console::app::state::{App, Overlay, Reachability};
+use a2a_console::app::state::{App, Overlay};
 use a2a_console::remote::connect::agent::AgentTarget;
 use a2a_console::remote::signature::{self, Form, JkuKeys, SignatureState, Trust, canonical, jws};
 use a2a_console::testing::{DEMO_CARD, add_online, empty_app, render_text};

@@ -5,7 +5,8 @@
 
 use a2a::*;
 use a2a_console::app::state::{App, Focus, Overlay, View};
-use a2a_console::app::task::{Badge, Link};
+use a2a_console::app::task::Link;
+use a2a_console::app::task::badge::Badge;
 use a2a_console::config::theme::Theme;
 use a2a_console::testing::parts_app;
 use ratatui::Terminal;

@@ -1,7 +1,7 @@
 //! The stable key an agent's stored tabs are filed under: worked out from its config entry, so it is the same
 //! every start, and so a renamed agent's entry (and its tabs) can be found again.
 
-use super::state::AgentOrigin;
+use super::agent::AgentOrigin;
 use crate::remote::connect::agent::AgentTarget;
 
 /// The stable key of an agent entry, from the entry itself (name, URL, binding, protocol), so editing or

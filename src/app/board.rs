@@ -1,8 +1,10 @@
 //! The board: every task across every agent in one list, the ones that need a human first (auth-required,
 //! input-required), then running, then finished; filtered by agent, state or text.
 
+use super::ids::TabId;
 use super::state::App;
-use super::task::{Badge, TabId, TaskTab};
+use super::task::TaskTab;
+use super::task::badge::Badge;
 
 /// Sort rank: what needs the user comes first.
 fn rank(b: Badge) -> u8 {

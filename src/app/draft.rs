@@ -3,7 +3,7 @@
 //! quit that would leave drafts behind waits for a second press.
 
 use super::attach::Attachment;
-use super::state::AgentId;
+use super::ids::AgentId;
 use super::task::TaskTab;
 
 /// How many closed tabs' drafts are kept in memory (the store keeps every closed tab's text anyway).

@@ -6,8 +6,8 @@
 
 use std::time::{Duration, Instant};
 
+use super::ids::TabId;
 use super::state::{App, Overlay, PromptKind, SignInFor};
-use super::task::TabId;
 
 /// How long keys are ignored after a guarded dialog appears.
 pub const GUARD: Duration = Duration::from_millis(500);

@@ -328,7 +328,7 @@ mod tests {
     use a2a::{Artifact, Part, StreamResponse, TaskArtifactUpdateEvent};
 
     use super::*;
-    use crate::app::state::AgentId;
+    use crate::app::ids::AgentId;
     use crate::app::task::TaskTab;
     use crate::config::theme::Theme;
 

@@ -95,7 +95,7 @@ pub fn approx_size(ev: &StreamResponse) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::app::state::AgentId;
+    use crate::app::ids::AgentId;
     use crate::testing::status;
 
     #[test]

@@ -5,7 +5,8 @@
 
 use std::collections::HashMap;
 
-use super::state::{AgentId, App};
+use super::ids::AgentId;
+use super::state::App;
 
 /// The marks worked out for the agents as they were last seen.
 #[derive(Debug, Default)]

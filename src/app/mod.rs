@@ -1,5 +1,6 @@
 //! The console's state machine: state, messages in, effects out, and `update`. No network, no terminal.
 
+pub mod agent;
 pub mod agent_key;
 pub mod attach;
 pub mod board;
@@ -7,6 +8,7 @@ pub mod draft;
 pub mod guard;
 pub mod help;
 pub mod history;
+pub mod ids;
 pub mod incremental;
 pub mod kept;
 pub mod layout;

@@ -5,8 +5,8 @@ use std::path::PathBuf;
 
 use a2a::{SendMessageResponse, StreamResponse, Task};
 
-use super::state::{AgentId, AgentInfo};
-use super::task::TabId;
+use super::agent::AgentInfo;
+use super::ids::{AgentId, TabId};
 use crate::remote::connect::agent::AgentTarget;
 
 /// How writing an artifact's part ended.

@@ -9,8 +9,9 @@ use std::sync::Arc;
 use a2a::PartContent;
 use ratatui_textarea::TextArea;
 
+use super::ids::TabId;
 use super::spool::TextSlice;
-use super::task::{TabId, TaskTab};
+use super::task::TaskTab;
 use crate::trust::filename::{risks, safe_file_name};
 use crate::trust::sanitize::sanitize_line;
 

@@ -322,7 +322,7 @@ pub fn entry_lines<'a>(t: &'a TaskTab, e: &'a Entry) -> Vec<Cow<'a, str>> {
             v
         }
         Entry::State { state, at } => {
-            let b = super::task::Badge::of_state(state);
+            let b = super::task::badge::Badge::of_state(state);
             vec![Cow::Owned(format!(
                 "{} state → {} · {}",
                 b.symbol(),
@@ -410,7 +410,7 @@ mod tests {
     #[test]
     fn a_spooled_artifact_is_searched_a_piece_at_a_time_with_the_right_line_numbers() {
         use crate::app::task::TaskTab;
-        let mut t = TaskTab::new(1, crate::app::state::AgentId(1), "demo");
+        let mut t = TaskTab::new(1, crate::app::ids::AgentId(1), "demo");
         let per_chunk = 4096;
         let chunks = 2 * crate::app::spool::SPOOL_AT / (per_chunk * 64) + 2;
         for c in 0..chunks {

@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use super::task::TabId;
+use super::ids::TabId;
 use crate::task::short_id::tail;
 
 /// How many characters a short id starts with.

@@ -1,17 +1,28 @@
 //! One conversation tab's model: the task as tracked from the wire, the transcript (what the user sent, what the
 //! agent said, state changes, errors), the artifacts as readable text, and the connection's health. Remote text
 //! is sanitised here, once, as it enters the app; the UI only lays out what this module holds.
+//!
+//! This file keeps the types other files name and the tab's core (its ids, its badge, the gate every event
+//! enters by); the tab's other jobs each have a file under `task/`: the badge's words and symbols (`badge`),
+//! the transcript's entries (`transcript`), the artifact views (`artifact`) and the records for the store
+//! (`outbox`).
 
-use a2a::{Artifact, Message, PartContent, Role, StreamResponse, TaskState};
+use a2a::{PartContent, StreamResponse, TaskState};
 use chrono::{DateTime, Local, Utc};
 
-use super::state::AgentId;
+use super::ids::{AgentId, TabId};
 use crate::store::record::Record;
 use crate::task::log::{ArtifactChange, ArtifactEdit, Change, Source, TaskLog, Verdict};
 use crate::task::phase::{Phase, phase, state_name};
-use crate::trust::sanitize::{Provenance, Untrusted, sanitize_line};
+use crate::trust::sanitize::{Untrusted, sanitize_line};
 
-pub type TabId = u64;
+mod artifact;
+pub mod badge;
+mod outbox;
+mod transcript;
+
+use badge::Badge;
+use outbox::RecordIds;
 
 /// The connection behind a tab.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -25,95 +36,6 @@ pub enum Link {
     /// The stream broke before the task finished; what was received is kept.
     Disconnected(String),
 }
-
-/// What the badge on a tab shows: the link state while it matters, else the task's state.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Badge {
-    Connecting,
-    Disconnected,
-    Submitted,
-    Working,
-    InputRequired,
-    AuthRequired,
-    Completed,
-    Failed,
-    Canceled,
-    Rejected,
-    /// No task yet (a fresh tab, or a direct message reply).
-    Idle,
-    /// The agent no longer knows the task (it restarted or forgot it): not followed any more.
-    Lost,
-}
-
-impl Badge {
-    pub const ALL: [Badge; 12] = [
-        Badge::Connecting,
-        Badge::Disconnected,
-        Badge::Submitted,
-        Badge::Working,
-        Badge::InputRequired,
-        Badge::AuthRequired,
-        Badge::Completed,
-        Badge::Failed,
-        Badge::Canceled,
-        Badge::Rejected,
-        Badge::Idle,
-        Badge::Lost,
-    ];
-
-    /// A symbol that carries the meaning without colour (NO_COLOR terminals). All are one column wide, so
-    /// tab titles line up on every terminal.
-    pub fn symbol(self) -> &'static str {
-        match self {
-            Badge::Connecting => "…",
-            Badge::Disconnected => "↯",
-            Badge::Submitted => "○",
-            Badge::Working => "◐",
-            Badge::InputRequired => "?",
-            Badge::AuthRequired => "!",
-            Badge::Completed => "✓",
-            Badge::Failed => "✗",
-            Badge::Canceled => "⊘",
-            Badge::Rejected => "⊗",
-            Badge::Idle => "·",
-            Badge::Lost => "∅",
-        }
-    }
-
-    pub fn label(self) -> &'static str {
-        match self {
-            Badge::Connecting => "connecting",
-            Badge::Disconnected => "disconnected",
-            Badge::Submitted => "submitted",
-            Badge::Working => "working",
-            Badge::InputRequired => "input-required",
-            Badge::AuthRequired => "auth-required",
-            Badge::Completed => "completed",
-            Badge::Failed => "failed",
-            Badge::Canceled => "canceled",
-            Badge::Rejected => "rejected",
-            Badge::Idle => "new",
-            Badge::Lost => "task unknown",
-        }
-    }
-
-    pub fn of_state(s: &TaskState) -> Badge {
-        match s {
-            TaskState::Submitted => Badge::Submitted,
-            TaskState::Working => Badge::Working,
-            TaskState::InputRequired => Badge::InputRequired,
-            TaskState::AuthRequired => Badge::AuthRequired,
-            TaskState::Completed => Badge::Completed,
-            TaskState::Failed => Badge::Failed,
-            TaskState::Canceled => Badge::Canceled,
-            TaskState::Rejected => Badge::Rejected,
-            TaskState::Unspecified => Badge::Idle,
-        }
-    }
-}
-
-/// The provenance field of a status message's text (what consecutive status messages fold on).
-const STATUS_MESSAGE: &str = "status message";
 
 /// One entry of the transcript.
 #[derive(Clone, Debug)]
@@ -197,48 +119,6 @@ pub struct ArtifactView {
     /// scanned a piece at a time as it arrives, so completing it neither stalls the screen nor copies it.
     tally: crate::trust::flags::Tally,
     unscanned: String,
-}
-
-impl ArtifactView {
-    /// What the artifact is called on screen: its name, else its id (both sanitised).
-    pub fn label(&self) -> &str {
-        if self.name.is_empty() {
-            &self.id
-        } else {
-            &self.name
-        }
-    }
-
-    /// Files are listed under the artifact's header unless each part is laid out under its own.
-    pub fn files_in_head(&self) -> bool {
-        self.rendered.is_none() || self.parts.len() <= 1
-    }
-
-    /// Append sanitised text (and scan what has piled up, a piece at a time).
-    pub(super) fn push_text(&mut self, s: &str) {
-        self.text.push_str(s);
-        self.unscanned.push_str(s);
-        if self.unscanned.len() >= super::spool::PASS_BYTES {
-            let end = super::spool::piece_end(self.unscanned.as_bytes());
-            if end < self.unscanned.len() && self.unscanned.is_char_boundary(end) {
-                let rest = self.unscanned.split_off(end);
-                self.tally.add(&self.unscanned);
-                self.unscanned = rest;
-            } else {
-                self.tally.add(&self.unscanned);
-                self.unscanned = String::new();
-            }
-        }
-    }
-
-    /// The flags over the whole text: what is left unscanned is scanned now.
-    fn scan_flags(&mut self) -> Vec<String> {
-        let rest = std::mem::take(&mut self.unscanned);
-        if !rest.is_empty() {
-            self.tally.add(&rest);
-        }
-        self.tally.flags().into_iter().map(|f| f.reason).collect()
-    }
 }
 
 /// A run of laid-out lines; `key` is set for a code block whose highlighting may still arrive.
@@ -530,229 +410,6 @@ impl TaskTab {
         self.refresh_shown_ids();
     }
 
-    /// What to record, in order, moved onto `out` (the outbox keeps its capacity).
-    pub fn drain_outbox(&mut self, out: &mut Vec<Record>) {
-        out.append(&mut self.outbox);
-    }
-
-    pub fn has_records(&self) -> bool {
-        !self.outbox.is_empty()
-    }
-
-    /// The header changed: record it with the next batch (once per batch, however often it changed).
-    pub fn take_header_dirty(&mut self) -> bool {
-        std::mem::replace(&mut self.header_dirty, false) && self.stored
-    }
-
-    pub fn mark_header_dirty(&mut self) {
-        self.header_dirty = true;
-    }
-
-    fn record(&mut self, r: Record) {
-        if !self.replaying && self.stored {
-            self.outbox.push(r);
-        }
-    }
-
-    /// Rebuild from the store: what is fed in while this is on is applied but not recorded again. The first
-    /// time, the header-only view is reset, so the task's gate judges the stored events from the start.
-    pub fn set_replaying(&mut self, on: bool) {
-        if on && self.state_while_loading.is_none() {
-            self.state_while_loading = Some(self.log.state.clone());
-            self.log = TaskLog::with_limit(self.log.artifact_limit);
-            self.transcript.clear();
-            self.fixed_lines = 0;
-            self.has_state_entry = false;
-            self.artifacts.clear();
-            self.flag_count = 0;
-            self.input_rounds = 0;
-        }
-        self.replaying = on;
-    }
-
-    /// A note of the console's own in the transcript (recorded with the tab).
-    pub fn note(&mut self, text: impl Into<String>, error: bool) {
-        self.note_at(text.into(), error, Utc::now());
-    }
-
-    pub fn note_at(&mut self, text: String, error: bool, at: DateTime<Utc>) {
-        // A note can quote an error, a URL or a reply: no secret goes on screen or into the store with it.
-        let text = match crate::trust::redact::redact(&text) {
-            std::borrow::Cow::Borrowed(_) => text,
-            std::borrow::Cow::Owned(r) => r,
-        };
-        let task_id = self.log.task_id.clone();
-        self.record(Record::Note {
-            tab: self.key.to_string(),
-            task_id,
-            text: text.clone(),
-            error,
-            at,
-        });
-        let (text, quote) = self.split_quote(text);
-        self.push_entry(Entry::Console {
-            text,
-            error,
-            at: at.with_timezone(&Local),
-            quote,
-        });
-    }
-
-    /// A note that quotes an agent's error message: the console's words, and the agent's as remote text (the
-    /// store keeps the note whole; this split is made again when it is read back).
-    fn split_quote(&mut self, mut text: String) -> (String, Option<Box<Untrusted>>) {
-        let Some(at) = crate::remote::error::agent_text_start(&text) else {
-            return (text, None);
-        };
-        let said = text.split_off(at);
-        let quote = Untrusted::new(said.trim_end(), self.provenance("error message"));
-        (text.trim_end().to_string(), Some(Box::new(quote)))
-    }
-
-    /// A note that is about the store itself (it failed): shown, never recorded (it would fail the same way).
-    pub fn note_unrecorded(&mut self, text: impl Into<String>, error: bool) {
-        self.push_entry(Entry::Console {
-            text: text.into(),
-            error,
-            at: Local::now(),
-            quote: None,
-        });
-    }
-
-    /// Where remote text came from. The agent and task parts are shared by every entry of the tab.
-    fn provenance(&mut self, field: &'static str) -> Provenance {
-        if *self.prov.0 != *self.agent_name {
-            self.prov.0 = self.agent_name.as_str().into();
-        }
-        if self.prov.1.as_deref() != self.shown_ids.0.as_deref() {
-            self.prov.1 = self.shown_ids.0.as_deref().map(Into::into);
-        }
-        Provenance {
-            agent: self.prov.0.clone(),
-            task: self.prov.1.clone(),
-            field: field.into(),
-        }
-    }
-
-    fn remote(&mut self, raw: &str, field: &'static str, at: DateTime<Utc>) {
-        let text = Untrusted::new(raw, self.provenance(field));
-        if text.is_flagged() {
-            self.flag_count += 1;
-        }
-        let at = at.with_timezone(&Local);
-        let text = match field {
-            STATUS_MESSAGE => match self.fold_status(text, at) {
-                Some(text) => text,
-                None => {
-                    self.mark_header_dirty();
-                    return;
-                }
-            },
-            _ => text,
-        };
-        self.push_entry(Entry::Remote {
-            text,
-            at,
-            updates: 0,
-        });
-        self.mark_header_dirty();
-    }
-
-    /// How many status messages the last entry folded in (`fold_status`): a count that grows while the
-    /// transcript does not means an event updated the last line in place.
-    fn last_updates(&self) -> u32 {
-        match self.transcript.last() {
-            Some(Entry::Remote { updates, .. }) => *updates,
-            _ => 0,
-        }
-    }
-
-    /// A status message right after another of the same task (nothing in between: no state change, no
-    /// artifact, no message) replaces it, counted. Flagged text is never folded, in or out: what the flag
-    /// is about stays on screen. Gives the text back when it is not folded.
-    fn fold_status(&mut self, text: Untrusted, at: DateTime<Local>) -> Option<Untrusted> {
-        let Some(Entry::Remote {
-            text: last,
-            at: last_at,
-            updates,
-        }) = self.transcript.last_mut()
-        else {
-            return Some(text);
-        };
-        if last.provenance.field != STATUS_MESSAGE
-            || last.provenance.task != text.provenance.task
-            || last.is_flagged()
-            || text.is_flagged()
-        {
-            return Some(text);
-        }
-        let before = super::layout::remote_len(last);
-        *last = text;
-        *last_at = at;
-        *updates += 1;
-        let after = super::layout::remote_len(last);
-        self.fixed_lines = (self.fixed_lines + after).saturating_sub(before);
-        None
-    }
-
-    fn message(&mut self, m: &Message, field: &'static str, at: DateTime<Utc>) {
-        if m.role == Role::User {
-            return;
-        }
-        let text = crate::task::outgoing::parts_text(&m.parts);
-        self.remote(&text, field, at);
-    }
-
-    fn state_entry(&mut self, at: DateTime<Utc>) {
-        self.has_state_entry = true;
-        let now = self.log.state.clone();
-        if now == TaskState::InputRequired {
-            self.input_rounds += 1;
-        }
-        self.state_since = at;
-        self.state_since_known = true;
-        self.push_entry(Entry::State {
-            state: now,
-            at: at.with_timezone(&Local),
-        });
-        self.mark_header_dirty();
-    }
-
-    /// The user sent a message: note it, record it, and remember it for Up-arrow history.
-    pub fn record_user(&mut self, text: &str, files: Vec<String>, message_id: &str) {
-        self.user_at(text, files, message_id, Utc::now());
-    }
-
-    pub fn user_at(&mut self, text: &str, files: Vec<String>, message_id: &str, at: DateTime<Utc>) {
-        // A message of the user's own: whatever approval was on its way is not what the tab waits for now.
-        self.approving_since = None;
-        if !self.stored && !self.replaying {
-            // The first thing worth keeping: the tab gets its row now, before the message.
-            self.stored = true;
-            self.mark_header_dirty();
-        }
-        let mut m = Message::new(Role::User, vec![a2a::Part::text(text)]);
-        if !message_id.is_empty() {
-            m.message_id = message_id.to_string();
-        }
-        self.record(Record::User {
-            tab: self.key.to_string(),
-            task_id: self.log.task_id.clone(),
-            message: Box::new(m),
-            at,
-        });
-        self.push_entry(Entry::User {
-            text: text.to_string(),
-            files,
-            at: at.with_timezone(&Local),
-        });
-        if !text.trim().is_empty() && self.sent_history.last().map(String::as_str) != Some(text) {
-            self.sent_history.push(text.to_string());
-        }
-        self.history_cursor = None;
-        self.scroll = None;
-    }
-
     /// Everything about the task enters here: judged by the task's gate, applied to the view if legal, flagged if
     /// illegal, and recorded (one row per received event, with its source and verdict) whatever the verdict.
     pub fn receive(
@@ -830,193 +487,6 @@ impl TaskTab {
         verdict
     }
 
-    fn anomaly(&mut self, why: &str, at: DateTime<Utc>) {
-        // Protocol oddities (a foreign task id, events after a terminal state on the same stream) are shown,
-        // flagged: they are how a misbehaving or smuggling agent shows itself.
-        self.flag_count += 1;
-        if self.replaying {
-            // The note was stored when it was first shown: it comes back with the transcript.
-            return;
-        }
-        self.note_at(
-            format!("⚠ protocol anomaly: {}", sanitize_line(why).0),
-            true,
-            at,
-        );
-    }
-
-    fn show(&mut self, change: &Change, event: &StreamResponse, at: DateTime<Utc>) {
-        let (state_changed, new_message, artifacts): (bool, bool, &[ArtifactChange]) = match change
-        {
-            Change::Snapshot {
-                state_changed,
-                new_message,
-                artifacts,
-            } => (*state_changed, *new_message, artifacts),
-            Change::Status {
-                state_changed,
-                new_message,
-            } => (*state_changed, *new_message, &[]),
-            Change::Artifact(a) => (false, false, std::slice::from_ref(a)),
-            Change::Message { direct } => {
-                if let StreamResponse::Message(m) = event {
-                    let field = if *direct {
-                        "direct reply (no task)"
-                    } else {
-                        "message"
-                    };
-                    self.message(m, field, at);
-                }
-                return;
-            }
-        };
-        // A snapshot that settles the task (a blocking reply, an approval's answer) holds what the task made
-        // before it settled: its artifacts come first, then the state and the message that end the exchange, as
-        // a stream would have shown them (a `completed` drawn above its own result reads as if nothing came).
-        let settles =
-            matches!(event, StreamResponse::Task(t) if phase(&t.status.state) != Phase::Active);
-        let (before, after) = if settles {
-            (artifacts, &[][..])
-        } else {
-            (&[][..], artifacts)
-        };
-        for a in before {
-            self.show_artifact(a, at);
-        }
-        if state_changed || (!self.has_state_entry && self.log.state != TaskState::Unspecified) {
-            self.state_entry(at);
-        }
-        if new_message {
-            let m = match event {
-                StreamResponse::Task(t) => t.status.message.as_ref(),
-                StreamResponse::StatusUpdate(u) => u.status.message.as_ref(),
-                _ => None,
-            };
-            if let Some(m) = m {
-                self.message(m, STATUS_MESSAGE, at);
-            }
-        }
-        for a in after {
-            self.show_artifact(a, at);
-        }
-    }
-
-    fn show_artifact(&mut self, change: &ArtifactChange, at: DateTime<Utc>) {
-        let i = change.index;
-        let Some(log) = self.log.artifacts.get(i) else {
-            return;
-        };
-        let complete = log.complete();
-        match change.edit {
-            ArtifactEdit::New => {
-                let mut view = view_of(&log.artifact);
-                view.first_at = Some(at);
-                view.task = self.short_task();
-                if i >= self.artifacts.len() {
-                    self.artifacts.push(view);
-                    self.push_entry(Entry::Artifact { index: i });
-                } else if let Some(v) = self.artifacts.get_mut(i) {
-                    view.progress.continue_keys(&v.progress);
-                    *v = view;
-                }
-            }
-            ArtifactEdit::Replaced => {
-                if let Some(v) = self.artifacts.get_mut(i) {
-                    let mut view = view_of(&log.artifact);
-                    view.first_at = v.first_at;
-                    view.task = v.task.take();
-                    view.progress.continue_keys(&v.progress);
-                    *v = view;
-                }
-            }
-            ArtifactEdit::Appended { from_part } => {
-                if let Some(v) = self.artifacts.get_mut(i) {
-                    // Sanitise only the new parts: a 5 MB artifact must not be re-scanned on every chunk.
-                    extend_view(
-                        v,
-                        log.artifact.parts.get(from_part..).unwrap_or_default(),
-                        from_part,
-                    );
-                }
-            }
-            ArtifactEdit::Completed | ArtifactEdit::Dropped => {}
-        }
-        let newly_complete = self
-            .artifacts
-            .get_mut(i)
-            .map(|v| {
-                let was = v.complete;
-                v.complete = complete;
-                complete && !was
-            })
-            .unwrap_or(false);
-        if newly_complete {
-            self.count_flags(i);
-        }
-        // Once the view holds the text in a spool file, the gate keeps only its prints: the text lives once,
-        // on disk, however large the artifact grows.
-        if self.artifacts.get(i).is_some_and(|v| v.text.is_spooled())
-            && let Some(log) = self.log.artifacts.get_mut(i)
-        {
-            log.hollow();
-        }
-    }
-
-    /// Artifact `i` reached the size limit: marked, and said once in the transcript (a replay brings the
-    /// stored note back instead).
-    fn artifact_limited(&mut self, i: usize, at: DateTime<Utc>) {
-        let Some(max) = self.log.artifact_limit else {
-            return;
-        };
-        let Some(view) = self.artifacts.get_mut(i) else {
-            return;
-        };
-        view.limited = Some(max);
-        let label = view.label().to_owned();
-        if self.replaying {
-            return;
-        }
-        self.note_at(
-            format!(
-                "artifact {label:?} reached the size limit of {} ([store] max_artifact_mib): what is shown is \
-                 kept; its further chunks are not kept, shown or stored — the task itself continues",
-                if max % (1024 * 1024) == 0 {
-                    format!("{} MiB", max / (1024 * 1024))
-                } else {
-                    super::parts::human_bytes(max)
-                }
-            ),
-            true,
-            at,
-        );
-    }
-
-    fn count_flags(&mut self, index: usize) {
-        if let Some(view) = self.artifacts.get_mut(index) {
-            view.flagged = view.scan_flags();
-            if !view.flagged.is_empty() {
-                self.flag_count += 1;
-                // The stored header carries the count (the board shows it after a restart).
-                self.mark_header_dirty();
-            }
-        }
-    }
-
-    /// The task is done (or waits for the user) and its stream with it: artifacts still "streaming" are
-    /// complete as they stand.
-    fn settle_artifacts(&mut self) {
-        for i in self.log.settle_artifacts() {
-            let newly = self.artifacts.get_mut(i).is_some_and(|v| {
-                let was = v.complete;
-                v.complete = true;
-                !was
-            });
-            if newly {
-                self.count_flags(i);
-            }
-        }
-    }
-
     /// The stream ended. If the task is still active, the tab is disconnected (everything received is kept);
     /// otherwise its artifacts are complete.
     pub fn stream_ended(&mut self, error: Option<String>) {
@@ -1088,34 +558,6 @@ impl TaskTab {
     }
 }
 
-/// The task id and source label of a tab's event records, made once and shared (`Arc`) until they change.
-#[derive(Default)]
-struct RecordIds {
-    task: Option<std::sync::Arc<str>>,
-    source: Option<(Source, std::sync::Arc<str>)>,
-}
-
-impl RecordIds {
-    fn get(
-        &mut self,
-        task_id: Option<&str>,
-        source: Source,
-    ) -> (Option<std::sync::Arc<str>>, std::sync::Arc<str>) {
-        if self.task.as_deref() != task_id {
-            self.task = task_id.map(Into::into);
-        }
-        let label = match &self.source {
-            Some((s, label)) if *s == source => label.clone(),
-            _ => {
-                let label: std::sync::Arc<str> = source.label().into();
-                self.source = Some((source, label.clone()));
-                label
-            }
-        };
-        (self.task.clone(), label)
-    }
-}
-
 fn part_name(p: &a2a::Part) -> String {
     p.filename
         .as_deref()
@@ -1143,66 +585,6 @@ pub(super) fn file_info(p: &a2a::Part) -> Option<FileInfo> {
             url: Some(sanitize_line(u).0),
         }),
         _ => None,
-    }
-}
-
-fn view_of(a: &Artifact) -> ArtifactView {
-    let mut view = ArtifactView {
-        id: sanitize_line(&a.artifact_id).0,
-        name: a
-            .name
-            .as_deref()
-            .map(|n| sanitize_line(n).0)
-            .unwrap_or_default(),
-        kind: ArtifactKind::Text,
-        text: Default::default(),
-        files: Vec::new(),
-        flagged: Vec::new(),
-        complete: false,
-        chunks: 0,
-        bytes: 0,
-        rendered: None,
-        progress: Default::default(),
-        parts: Vec::new(),
-        markdown_meta: super::parts::says_markdown(a.metadata.as_ref()),
-        first_at: None,
-        task: None,
-        limited: None,
-        tally: Default::default(),
-        unscanned: String::new(),
-    };
-    extend_view(&mut view, &a.parts, 0);
-    view.kind = kind_of(&a.parts);
-    view
-}
-
-fn kind_of(parts: &[a2a::Part]) -> ArtifactKind {
-    let (mut text, mut data, mut files) = (false, false, false);
-    for p in parts {
-        match p.content {
-            PartContent::Text(_) => text = true,
-            PartContent::Data(_) => data = true,
-            PartContent::Raw(_) | PartContent::Url(_) => files = true,
-        }
-    }
-    match (text, data, files) {
-        (_, true, false) if !text => ArtifactKind::Data,
-        (false, false, true) => ArtifactKind::Files,
-        (true, false, false) | (false, false, false) => ArtifactKind::Text,
-        _ => ArtifactKind::Mixed,
-    }
-}
-
-fn extend_view(view: &mut ArtifactView, parts: &[a2a::Part], raw_from: usize) {
-    // Only the new text is read (the text keeps its own line count): a large artifact arriving in chunks is
-    // never rescanned.
-    view.chunks += 1;
-    super::parts::extend(view, parts, raw_from);
-    if view.kind != ArtifactKind::Mixed {
-        let k = kind_of(parts);
-        if view.chunks > 1 && k != view.kind {
-            view.kind = ArtifactKind::Mixed;
-        }
     }
 }
 
@@ -1366,7 +748,7 @@ mod tests {
     /// Issue [10] item 9: a job that reports every second makes one updating line, not two lines a second.
     #[test]
     fn consecutive_status_messages_fold_into_one_counted_line() {
-        let mut t = TaskTab::new(1, crate::app::state::AgentId(1), "demo");
+        let mut t = TaskTab::new(1, crate::app::ids::AgentId(1), "demo");
         for i in 0..120 {
             feed(
                 &mut t,

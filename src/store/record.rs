@@ -11,7 +11,7 @@ use super::AuditEntry;
 pub struct TabRow {
     /// Minted when the tab is created (a UUID); stable across restarts.
     pub tab: String,
-    /// The configured agent's stable key (see `app::state::AgentId`).
+    /// The configured agent's stable key (see `app::ids::AgentId`).
     pub agent_key: String,
     pub agent_url: String,
     pub agent_name: String,

@@ -8,9 +8,9 @@ use futures::StreamExt;
 
 use super::runtime::Runtime;
 use super::stream_budget::StreamTx;
+use crate::app::agent::{AgentInfo, Usability};
+use crate::app::ids::{AgentId, TabId};
 use crate::app::msg::{Effect, Msg, StreamItem};
-use crate::app::state::{AgentId, AgentInfo, Usability};
-use crate::app::task::TabId;
 use crate::remote::connect::agent::{self, Connected, Connection};
 use crate::remote::error::classify;
 

@@ -26,8 +26,9 @@ use crossterm::terminal::{
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
 
+use crate::app::agent::AgentOrigin;
 use crate::app::msg::Effect;
-use crate::app::state::{AgentOrigin, App};
+use crate::app::state::App;
 use crate::config::keymap::Keymap;
 use crate::config::theme::Theme;
 use crate::config::{Config, DEFAULT_TIMEOUT_SECS, Overrides};

@@ -9,9 +9,9 @@ use std::path::Path;
 use chrono::Utc;
 use tokio::sync::mpsc::UnboundedSender;
 
+use crate::app::ids::TabId;
 use crate::app::msg::{AuditRow, Effect, Msg, StoredItem};
 use crate::app::state::App;
-use crate::app::task::TabId;
 use crate::store::record::Record;
 use crate::store::{AuditEntry, Direction, Store, TabEvent, kind};
 use crate::task::event_serde::from_json;
@@ -266,8 +266,8 @@ pub fn audit_response(app: &App, msg: &Msg) -> Option<Record> {
 /// screen.
 fn key_changed_alarm(
     app: &App,
-    agent: crate::app::state::AgentId,
-    info: &crate::app::state::AgentInfo,
+    agent: crate::app::ids::AgentId,
+    info: &crate::app::agent::AgentInfo,
 ) -> Option<Record> {
     let v = info.card.signature.as_ref()?;
     let alarm = v.alarm()?;
@@ -443,7 +443,7 @@ mod tests {
     use chrono::{DateTime, Utc};
 
     use super::*;
-    use crate::app::state::AgentOrigin;
+    use crate::app::agent::AgentOrigin;
     use crate::app::task::Entry;
     use crate::config::protocol::{Binding, Preferences};
     use crate::remote::connect::agent::AgentTarget;
@@ -461,7 +461,7 @@ mod tests {
 
     #[test]
     fn a_key_changed_card_is_an_audit_entry_and_a_good_one_is_not() {
-        use crate::app::state::Reachability;
+        use crate::app::agent::Reachability;
         use crate::remote::signature::{SignatureDetail, SignatureState, SignatureVerdict};
         let mut app = empty_app((120, 40));
         let id = crate::testing::add_online(
@@ -474,10 +474,10 @@ mod tests {
             let Some(Reachability::Online(info)) = app.agent(id).map(|a| &a.state) else {
                 panic!("online")
             };
-            let mut i = Box::new(crate::app::state::AgentInfo::new(
+            let mut i = Box::new(crate::app::agent::AgentInfo::new(
                 "w",
                 info.card.clone(),
-                crate::app::state::Usability::CardOnly {
+                crate::app::agent::Usability::CardOnly {
                     short: String::new(),
                     reason: String::new(),
                 },

@@ -16,9 +16,9 @@ use ratatui::backend::Backend;
 use tokio::sync::mpsc::{Receiver, UnboundedReceiver, UnboundedSender, unbounded_channel};
 use tokio::task::JoinHandle;
 
+use crate::app::ids::{AgentId, TabId};
 use crate::app::msg::{Effect, Msg};
-use crate::app::state::{AgentId, App};
-use crate::app::task::TabId;
+use crate::app::state::App;
 use crate::app::update::update;
 use crate::remote::card::CardFetcher;
 use crate::remote::connect::agent::Connected;

@@ -7,7 +7,8 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 
-use crate::app::state::{App, Focus, Reachability};
+use crate::app::agent::Reachability;
+use crate::app::state::{App, Focus};
 use crate::config::keymap::Action;
 use crate::trust::sanitize::sanitize_line;
 

@@ -8,7 +8,8 @@ use ratatui::widgets::{Block, Borders, Paragraph};
 
 use super::remote;
 use super::wrap::{BAR, wrap_all};
-use crate::app::state::{App, Focus, Reachability};
+use crate::app::agent::Reachability;
+use crate::app::state::{App, Focus};
 use crate::config::keymap::Action;
 use crate::trust::sanitize::sanitize_line;
 

@@ -23,7 +23,7 @@ use ratatui::widgets::{Paragraph, Wrap};
 
 use crate::app::layout;
 use crate::app::state::{App, View};
-use crate::app::task::Badge;
+use crate::app::task::badge::Badge;
 use crate::config::keymap::Action;
 use crate::config::theme::Theme;
 

@@ -502,7 +502,7 @@ pub fn approval_extent(app: &App, area: Rect) -> Option<crate::app::scroll::Exte
 /// The layout is pinned so the remote message cannot spoof it: the header, the destination, the credential and
 /// the choices each have their own rows; the agent's message gets a box of at most [`APPROVAL_MESSAGE_ROWS`]
 /// rows that scrolls (j/k, PgUp/PgDn) and is labelled remote, and the card's declarations fill what is left.
-fn approval(f: &mut Frame, app: &App, tab: crate::app::task::TabId, scroll: u16, area: Rect) {
+fn approval(f: &mut Frame, app: &App, tab: crate::app::ids::TabId, scroll: u16, area: Rect) {
     let t = &app.theme;
     let Some(tb) = app.tab(tab) else {
         return;

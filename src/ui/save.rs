@@ -10,9 +10,9 @@ use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 use super::overlay::{boxed, centered};
 use super::tab::human_bytes;
 use super::wrap::{BAR, wrap_all};
+use crate::app::ids::TabId;
 use crate::app::save::{ChoiceKind, SaveTarget, choices};
 use crate::app::state::App;
-use crate::app::task::TabId;
 use crate::config::keymap::Action;
 use crate::trust::sanitize::sanitize_line;
 

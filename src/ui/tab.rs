@@ -101,7 +101,7 @@ fn entry_segments<'a>(theme: &Theme, t: &'a TaskTab, e: &'a Entry) -> Vec<Segmen
                 out.push(Segment::Lines(lines));
             }
             Entry::State { state, at } => {
-                let b = crate::app::task::Badge::of_state(state);
+                let b = crate::app::task::badge::Badge::of_state(state);
                 out.push(Segment::Lines(vec![Line::from(vec![
                     Span::styled(
                         format!("{} state → {}", b.symbol(), state_name(state)),
@@ -655,7 +655,7 @@ mod wrap_tests {
     fn search_reads_the_lines_as_they_are_drawn() {
         use crate::testing::{chunk, status};
         let theme = Theme::builtin("dark").unwrap();
-        let mut t = TaskTab::new(1, crate::app::state::AgentId(1), "demo");
+        let mut t = TaskTab::new(1, crate::app::ids::AgentId(1), "demo");
         t.record_user("hello\nthere", vec!["notes.txt".into()], "");
         t.feed(&status(
             "t1",
@@ -770,7 +770,7 @@ mod wrap_tests {
             let raw = t.log.artifacts[0].artifact.parts.clone();
             crate::app::incremental::advance(&mut t.artifacts[0], &raw, &styles, chrome, 0)
         };
-        let mut t = TaskTab::new(1, crate::app::state::AgentId(1), "demo");
+        let mut t = TaskTab::new(1, crate::app::ids::AgentId(1), "demo");
         t.feed(&status("t1", "ctx", a2a::TaskState::Working, None));
         t.feed(&chunk(
             "t1",
@@ -824,7 +824,7 @@ mod wrap_tests {
             })
         };
         let theme = Theme::builtin("dark").unwrap();
-        let mut t = TaskTab::new(1, crate::app::state::AgentId(1), "demo");
+        let mut t = TaskTab::new(1, crate::app::ids::AgentId(1), "demo");
         t.record_user("hello\nthere", vec![], "");
         t.feed(&chunk("first", "one\ntwo\nthree"));
         t.feed(&chunk("second", "four"));

@@ -3,13 +3,13 @@
 
 use ratatui_textarea::TextArea;
 
+use crate::app::agent::{AgentOrigin, Reachability};
+use crate::app::ids::{AgentId, TabId};
 use crate::app::layout;
 use crate::app::msg::Effect;
 use crate::app::scroll::{cursor, offset};
-use crate::app::state::{
-    AgentId, AgentOrigin, App, Focus, Overlay, PromptKind, Reachability, View,
-};
-use crate::app::task::{Link, TabId};
+use crate::app::state::{App, Focus, Overlay, PromptKind, View};
+use crate::app::task::Link;
 use crate::config::keymap::Action;
 
 /// Run a named action (from a key or the command palette).
@@ -69,15 +69,14 @@ pub fn run_action(app: &mut App, a: Action) -> Vec<Effect> {
             vec![]
         }
         Action::BoardFilterAgent => {
-            let options: Vec<crate::app::state::AgentId> =
-                app.agents.iter().map(|a| a.id).collect();
+            let options: Vec<crate::app::ids::AgentId> = app.agents.iter().map(|a| a.id).collect();
             app.board.agent_filter = crate::app::board::cycle(app.board.agent_filter, &options);
             app.board.selected = 0;
             app.view = View::Board;
             vec![]
         }
         Action::BoardFilterState => {
-            use crate::app::task::Badge;
+            use crate::app::task::badge::Badge;
             let options = [
                 Badge::AuthRequired,
                 Badge::InputRequired,

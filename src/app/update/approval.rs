@@ -3,9 +3,10 @@
 use crossterm::event::KeyEvent;
 use ratatui_textarea::TextArea;
 
+use crate::app::ids::TabId;
 use crate::app::msg::{ApprovalCredential, Effect};
 use crate::app::state::{App, Overlay, PromptKind, SignInFor};
-use crate::app::task::{Link, TabId};
+use crate::app::task::Link;
 use crate::config::keymap::{Action, Context};
 
 /// Rows PgUp / PgDn move the agent's message in the approval dialog (its box is at most this tall).

@@ -2,9 +2,10 @@
 //! interface can be used) is never called. Each call meant for one becomes a note on its tab saying why, so
 //! the user sees a reason instead of a request that cannot go anywhere (the runtime has no client for it).
 
+use crate::app::ids::{AgentId, TabId};
 use crate::app::msg::Effect;
-use crate::app::state::{AgentId, App};
-use crate::app::task::{Link, TabId};
+use crate::app::state::App;
+use crate::app::task::Link;
 
 /// The agent and tab a remote call is for, when the effect is one.
 fn call_target(e: &Effect) -> Option<(AgentId, Option<TabId>)> {

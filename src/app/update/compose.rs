@@ -4,9 +4,10 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui_textarea::{CursorMove, TextArea};
 
 use super::actions::run_action;
+use crate::app::ids::TabId;
 use crate::app::msg::Effect;
 use crate::app::state::{App, Focus, Overlay};
-use crate::app::task::{Link, TabId};
+use crate::app::task::Link;
 use crate::config::keymap::Action;
 
 pub(super) fn compose_key(app: &mut App, k: KeyEvent, action: Option<Action>) -> Vec<Effect> {

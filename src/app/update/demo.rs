@@ -1,8 +1,9 @@
 //! Adding the embedded demo agent from inside the console (`D`), so a first start with no config is one key
 //! away from something to talk to, without quitting to restart with `--demo`.
 
+use crate::app::agent::AgentOrigin;
 use crate::app::msg::Effect;
-use crate::app::state::{AgentOrigin, App, Focus, View};
+use crate::app::state::{App, Focus, View};
 
 /// Ask the runtime for the demo agent, unless it is already in the list (then select it).
 pub(super) fn add_demo(app: &mut App) -> Vec<Effect> {

@@ -4,8 +4,10 @@
 //! the agent's allowed origins for this session (not written to the config: a card that moves its interface
 //! again is asked about again next run), and the agent is connected anew.
 
+use crate::app::agent::Reachability;
+use crate::app::ids::AgentId;
 use crate::app::msg::Effect;
-use crate::app::state::{AgentId, App, Overlay, Reachability};
+use crate::app::state::{App, Overlay};
 
 /// `O` on the agent list: ask about the selected agent's interface on another origin, or say why there is
 /// nothing to ask.

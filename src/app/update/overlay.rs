@@ -6,12 +6,13 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use super::actions::{remove_agent, run_action};
 use super::approval::{APPROVAL_PAGE, approval_key, approve};
 use super::remote::parse_import_filter;
+use crate::app::agent::AgentOrigin;
 use crate::app::help;
+use crate::app::ids::TabId;
 use crate::app::msg::{ApprovalCredential, Effect};
 use crate::app::save::choices;
 use crate::app::scroll::{Extent, cursor, offset};
-use crate::app::state::{AgentOrigin, App, Focus, Overlay, PromptKind, SignInFor, View};
-use crate::app::task::TabId;
+use crate::app::state::{App, Focus, Overlay, PromptKind, SignInFor, View};
 use crate::config::keymap::{Action, Context, KeyBinding, palette_matches};
 use crate::remote::connect::agent::AgentTarget;
 

@@ -3,9 +3,9 @@
 //! a transcript line, the status bar, the bell when enabled — and its dialog opens only when the user leaves the
 //! text input or presses `A`. Every waiting request stays reachable: `A` goes to the next one in any tab.
 
+use crate::app::ids::TabId;
 use crate::app::msg::Effect;
 use crate::app::state::{App, Focus, Overlay};
-use crate::app::task::TabId;
 use crate::config::keymap::Action;
 
 /// Can a dialog open now without landing on keys typed for something else? Not while a text input (or any

@@ -4,9 +4,11 @@
 use chrono::Utc;
 
 use super::stream::{follow_if_running, lay_out_artifacts, reattach_if_ready, register_push};
+use crate::app::agent::{AgentInfo, Reachability};
+use crate::app::ids::{AgentId, TabId};
 use crate::app::msg::Effect;
-use crate::app::state::{AgentId, AgentInfo, App, Reachability, View};
-use crate::app::task::{Link, TabId};
+use crate::app::state::{App, View};
+use crate::app::task::Link;
 use crate::store::record::Record;
 use crate::task::log::{Source, Verdict};
 
@@ -26,7 +28,7 @@ pub(super) fn agent_loaded(
     // The runtime says only "not signed in"; in the console the way out is a key, not the CLI (a card that
     // offers only the device-code flow comes as `NOT_SIGNED_IN_DEVICE`, and its reason names `login`).
     if let Ok(info) = &mut result
-        && let crate::app::state::Usability::CardOnly { short, reason } = &mut info.usability
+        && let crate::app::agent::Usability::CardOnly { short, reason } = &mut info.usability
         && short == crate::remote::auth::sign_in::NOT_SIGNED_IN
     {
         *reason = not_signed_in;

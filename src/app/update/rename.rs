@@ -5,10 +5,10 @@
 
 use ratatui_textarea::{CursorMove, TextArea};
 
+use crate::app::agent::{AgentEntry, AgentOrigin};
+use crate::app::ids::AgentId;
 use crate::app::msg::Effect;
-use crate::app::state::{
-    AgentEntry, AgentId, AgentOrigin, App, Overlay, PromptKind, agent_key, unique_key,
-};
+use crate::app::state::{App, Overlay, PromptKind, agent_key, unique_key};
 use crate::remote::connect::agent::AgentTarget;
 use crate::store::record::Record;
 

@@ -5,10 +5,10 @@ use std::path::PathBuf;
 
 use crossterm::event::KeyEvent;
 
+use crate::app::ids::TabId;
 use crate::app::msg::{Effect, SaveResult};
 use crate::app::save::{ChoiceKind, SaveTarget, choices};
 use crate::app::state::{App, Overlay};
-use crate::app::task::TabId;
 use crate::config::keymap::{Action, Context};
 
 /// `S`: the picker over every part of every artifact, on the part at the top of the transcript once the user

@@ -3,8 +3,10 @@
 //! and ended by [`done`]: the token set is already kept for the agent by the runtime, so the agent is
 //! connected again and its later calls carry the token.
 
+use crate::app::agent::Reachability;
+use crate::app::ids::AgentId;
 use crate::app::msg::{ApprovalCredential, Effect};
-use crate::app::state::{AgentId, App, CodeFlowView, Overlay, PromptKind, Reachability, SignInFor};
+use crate::app::state::{App, CodeFlowView, Overlay, PromptKind, SignInFor};
 use crate::config::keymap::Action;
 use crate::remote::auth::Secret;
 use crate::remote::auth::sign_in::Plan;

@@ -2,9 +2,9 @@
 //! it arrived, without recording it again), the writer's health, and closed tabs to reopen.
 
 use super::stream::{lay_out_artifacts, reattach_if_ready};
+use crate::app::ids::TabId;
 use crate::app::msg::{Effect, StoredItem};
 use crate::app::state::App;
-use crate::app::task::TabId;
 use crate::store::writer::WriterStatus;
 use crate::task::log::Source;
 

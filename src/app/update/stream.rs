@@ -3,9 +3,10 @@
 
 use chrono::Utc;
 
+use crate::app::ids::TabId;
 use crate::app::msg::{Effect, StreamItem};
 use crate::app::state::{App, Focus};
-use crate::app::task::{Link, TabId};
+use crate::app::task::Link;
 use crate::task::log::Source;
 
 /// Lay out what arrived of the tab's artifacts since the last time: markdown (an artifact still arriving up to
@@ -159,13 +160,16 @@ pub(super) fn stream_item(
                 t.attention = true;
             }
             // Never opened here: the dialog waits until the keyboard is free (`pending`).
-            if before != after && after == crate::app::task::Badge::AuthRequired {
+            if before != after && after == crate::app::task::badge::Badge::AuthRequired {
                 super::pending::announce(app, tab, on_screen);
             }
             // The agent asked a question. The keyboard stays where the user left it: an event that moved it into
             // the compose box would turn the next command key (`b`, `]`) into answer text. The note and the
             // compose title say how to answer.
-            if before != after && after == crate::app::task::Badge::InputRequired && on_screen {
+            if before != after
+                && after == crate::app::task::badge::Badge::InputRequired
+                && on_screen
+            {
                 let keys = app
                     .keymap
                     .keys_for(crate::config::keymap::Action::Compose)

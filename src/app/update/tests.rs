@@ -1,9 +1,9 @@
 //! `update` flows: keys in, state and effects out, with no terminal and no network.
 
 use super::*;
+use crate::app::agent::Reachability;
 use crate::app::msg::ApprovalCredential;
 use crate::app::msg::{StoredItem, StreamItem};
-use crate::app::state::Reachability;
 use crate::app::task::Link;
 use crate::testing::{app, status};
 use a2a::*;
@@ -828,7 +828,7 @@ fn one_artifact(task: &str, text: &str) -> StreamResponse {
 }
 
 /// The artifacts of the tab as drawn: each one's task label and text.
-fn artifacts_shown(app: &App, id: crate::app::task::TabId) -> Vec<(String, String)> {
+fn artifacts_shown(app: &App, id: crate::app::ids::TabId) -> Vec<(String, String)> {
     let t = app.tab(id).unwrap();
     t.transcript
         .iter()

@@ -2,7 +2,7 @@
 //! sent to it, and every attempt ends in a note that says why instead of a request that fails.
 
 use super::*;
-use crate::app::state::{Reachability, Usability};
+use crate::app::agent::{Reachability, Usability};
 use crate::app::task::Link;
 use crate::testing::{MESH_CARD, add_online, empty_app, fetched_card};
 use a2a::*;
@@ -111,7 +111,7 @@ fn a_refresh_that_turns_an_agent_card_only_stops_calls_to_it() {
     }
     // Refreshed: the card no longer lists an interface we can use.
     let card = fetched_card(MESH_CARD);
-    let info = crate::app::state::AgentInfo::new(
+    let info = crate::app::agent::AgentInfo::new(
         "demo",
         card,
         Usability::CardOnly {

@@ -3,9 +3,10 @@
 //! talking through the wrong agent after another was removed, a task the agent forgot re-attached forever.
 
 use super::*;
+use crate::app::ids::AgentId;
 use crate::app::msg::StreamItem;
-use crate::app::state::AgentId;
-use crate::app::task::{Badge, Entry};
+use crate::app::task::Entry;
+use crate::app::task::badge::Badge;
 use crate::store::record::Record;
 use crate::task::log::Source;
 use crate::testing::{app, chunk, snapshot, status};
@@ -20,7 +21,7 @@ fn key(app: &mut App, code: KeyCode) -> Vec<Effect> {
 }
 
 /// Open a tab, send `text`; returns the tab.
-fn send(app: &mut App, text: &str) -> crate::app::task::TabId {
+fn send(app: &mut App, text: &str) -> crate::app::ids::TabId {
     key(app, KeyCode::Char('n'));
     for c in text.chars() {
         key(app, KeyCode::Char(c));

@@ -7,8 +7,10 @@ use std::time::Duration;
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 
 use super::update;
+use crate::app::agent::{AgentInfo, AgentOrigin, Usability};
+use crate::app::ids::AgentId;
 use crate::app::msg::{Effect, Msg};
-use crate::app::state::{AgentId, AgentInfo, AgentOrigin, App, Overlay, PromptKind, Usability};
+use crate::app::state::{App, Overlay, PromptKind};
 use crate::config::protocol::Preferences;
 use crate::remote::connect::agent::AgentTarget;
 use crate::remote::connect::select_interface;

@@ -2,9 +2,9 @@
 //! when they leave the text input or press `A`, ignores the keys typed as it opens, and decides only on chords.
 
 use super::*;
+use crate::app::ids::TabId;
 use crate::app::msg::StreamItem;
 use crate::app::state::PromptKind;
-use crate::app::task::TabId;
 use crate::testing::{app, status};
 use a2a::TaskState;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};

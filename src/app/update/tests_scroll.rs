@@ -141,7 +141,7 @@ fn the_skills_list_and_the_board_move_their_cursor() {
     every_scroll_key(&mut app, "board", |a| a.board.selected);
     let mut app = parts_app();
     let info = app.agents.first_mut().and_then(|a| match &mut a.state {
-        crate::app::state::Reachability::Online(i) => Some(i),
+        crate::app::agent::Reachability::Online(i) => Some(i),
         _ => None,
     });
     if let Some(i) = info {

@@ -3,10 +3,10 @@
 //! approving with the token once the flow is done.
 
 use super::*;
+use crate::app::ids::TabId;
 use crate::app::msg::ApprovalCredential;
 use crate::app::msg::StreamItem;
 use crate::app::state::{PromptKind, SignInFor};
-use crate::app::task::TabId;
 use crate::remote::auth::Secret;
 use crate::testing::sign_in_app;
 use a2a::*;
@@ -357,10 +357,10 @@ fn the_card_only_reason_of_an_agent_nobody_signed_in_to_names_the_key() {
     let mut app = sign_in_app();
     let agent = app.agents[0].id;
     let card = crate::testing::fetched_card(crate::testing::SIGN_IN_CARD);
-    let info = crate::app::state::AgentInfo::new(
+    let info = crate::app::agent::AgentInfo::new(
         "guarded",
         card,
-        crate::app::state::Usability::CardOnly {
+        crate::app::agent::Usability::CardOnly {
             short: crate::remote::auth::sign_in::NOT_SIGNED_IN.into(),
             reason: "agent guarded: not signed in: sign in with `a2a-console login guarded`".into(),
         },

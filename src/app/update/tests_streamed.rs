@@ -5,9 +5,9 @@
 use a2a::TaskState;
 
 use super::update;
+use crate::app::ids::TabId;
 use crate::app::msg::{Effect, Msg, StreamItem};
 use crate::app::state::{App, Focus, View};
-use crate::app::task::TabId;
 use crate::task::log::Source;
 use crate::testing::{app, chunk, render_text, status};
 

@@ -23,7 +23,7 @@ fn keys(app: &mut App, s: &str) -> Vec<Effect> {
 }
 
 /// A tab on screen with command keys live, holding a message, a status message and an artifact.
-fn tab_with(artifact: &str) -> (App, crate::app::task::TabId) {
+fn tab_with(artifact: &str) -> (App, crate::app::ids::TabId) {
     let mut app = app();
     let id = app.new_tab(app.agents[0].id);
     let t = app.tab_mut(id).unwrap();

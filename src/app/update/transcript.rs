@@ -34,7 +34,7 @@ pub(super) fn open_search(app: &mut App) -> Vec<Effect> {
 /// The prompt's Enter: search for `query` (empty clears the search).
 pub(super) fn submit_search(
     app: &mut App,
-    tab: crate::app::task::TabId,
+    tab: crate::app::ids::TabId,
     query: &str,
 ) -> Vec<Effect> {
     let page = page(app);

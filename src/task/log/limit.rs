@@ -9,7 +9,7 @@
 
 use a2a::{Artifact, Part, PartContent};
 
-use crate::task::log::ArtifactLog;
+use crate::task::log::artifact::ArtifactLog;
 
 /// The limit unless the user configures another (`[store] max_artifact_mib`), in bytes.
 pub const DEFAULT_ARTIFACT_LIMIT: usize =

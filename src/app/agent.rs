@@ -1,0 +1,225 @@
+//! One configured agent as the console knows it: where it is, whether its card loaded, and the card's text
+//! sanitised once for display. The agent list is a list of these; `App` keeps it.
+
+use crate::remote::card::FetchedCard;
+use crate::remote::connect::Selected;
+use crate::remote::connect::agent::AgentTarget;
+use crate::trust::sanitize::{Provenance, Untrusted, sanitize_line};
+
+use super::ids::AgentId;
+
+/// Is an agent reachable, and what do we know of it.
+#[derive(Debug)]
+pub enum Reachability {
+    Loading,
+    Online(Box<AgentInfo>),
+    Error(String),
+}
+
+/// Whether a loaded agent can be called.
+#[derive(Debug, Clone)]
+pub enum Usability {
+    /// An interface was chosen and the client built.
+    Ready(Selected),
+    /// Only the card loaded: a few words for the agent list and the whole reason (both sanitised, one line).
+    CardOnly { short: String, reason: String },
+}
+
+/// A loaded agent: its card, the interface in use (or why there is none), and the card's text already
+/// sanitised for display.
+#[derive(Debug, Clone)]
+pub struct AgentInfo {
+    pub card: FetchedCard,
+    pub usability: Usability,
+    /// The card's name (sanitised, one line).
+    pub name: String,
+    /// The card's version (sanitised, one line).
+    pub version: String,
+    /// The raw card, pretty-printed and sanitised once, for the raw-JSON view (never re-parsed per frame).
+    pub raw_pretty: String,
+    pub description: Untrusted,
+    pub skills: Vec<SkillView>,
+}
+
+#[derive(Debug, Clone)]
+pub struct SkillView {
+    pub id: String,
+    pub name: String,
+    pub description: Untrusted,
+    pub tags: Vec<String>,
+    pub examples: Vec<String>,
+    pub input_modes: Vec<String>,
+    pub output_modes: Vec<String>,
+    pub security: Vec<String>,
+}
+
+impl AgentInfo {
+    /// Sanitise everything the UI will show, once.
+    pub fn new(label: &str, card: FetchedCard, usability: Usability) -> Self {
+        let c = &card.card;
+        let agent: std::sync::Arc<str> = label.into();
+        let prov = |field: String| Provenance {
+            agent: agent.clone(),
+            task: None,
+            field: field.into(),
+        };
+        let line = |s: &str| sanitize_line(s).0;
+        let skills = c
+            .skills
+            .iter()
+            .map(|s| SkillView {
+                id: line(&s.id),
+                name: line(&s.name),
+                description: Untrusted::new(
+                    &s.description,
+                    prov(format!("skill {} description", line(&s.id))),
+                ),
+                tags: s.tags.iter().map(|t| line(t)).collect(),
+                examples: s.examples.iter().flatten().map(|e| line(e)).collect(),
+                input_modes: s.input_modes.iter().flatten().map(|m| line(m)).collect(),
+                output_modes: s.output_modes.iter().flatten().map(|m| line(m)).collect(),
+                security: s
+                    .security_requirements
+                    .iter()
+                    .flatten()
+                    .map(|r| {
+                        let mut v: Vec<String> = r.keys().map(|k| line(k)).collect();
+                        v.sort();
+                        v.join(" + ")
+                    })
+                    .collect(),
+            })
+            .collect();
+        let pretty = serde_json::from_str::<serde_json::Value>(&card.raw)
+            .and_then(|v| serde_json::to_string_pretty(&v))
+            .unwrap_or_else(|_| card.raw.clone());
+        Self {
+            name: line(&c.name),
+            version: line(&c.version),
+            raw_pretty: crate::trust::sanitize::sanitize_text(&pretty).0,
+            description: Untrusted::new(&c.description, prov("card description".into())),
+            skills,
+            card,
+            usability: match usability {
+                Usability::Ready(s) => Usability::Ready(s),
+                Usability::CardOnly { short, reason } => Usability::CardOnly {
+                    short: line(&short),
+                    reason: line(&reason),
+                },
+            },
+        }
+    }
+
+    /// The interface in use, when the agent can be called.
+    pub fn selected(&self) -> Option<&Selected> {
+        match &self.usability {
+            Usability::Ready(s) => Some(s),
+            Usability::CardOnly { .. } => None,
+        }
+    }
+
+    /// Why the agent cannot be called (short, full), when it cannot.
+    pub fn card_only(&self) -> Option<(&str, &str)> {
+        match &self.usability {
+            Usability::Ready(_) => None,
+            Usability::CardOnly { short, reason } => Some((short, reason)),
+        }
+    }
+}
+
+/// One configured (or added) agent.
+#[derive(Debug)]
+pub struct AgentEntry {
+    pub id: AgentId,
+    /// Stable across restarts: what the store files this agent's tabs under.
+    pub key: String,
+    pub target: AgentTarget,
+    pub state: Reachability,
+    /// Added from inside the console (vs. the config file / --demo).
+    pub origin: AgentOrigin,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AgentOrigin {
+    Config,
+    Demo,
+    CommandLine,
+}
+
+impl AgentEntry {
+    /// What this agent's calls carry and where it may go, for the agent list and the card page:
+    /// `bearer token → http://127.0.0.1:9000` (`+ 1 allowed origin`), or `None` when nothing secret is configured.
+    pub fn credential_destination(&self) -> Option<String> {
+        if !self.target.sends_secrets() {
+            return None;
+        }
+        let cert = self
+            .target
+            .tls
+            .as_ref()
+            .and_then(|t| t.cert_name())
+            .map(|n| format!("client cert {}", sanitize_line(&n).0));
+        let what = match (&self.target.auth, cert) {
+            (Some(a), Some(c)) => format!("{} + {c}", a.kind.words()),
+            (Some(a), None) => a.kind.words().to_string(),
+            (None, Some(c)) => c,
+            (None, None) => "headers".to_string(),
+        };
+        let home = crate::remote::auth::origin::Origin::of(&self.target.url)
+            .map_or_else(|| sanitize_line(&self.target.url).0, |o| o.to_string());
+        let more = match self.target.allowed_origins.len() {
+            0 => String::new(),
+            1 => " + 1 allowed origin".to_string(),
+            n => format!(" + {n} allowed origins"),
+        };
+        Some(format!("{what} → {home}{more}"))
+    }
+
+    /// When the card declares mutual TLS (`mtlsSecurityScheme`) and no client certificate is configured: what
+    /// the user must set, short enough for the agent list (the card page says it in full).
+    pub fn mtls_missing(&self) -> Option<&'static str> {
+        let declares = self
+            .info()?
+            .card
+            .card
+            .security_schemes
+            .as_ref()?
+            .values()
+            .any(|s| matches!(s, a2a::SecurityScheme::MutualTls(_)));
+        (declares && self.target.client_cert().is_none()).then_some("needs a client cert")
+    }
+
+    /// What to call it: the config's name, else the card's, else the URL.
+    pub fn name(&self) -> String {
+        match (&self.state, self.target.label == self.target.url) {
+            (Reachability::Online(info), true) if !info.name.is_empty() => info.name.clone(),
+            _ => sanitize_line(&self.target.label).0,
+        }
+    }
+
+    pub fn info(&self) -> Option<&AgentInfo> {
+        match &self.state {
+            Reachability::Online(i) => Some(i),
+            _ => None,
+        }
+    }
+
+    /// The loaded card when the agent can also be called (it is not card only).
+    pub fn callable(&self) -> Option<&AgentInfo> {
+        self.info().filter(|i| i.selected().is_some())
+    }
+
+    /// Why nothing can be sent to this agent now, as a note for the user; `None` when something can.
+    pub fn why_not_callable(&self) -> Option<String> {
+        match &self.state {
+            Reachability::Loading => Some(format!("{}: the card is still loading", self.name())),
+            Reachability::Error(e) => Some(format!("{}: the card did not load ({e})", self.name())),
+            Reachability::Online(info) => info.card_only().map(|(_, reason)| {
+                format!(
+                    "{} is card only: the console can show its card but not call it ({reason}); nothing was sent",
+                    self.name()
+                )
+            }),
+        }
+    }
+}
