@@ -279,16 +279,7 @@ impl Runtime {
         let Some(mut srx) = self.stream_rx.take() else {
             return Err("the console's event loop is already running".into());
         };
-        for e in initial {
-            self.run_effect(e);
-        }
-        self.pending.extend(app.take_records());
-        self.flush_app(app);
-        let mut store = self
-            .writer
-            .as_ref()
-            .map(StoreWriter::status)
-            .unwrap_or_else(|| tokio::sync::watch::channel(WriterStatus::default()).1);
+        let mut store = self.start(app, initial);
         let mut reported = WriterStatus::default();
         let mut dirty = true;
         // So the first frame is drawn at once (checked: `Instant` cannot go below the clock's start).
@@ -300,39 +291,14 @@ impl Runtime {
         let mut input_open = true;
         loop {
             let status = store.borrow_and_update().clone();
-            if status.failure != reported.failure || status.lost != reported.lost {
-                reported = status.clone();
-                self.apply(app, Msg::StoreStatus(status.clone()));
-                self.flush_app(app);
-                dirty = true;
-            }
-            // A rendered frame goes on screen once the store holds everything it shows (bounded wait).
-            if let Some(frame) = &self.unshown {
-                let waited = frame.rendered.elapsed();
-                if self.committed(&status, frame.needs) || waited >= COMMIT_WAIT {
-                    self.present(app, terminal)?;
-                    self.held += waited;
-                    if waited >= COMMIT_WAIT {
-                        app.set_status(
-                            "the local store is slow: the screen may be ahead of it",
-                            true,
-                        );
-                        dirty = true;
-                    }
-                }
-            }
-            if dirty && self.unshown.is_none() && last_render.elapsed() >= FRAME {
-                self.render(app, terminal)?;
-                last_render = Instant::now();
-                dirty = false;
-                if self
-                    .unshown
-                    .as_ref()
-                    .is_some_and(|f| self.committed(&status, f.needs))
-                {
-                    self.present(app, terminal)?;
-                }
-            }
+            self.show(
+                app,
+                terminal,
+                &status,
+                &mut reported,
+                &mut dirty,
+                &mut last_render,
+            )?;
             if app.quit {
                 break;
             }
@@ -405,16 +371,85 @@ impl Runtime {
                 }
             }
         }
+        self.finish(app);
+        Ok(())
+    }
+
+    /// Before the loop: the initial effects started and what the app recorded so far handed over. Returns the
+    /// store writer's status (a status that never changes without a store).
+    fn start(
+        &mut self,
+        app: &mut App,
+        initial: Vec<Effect>,
+    ) -> tokio::sync::watch::Receiver<WriterStatus> {
+        for e in initial {
+            self.run_effect(e);
+        }
+        self.pending.extend(app.take_records());
+        self.flush_app(app);
+        self.writer
+            .as_ref()
+            .map(StoreWriter::status)
+            .unwrap_or_else(|| tokio::sync::watch::channel(WriterStatus::default()).1)
+    }
+
+    /// One look at the screen: a change in the store's health reported, the rendered frame put on screen once
+    /// the store holds everything it shows (bounded wait), and the next frame rendered when one is due.
+    fn show<B: Backend>(
+        &mut self,
+        app: &mut App,
+        terminal: &mut Terminal<B>,
+        status: &WriterStatus,
+        reported: &mut WriterStatus,
+        dirty: &mut bool,
+        last_render: &mut Instant,
+    ) -> Result<(), String> {
+        if status.failure != reported.failure || status.lost != reported.lost {
+            *reported = status.clone();
+            self.apply(app, Msg::StoreStatus(status.clone()));
+            self.flush_app(app);
+            *dirty = true;
+        }
+        if let Some(frame) = &self.unshown {
+            let waited = frame.rendered.elapsed();
+            if self.committed(status, frame.needs) || waited >= COMMIT_WAIT {
+                self.present(app, terminal)?;
+                self.held += waited;
+                if waited >= COMMIT_WAIT {
+                    app.set_status(
+                        "the local store is slow: the screen may be ahead of it",
+                        true,
+                    );
+                    *dirty = true;
+                }
+            }
+        }
+        if *dirty && self.unshown.is_none() && last_render.elapsed() >= FRAME {
+            self.render(app, terminal)?;
+            *last_render = Instant::now();
+            *dirty = false;
+            if self
+                .unshown
+                .as_ref()
+                .is_some_and(|f| self.committed(status, f.needs))
+            {
+                self.present(app, terminal)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// After the loop: the streams stopped, the drafts kept, and everything handed over written before the
+    /// console exits.
+    fn finish(&mut self, app: &mut App) {
         for (_, h) in self.streams.drain() {
             h.abort();
         }
         self.pending.extend(crate::tui::persist::drafts(app));
         self.flush_app(app);
         if let Some(w) = self.writer.take() {
-            // Everything handed over is written before the console exits.
             w.stop();
         }
-        Ok(())
     }
 
     /// Render the app into the terminal's next buffer without putting it on screen: [`Runtime::present`] does

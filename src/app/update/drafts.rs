@@ -134,7 +134,7 @@ pub(super) fn reopen_from_memory(app: &mut App, why: String) -> Vec<Effect> {
         if let Some(t) = app.tab_mut(id) {
             t.restore_draft(closed.draft);
         }
-        super::actions::show_tab(app, id);
+        super::tabs::show_tab(app, id);
         app.set_status(
             format!("{why}; the closed tab's draft is back, in a new tab"),
             false,

@@ -3,7 +3,8 @@
 use crossterm::event::{MouseEvent, MouseEventKind};
 use ratatui::layout::{Position, Rect};
 
-use super::actions::{scroll, show_tab};
+use super::nav::scroll;
+use super::tabs::show_tab;
 use crate::app::layout;
 use crate::app::msg::Effect;
 use crate::app::state::{App, Focus, View};

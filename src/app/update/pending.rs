@@ -98,7 +98,7 @@ pub(super) fn review(app: &mut App) -> Vec<Effect> {
         return vec![];
     };
     if here.is_none() {
-        super::actions::show_tab(app, tab);
+        super::tabs::show_tab(app, tab);
     }
     if let Some(t) = app.tab_mut(tab) {
         t.auth_unreviewed = false;

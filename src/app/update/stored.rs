@@ -141,7 +141,7 @@ pub(super) fn closed_tabs(
             t.restore_draft(d);
         }
     }
-    super::actions::show_tab(app, id);
+    super::tabs::show_tab(app, id);
     app.set_status(
         if with_draft {
             "reopened the last closed tab, with its draft"
@@ -150,5 +150,5 @@ pub(super) fn closed_tabs(
         },
         false,
     );
-    super::actions::load_if_needed(app, id)
+    super::tabs::load_if_needed(app, id)
 }
