@@ -352,7 +352,7 @@ impl SignIn {
             &redact,
         )
         .await?;
-        let token = oauth::token_from(&obj)?;
+        let token = oauth::answer::token_from(&obj)?;
         let identity = match &self.flow.oidc {
             Some(meta) => {
                 let id_token = token.id_token.as_ref().ok_or(OAuthError::InvalidResponse {
@@ -417,7 +417,7 @@ pub async fn refresh(
         &redact,
     )
     .await?;
-    oauth::token_from(&obj)
+    oauth::answer::token_from(&obj)
 }
 
 /// 256 bits from the OS, base64url: a `state`, PKCE verifier (43 characters, RFC 7636 §4.1) or nonce.

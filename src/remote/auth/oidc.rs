@@ -130,7 +130,7 @@ pub async fn discover(
     })?;
     let doc = get_json(http, &url, WHAT).await?;
     let invalid = |reason: String| OAuthError::InvalidResponse { what: WHAT, reason };
-    let issuer = oauth::required_str(&doc, "issuer").map_err(invalid)?;
+    let issuer = oauth::answer::required_str(&doc, "issuer").map_err(invalid)?;
     // Discovery §4.3: exactly equal; a trailing-slash difference is a different issuer, but the
     // common `https://host` vs `https://host/` form is the same origin and is accepted.
     if issuer.trim_end_matches('/') != expected.trim_end_matches('/') {
@@ -141,12 +141,12 @@ pub async fn discover(
         )));
     }
     let endpoint = |key: &str, what: &'static str| -> Result<Url, OAuthError> {
-        let raw = oauth::required_str(&doc, key).map_err(invalid)?;
+        let raw = oauth::answer::required_str(&doc, key).map_err(invalid)?;
         oauth::endpoint_url(&raw, what)
     };
     let authorization_endpoint = endpoint("authorization_endpoint", "authorization endpoint")?;
     let token_endpoint = endpoint("token_endpoint", "token endpoint")?;
-    let jwks_uri = match oauth::optional_str(&doc, "jwks_uri") {
+    let jwks_uri = match oauth::answer::optional_str(&doc, "jwks_uri") {
         Some(raw) => Some(oauth::endpoint_url(&raw, "JWKS URL")?),
         None if kind == MetadataKind::OpenId => {
             return Err(invalid(
