@@ -8,7 +8,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 
 use crate::app::state::{App, Focus, Reachability};
-use crate::config::keymap::Action;
+use crate::config::keymap::actions::Action;
 use crate::trust::sanitize::sanitize_line;
 
 pub fn draw(f: &mut Frame, app: &App, area: Rect) {

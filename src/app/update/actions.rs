@@ -10,7 +10,7 @@ use crate::app::state::{
     AgentId, AgentOrigin, App, Focus, Overlay, PromptKind, Reachability, View,
 };
 use crate::app::task::{Link, TabId};
-use crate::config::keymap::Action;
+use crate::config::keymap::actions::Action;
 
 /// Run a named action (from a key or the command palette).
 pub fn run_action(app: &mut App, a: Action) -> Vec<Effect> {

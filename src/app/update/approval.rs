@@ -6,7 +6,7 @@ use ratatui_textarea::TextArea;
 use crate::app::msg::{ApprovalCredential, Effect};
 use crate::app::state::{App, Overlay, PromptKind, SignInFor};
 use crate::app::task::{Link, TabId};
-use crate::config::keymap::{Action, Context};
+use crate::config::keymap::actions::{Action, Context};
 
 /// Rows PgUp / PgDn move the agent's message in the approval dialog (its box is at most this tall).
 pub const APPROVAL_PAGE: u16 = 6;

@@ -7,7 +7,7 @@ use super::actions::run_action;
 use crate::app::msg::Effect;
 use crate::app::state::{App, Focus, Overlay};
 use crate::app::task::{Link, TabId};
-use crate::config::keymap::Action;
+use crate::config::keymap::actions::Action;
 
 pub(super) fn compose_key(app: &mut App, k: KeyEvent, action: Option<Action>) -> Vec<Effect> {
     let Some(tab_id) = app.active_tab().map(|t| t.id) else {

@@ -24,7 +24,7 @@ use crossterm::event::{Event, KeyEvent, KeyEventKind};
 
 use crate::app::msg::{Effect, Msg};
 use crate::app::state::{App, Focus, Overlay, View};
-use crate::config::keymap::Context;
+use crate::config::keymap::actions::Context;
 use compose::{compose_key, paste};
 use mouse::mouse;
 use overlay::overlay_key;

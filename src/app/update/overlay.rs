@@ -12,7 +12,9 @@ use crate::app::save::choices;
 use crate::app::scroll::{Extent, cursor, offset};
 use crate::app::state::{AgentOrigin, App, Focus, Overlay, PromptKind, SignInFor, View};
 use crate::app::task::TabId;
-use crate::config::keymap::{Action, Context, KeyBinding, palette_matches};
+use crate::config::keymap::actions::{Action, Context};
+use crate::config::keymap::keys::KeyBinding;
+use crate::config::keymap::palette_matches;
 use crate::remote::connect::agent::AgentTarget;
 
 pub(super) fn overlay_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
@@ -121,7 +123,7 @@ fn overlay_key_inner(app: &mut App, overlay: Overlay, k: KeyEvent) -> Vec<Effect
             scroll,
             selected,
         } => {
-            let pressed = crate::config::keymap::KeyBinding::from_event(&k);
+            let pressed = crate::config::keymap::keys::KeyBinding::from_event(&k);
             let is = |a: Action| keymap.bindings(a).contains(&pressed);
             // `,` `.` select a row as in a transcript; Enter or J opens the selected one.
             if is(Action::SelectPrev) || is(Action::SelectNext) {

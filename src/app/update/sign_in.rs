@@ -5,7 +5,7 @@
 
 use crate::app::msg::{ApprovalCredential, Effect};
 use crate::app::state::{AgentId, App, CodeFlowView, Overlay, PromptKind, Reachability, SignInFor};
-use crate::config::keymap::Action;
+use crate::config::keymap::actions::Action;
 use crate::remote::auth::Secret;
 use crate::remote::auth::sign_in::Plan;
 

@@ -168,7 +168,7 @@ pub(super) fn stream_item(
             if before != after && after == crate::app::task::Badge::InputRequired && on_screen {
                 let keys = app
                     .keymap
-                    .keys_for(crate::config::keymap::Action::Compose)
+                    .keys_for(crate::config::keymap::actions::Action::Compose)
                     .join("/");
                 if app.focus != Focus::Compose {
                     app.set_status(
