@@ -412,7 +412,7 @@ async fn code_artifact(c: &mut Console) -> Result<Buffer> {
 async fn lay_out_code(app: &mut App) -> Result<Buffer> {
     use a2a_console::app::msg::{Effect, Msg};
     use a2a_console::app::update::{lay_out_artifacts, run_action, update};
-    use a2a_console::config::keymap::Action;
+    use a2a_console::config::keymap::actions::Action;
     let tab = app.tabs.first().context("the code scene opened no tab")?.id;
     let t = app.tab_mut(tab).context("no tab")?;
     if t.artifacts.iter().all(|a| a.rendered.is_none()) {

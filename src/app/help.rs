@@ -8,7 +8,7 @@ use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 use crate::app::scroll::{Extent, viewer_area};
 use crate::app::state::App;
-use crate::config::keymap::{Action, Context};
+use crate::config::keymap::actions::{Action, Context};
 
 /// The narrowest the description column gets before the action's name moves into it.
 const MIN_DESCRIPTION: usize = 30;

@@ -3,7 +3,7 @@
 
 use ratatui::layout::Rect;
 
-use crate::config::keymap::Action;
+use crate::config::keymap::actions::Action;
 
 /// How many rows a pane holds and how many of them are visible.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

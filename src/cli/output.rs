@@ -304,6 +304,17 @@ pub fn card_text(
         let _ = writeln!(out, "usable:      no, card only ({})", line(why));
     }
     remote_block(&mut out, label, None, "card description", &c.description);
+    interfaces_text(&mut out, c, selected);
+    capabilities_text(&mut out, c);
+    security_text(&mut out, c);
+    skills_text(&mut out, label, c);
+    signature_text(&mut out, fetched);
+    warnings_text(&mut out, fetched);
+    out
+}
+
+/// Every interface the card lists, the one in use marked, with why the console would not use the others.
+fn interfaces_text(out: &mut String, c: &AgentCard, selected: Option<&Selected>) {
     let _ = writeln!(out, "interfaces:");
     if c.supported_interfaces.is_empty() {
         let _ = writeln!(out, "  none listed");
@@ -328,6 +339,10 @@ pub fn card_text(
             line(&i.url)
         );
     }
+}
+
+/// What the agent says it can do: streaming, push, the extended card, its extensions and its media types.
+fn capabilities_text(out: &mut String, c: &AgentCard) {
     let caps = &c.capabilities;
     let flag = |b: Option<bool>| if b == Some(true) { "yes" } else { "no" };
     let _ = writeln!(
@@ -355,6 +370,10 @@ pub fn card_text(
         line(&c.default_input_modes.join(", ")),
         line(&c.default_output_modes.join(", "))
     );
+}
+
+/// The schemes the card declares and the combinations it requires.
+fn security_text(out: &mut String, c: &AgentCard) {
     if c.security_schemes.as_ref().is_none_or(|s| s.is_empty()) {
         let _ = writeln!(out, "security schemes: none declared");
     }
@@ -405,6 +424,10 @@ pub fn card_text(
             }
         );
     }
+}
+
+/// Each skill with its tags, its description (remote text) and its examples.
+fn skills_text(out: &mut String, label: &str, c: &AgentCard) {
     let _ = writeln!(out, "skills ({}):", c.skills.len());
     for s in &c.skills {
         let _ = writeln!(
@@ -415,7 +438,7 @@ pub fn card_text(
             line(&s.tags.join(", "))
         );
         remote_block(
-            &mut out,
+            out,
             label,
             None,
             &format!("skill {} description", line(&s.id)),
@@ -425,7 +448,10 @@ pub fn card_text(
             let _ = writeln!(out, "      example: {}", line(ex));
         }
     }
-    signature_text(&mut out, fetched);
+}
+
+/// What validating the card found.
+fn warnings_text(out: &mut String, fetched: &FetchedCard) {
     if fetched.warnings.is_empty() {
         let _ = writeln!(out, "warnings:    none");
     } else {
@@ -434,7 +460,6 @@ pub fn card_text(
             let _ = writeln!(out, "  ! {}", line(&w.to_string()));
         }
     }
-    out
 }
 
 #[cfg(test)]

@@ -61,6 +61,20 @@ async fn show_card(
     Ok(Exit::Done)
 }
 
+/// A connected agent and how to tell the user to run a command again: what every command after the
+/// connection needs.
+struct Call<'a> {
+    conn: &'a Connected,
+    again: &'a Again,
+}
+
+impl Call<'_> {
+    /// The agent's error for the call `what`, named with the agent.
+    fn failed(&self, what: &str, e: A2AError) -> RemoteError {
+        classify(&e).context(format!("agent {}: {what}", self.conn.label))
+    }
+}
+
 pub(super) async fn run_remote(
     config: &Config,
     global: &GlobalOpts,
@@ -98,57 +112,12 @@ pub(super) async fn run_remote(
         None => crate::remote::http::http_client(target.timeout)?,
     };
     let conn = agent::connect(&target, &http, &fetcher).await?;
-    let label = conn.label.clone();
-    let ctx = |what: &str| format!("agent {label}: {what}");
-    let agent_err = |what: &str, e: A2AError| classify(&e).context(ctx(what));
-
+    let call = Call {
+        conn: &conn,
+        again: &again,
+    };
     match command {
-        Command::Card { json, .. } => {
-            if conn.card.card.capabilities.extended_agent_card != Some(true) {
-                report::warning(&format!(
-                    "agent {label}: the card does not declare an extended card (capabilities.extendedAgentCard); asking anyway"
-                ));
-            }
-            let card = conn
-                .client
-                .get_extended_agent_card(&GetExtendedAgentCardRequest { tenant: None })
-                .await
-                .map_err(|e| agent_err("GetExtendedAgentCard", e))?;
-            // The 0.3 Python SDK answers with the public card when it has no extended one configured: show
-            // it as what it is, not under the extended card's heading.
-            let extended = !same_card(&card, &conn.card.card);
-            if !extended {
-                report::warning(&format!(
-                    "agent {label}: asked for the extended card, the agent returned its public card (it has no extended card, or none for this credential); showing the public card"
-                ));
-            }
-            // The extended card comes parsed by the SDK, so its signature is checked over the SDK type's JSON
-            // (what a signer using the same types would have signed); the public card's raw bytes do not apply.
-            let as_json = serde_json::to_value(&card).unwrap_or_default();
-            let verdict = crate::remote::signature::keys::judge_value(
-                &as_json,
-                &conn.card.url,
-                &target.trust,
-                &fetcher.jku,
-            )
-            .await;
-            if json {
-                outln!(
-                    "{}",
-                    safe_json(&output::card_json(&card, Some(&verdict)), true)
-                );
-            } else {
-                let mut shown = conn.card.clone();
-                shown.card = card;
-                shown.warnings.clear();
-                shown.signature = Some(verdict);
-                out!(
-                    "{}",
-                    output::card_text(&label, &shown, Ok(&conn.selected), extended)
-                );
-            }
-            Ok(Exit::Done)
-        }
+        Command::Card { json, .. } => extended_card(&call, &target, &fetcher, json).await,
         Command::Send {
             text,
             stream,
@@ -159,131 +128,19 @@ pub(super) async fn run_remote(
             json,
             ..
         } => {
-            // A follow-up without the context id is legal, but the Python SDKs then file the message under a
-            // freshly minted context; look the task's context up so the conversation stays in one place.
-            let context = match (&task, context) {
-                (Some(id), None) => conn
-                    .client
-                    .get_task(&GetTaskRequest {
-                        id: id.clone(),
-                        history_length: Some(0),
-                        tenant: None,
-                    })
-                    .await
-                    .ok()
-                    .map(|t| t.context_id)
-                    .filter(|c| !c.is_empty()),
-                (_, c) => c,
-            };
-            let message =
-                build_message(text, task.clone(), context, &files).map_err(RemoteError::usage)?;
+            let message = message_for(&call, text, task.clone(), context, &files).await?;
             if stream {
-                if conn.card.card.capabilities.streaming != Some(true) {
-                    report::warning(&format!(
-                        "agent {label}: the card does not declare streaming; trying anyway"
-                    ));
-                }
-                let req = SendMessageRequest {
-                    message,
-                    configuration: None,
-                    metadata: None,
-                    tenant: None,
-                };
-                let events = conn
-                    .client
-                    .send_streaming_message(&req)
-                    .await
-                    .map_err(|e| agent_err("SendStreamingMessage", e))?;
-                let tracker = task.map(TaskLog::resuming).unwrap_or_default();
-                let stream = Following {
-                    client: Some(&conn.client),
-                    label: &label,
-                    call: "SendStreamingMessage",
-                    again: &again,
-                    json,
-                };
-                return follow(&stream, events, tracker).await;
+                send_streaming(&call, message, task, json).await
+            } else {
+                send(&call, message, no_wait, json).await
             }
-            let req = SendMessageRequest {
-                message,
-                configuration: Some(SendMessageConfiguration {
-                    accepted_output_modes: None,
-                    task_push_notification_config: None,
-                    history_length: None,
-                    return_immediately: no_wait.then_some(true),
-                }),
-                metadata: None,
-                tenant: None,
-            };
-            let resp = conn
-                .client
-                .send_message(&req)
-                .await
-                .map_err(|e| agent_err("SendMessage", e))?;
-            if json {
-                outln!("{}", safe_json(&resp, true));
-            }
-            Ok(match resp {
-                SendMessageResponse::Message(m) => {
-                    if !json {
-                        let mut out = String::new();
-                        output::message_text(
-                            &mut out,
-                            &label,
-                            None,
-                            "direct message reply (no task)",
-                            &m,
-                        );
-                        out!("{out}");
-                    }
-                    Exit::Done
-                }
-                SendMessageResponse::Task(t) => {
-                    if !json {
-                        out!("{}", output::task_text(&label, &t));
-                    }
-                    if no_wait {
-                        Exit::Done
-                    } else {
-                        settle(&again, &t.id, &t.status.state)
-                    }
-                }
-            })
         }
         Command::Get {
             task_id,
             history,
             json,
             ..
-        } => {
-            let t = conn
-                .client
-                .get_task(&GetTaskRequest {
-                    id: task_id,
-                    history_length: history,
-                    tenant: None,
-                })
-                .await
-                .map_err(|e| agent_err("GetTask", e))?;
-            if json {
-                outln!("{}", safe_json(&t, true));
-            } else {
-                out!("{}", output::task_text(&label, &t));
-                if history.is_some_and(|h| h > 0) {
-                    for m in t.history.iter().flatten() {
-                        let who = if m.role == Role::User {
-                            "history · you"
-                        } else {
-                            "history · agent"
-                        };
-                        let mut out = String::new();
-                        output::message_text(&mut out, &label, Some(&t.id), who, m);
-                        out!("{out}");
-                    }
-                }
-            }
-            Ok(settle(&again, &t.id, &t.status.state))
-        }
+        } => get(&call, task_id, history, json).await,
         Command::List {
             context,
             state,
@@ -291,97 +148,9 @@ pub(super) async fn run_remote(
             page_token,
             json,
             ..
-        } => {
-            let status = state
-                .as_deref()
-                .map(parse_state)
-                .transpose()
-                .map_err(RemoteError::usage)?;
-            if conn.selected.protocol == crate::config::protocol::ProtocolChoice::V03 {
-                // 0.3 has no tasks/list (either binding): nothing to send. Not the agent's error, and no fault
-                // of the wire: the command cannot be done with this agent, like an unknown --state.
-                return Err(RemoteError::usage(format!(
-                    "agent {label} speaks A2A 0.3, which has no ListTasks (tasks/list), so nothing was sent; `{}` reads one task",
-                    again.command("get", &["TASK_ID"])
-                )));
-            }
-            let resp = conn
-                .client
-                .list_tasks(&ListTasksRequest {
-                    context_id: context,
-                    status,
-                    page_size,
-                    page_token,
-                    history_length: Some(0),
-                    status_timestamp_after: None,
-                    include_artifacts: None,
-                    tenant: None,
-                })
-                .await
-                .map_err(|e| agent_err("ListTasks", e))?;
-            if json {
-                outln!("{}", safe_json(&resp, true));
-            } else {
-                outln!("{:<38} {:<38} {:<15} UPDATED", "TASK", "CONTEXT", "STATE");
-                for t in &resp.tasks {
-                    outln!(
-                        "{:<38} {:<38} {:<15} {}",
-                        one_line(&t.id),
-                        one_line(&t.context_id),
-                        state_name(&t.status.state),
-                        t.status
-                            .timestamp
-                            .map(|ts| ts.to_rfc3339())
-                            .unwrap_or_default()
-                    );
-                }
-                outln!("{} of {} task(s)", resp.tasks.len(), resp.total_size);
-                if !resp.next_page_token.is_empty() {
-                    outln!("more: --page-token {}", one_line(&resp.next_page_token));
-                }
-            }
-            Ok(Exit::Done)
-        }
-        Command::Cancel { task_id, json, .. } => {
-            let t = conn
-                .client
-                .cancel_task(&CancelTaskRequest {
-                    id: task_id,
-                    metadata: None,
-                    tenant: None,
-                })
-                .await
-                .map_err(|e| agent_err("CancelTask", e))?;
-            if json {
-                outln!("{}", safe_json(&t, true));
-            } else {
-                out!("{}", output::task_text(&label, &t));
-            }
-            // Canceled is what was asked for; anything else says what the task did instead.
-            Ok(if t.status.state == TaskState::Canceled {
-                Exit::Done
-            } else {
-                settle(&again, &t.id, &t.status.state)
-            })
-        }
-        Command::Subscribe { task_id, json, .. } => {
-            let events = conn
-                .client
-                .subscribe_to_task(&SubscribeToTaskRequest {
-                    id: task_id.clone(),
-                    tenant: None,
-                })
-                .await
-                .map_err(|e| agent_err("SubscribeToTask", e))?;
-            let stream = Following {
-                client: Some(&conn.client),
-                label: &label,
-                call: "SubscribeToTask",
-                again: &again,
-                json,
-            };
-            follow(&stream, events, TaskLog::for_task(task_id)).await
-        }
+        } => list(&call, context, state, page_size, page_token, json).await,
+        Command::Cancel { task_id, json, .. } => cancel(&call, task_id, json).await,
+        Command::Subscribe { task_id, json, .. } => subscribe(&call, task_id, json).await,
         Command::Push { action } => push(&conn, action).await,
         Command::DemoAgent { .. }
         | Command::Login { .. }
@@ -393,6 +162,322 @@ pub(super) async fn run_remote(
         | Command::Export { .. }
         | Command::Audit { .. } => Ok(Exit::Done),
     }
+}
+
+/// `card --extended AGENT`: the card the agent gives a caller with its credential, its signature checked.
+async fn extended_card(
+    call: &Call<'_>,
+    target: &crate::remote::connect::agent::AgentTarget,
+    fetcher: &CardFetcher,
+    json: bool,
+) -> Result<Exit, RemoteError> {
+    let conn = call.conn;
+    let label = &conn.label;
+    if conn.card.card.capabilities.extended_agent_card != Some(true) {
+        report::warning(&format!(
+            "agent {label}: the card does not declare an extended card (capabilities.extendedAgentCard); asking anyway"
+        ));
+    }
+    let card = conn
+        .client
+        .get_extended_agent_card(&GetExtendedAgentCardRequest { tenant: None })
+        .await
+        .map_err(|e| call.failed("GetExtendedAgentCard", e))?;
+    // The 0.3 Python SDK answers with the public card when it has no extended one configured: show
+    // it as what it is, not under the extended card's heading.
+    let extended = !same_card(&card, &conn.card.card);
+    if !extended {
+        report::warning(&format!(
+            "agent {label}: asked for the extended card, the agent returned its public card (it has no extended card, or none for this credential); showing the public card"
+        ));
+    }
+    // The extended card comes parsed by the SDK, so its signature is checked over the SDK type's JSON
+    // (what a signer using the same types would have signed); the public card's raw bytes do not apply.
+    let as_json = serde_json::to_value(&card).unwrap_or_default();
+    let verdict = crate::remote::signature::keys::judge_value(
+        &as_json,
+        &conn.card.url,
+        &target.trust,
+        &fetcher.jku,
+    )
+    .await;
+    if json {
+        outln!(
+            "{}",
+            safe_json(&output::card_json(&card, Some(&verdict)), true)
+        );
+    } else {
+        let mut shown = conn.card.clone();
+        shown.card = card;
+        shown.warnings.clear();
+        shown.signature = Some(verdict);
+        out!(
+            "{}",
+            output::card_text(label, &shown, Ok(&conn.selected), extended)
+        );
+    }
+    Ok(Exit::Done)
+}
+
+/// The message `send` sends. A follow-up without the context id is legal, but the Python SDKs then file the
+/// message under a freshly minted context; the task's context is looked up so the conversation stays in one
+/// place.
+async fn message_for(
+    call: &Call<'_>,
+    text: String,
+    task: Option<String>,
+    context: Option<String>,
+    files: &[std::path::PathBuf],
+) -> Result<Message, RemoteError> {
+    let conn = call.conn;
+    let context = match (&task, context) {
+        (Some(id), None) => conn
+            .client
+            .get_task(&GetTaskRequest {
+                id: id.clone(),
+                history_length: Some(0),
+                tenant: None,
+            })
+            .await
+            .ok()
+            .map(|t| t.context_id)
+            .filter(|c| !c.is_empty()),
+        (_, c) => c,
+    };
+    build_message(text, task, context, files).map_err(RemoteError::usage)
+}
+
+/// `send --stream`: the events followed as they come.
+async fn send_streaming(
+    call: &Call<'_>,
+    message: Message,
+    task: Option<String>,
+    json: bool,
+) -> Result<Exit, RemoteError> {
+    let conn = call.conn;
+    let label = &conn.label;
+    if conn.card.card.capabilities.streaming != Some(true) {
+        report::warning(&format!(
+            "agent {label}: the card does not declare streaming; trying anyway"
+        ));
+    }
+    let req = SendMessageRequest {
+        message,
+        configuration: None,
+        metadata: None,
+        tenant: None,
+    };
+    let events = conn
+        .client
+        .send_streaming_message(&req)
+        .await
+        .map_err(|e| call.failed("SendStreamingMessage", e))?;
+    let tracker = task.map(TaskLog::resuming).unwrap_or_default();
+    let stream = Following {
+        client: Some(&conn.client),
+        label,
+        call: "SendStreamingMessage",
+        again: call.again,
+        json,
+    };
+    follow(&stream, events, tracker).await
+}
+
+/// `send`: one reply, a message or a task (waited for unless `--no-wait`).
+async fn send(
+    call: &Call<'_>,
+    message: Message,
+    no_wait: bool,
+    json: bool,
+) -> Result<Exit, RemoteError> {
+    let conn = call.conn;
+    let label = &conn.label;
+    let req = SendMessageRequest {
+        message,
+        configuration: Some(SendMessageConfiguration {
+            accepted_output_modes: None,
+            task_push_notification_config: None,
+            history_length: None,
+            return_immediately: no_wait.then_some(true),
+        }),
+        metadata: None,
+        tenant: None,
+    };
+    let resp = conn
+        .client
+        .send_message(&req)
+        .await
+        .map_err(|e| call.failed("SendMessage", e))?;
+    if json {
+        outln!("{}", safe_json(&resp, true));
+    }
+    Ok(match resp {
+        SendMessageResponse::Message(m) => {
+            if !json {
+                let mut out = String::new();
+                output::message_text(&mut out, label, None, "direct message reply (no task)", &m);
+                out!("{out}");
+            }
+            Exit::Done
+        }
+        SendMessageResponse::Task(t) => {
+            if !json {
+                out!("{}", output::task_text(label, &t));
+            }
+            if no_wait {
+                Exit::Done
+            } else {
+                settle(call.again, &t.id, &t.status.state)
+            }
+        }
+    })
+}
+
+/// `get`: a task, with as much of its history as asked for.
+async fn get(
+    call: &Call<'_>,
+    task_id: String,
+    history: Option<i32>,
+    json: bool,
+) -> Result<Exit, RemoteError> {
+    let conn = call.conn;
+    let label = &conn.label;
+    let t = conn
+        .client
+        .get_task(&GetTaskRequest {
+            id: task_id,
+            history_length: history,
+            tenant: None,
+        })
+        .await
+        .map_err(|e| call.failed("GetTask", e))?;
+    if json {
+        outln!("{}", safe_json(&t, true));
+    } else {
+        out!("{}", output::task_text(label, &t));
+        if history.is_some_and(|h| h > 0) {
+            for m in t.history.iter().flatten() {
+                let who = if m.role == Role::User {
+                    "history · you"
+                } else {
+                    "history · agent"
+                };
+                let mut out = String::new();
+                output::message_text(&mut out, label, Some(&t.id), who, m);
+                out!("{out}");
+            }
+        }
+    }
+    Ok(settle(call.again, &t.id, &t.status.state))
+}
+
+/// `list`: the agent's tasks, a page at a time (A2A 1.0 only).
+async fn list(
+    call: &Call<'_>,
+    context: Option<String>,
+    state: Option<String>,
+    page_size: Option<i32>,
+    page_token: Option<String>,
+    json: bool,
+) -> Result<Exit, RemoteError> {
+    let conn = call.conn;
+    let label = &conn.label;
+    let status = state
+        .as_deref()
+        .map(parse_state)
+        .transpose()
+        .map_err(RemoteError::usage)?;
+    if conn.selected.protocol == crate::config::protocol::ProtocolChoice::V03 {
+        // 0.3 has no tasks/list (either binding): nothing to send. Not the agent's error, and no fault
+        // of the wire: the command cannot be done with this agent, like an unknown --state.
+        return Err(RemoteError::usage(format!(
+            "agent {label} speaks A2A 0.3, which has no ListTasks (tasks/list), so nothing was sent; `{}` reads one task",
+            call.again.command("get", &["TASK_ID"])
+        )));
+    }
+    let resp = conn
+        .client
+        .list_tasks(&ListTasksRequest {
+            context_id: context,
+            status,
+            page_size,
+            page_token,
+            history_length: Some(0),
+            status_timestamp_after: None,
+            include_artifacts: None,
+            tenant: None,
+        })
+        .await
+        .map_err(|e| call.failed("ListTasks", e))?;
+    if json {
+        outln!("{}", safe_json(&resp, true));
+    } else {
+        outln!("{:<38} {:<38} {:<15} UPDATED", "TASK", "CONTEXT", "STATE");
+        for t in &resp.tasks {
+            outln!(
+                "{:<38} {:<38} {:<15} {}",
+                one_line(&t.id),
+                one_line(&t.context_id),
+                state_name(&t.status.state),
+                t.status
+                    .timestamp
+                    .map(|ts| ts.to_rfc3339())
+                    .unwrap_or_default()
+            );
+        }
+        outln!("{} of {} task(s)", resp.tasks.len(), resp.total_size);
+        if !resp.next_page_token.is_empty() {
+            outln!("more: --page-token {}", one_line(&resp.next_page_token));
+        }
+    }
+    Ok(Exit::Done)
+}
+
+/// `cancel`: asks the agent to cancel a task and says what the task did.
+async fn cancel(call: &Call<'_>, task_id: String, json: bool) -> Result<Exit, RemoteError> {
+    let conn = call.conn;
+    let label = &conn.label;
+    let t = conn
+        .client
+        .cancel_task(&CancelTaskRequest {
+            id: task_id,
+            metadata: None,
+            tenant: None,
+        })
+        .await
+        .map_err(|e| call.failed("CancelTask", e))?;
+    if json {
+        outln!("{}", safe_json(&t, true));
+    } else {
+        out!("{}", output::task_text(label, &t));
+    }
+    // Canceled is what was asked for; anything else says what the task did instead.
+    Ok(if t.status.state == TaskState::Canceled {
+        Exit::Done
+    } else {
+        settle(call.again, &t.id, &t.status.state)
+    })
+}
+
+/// `subscribe`: a task's events followed from now.
+async fn subscribe(call: &Call<'_>, task_id: String, json: bool) -> Result<Exit, RemoteError> {
+    let conn = call.conn;
+    let events = conn
+        .client
+        .subscribe_to_task(&SubscribeToTaskRequest {
+            id: task_id.clone(),
+            tenant: None,
+        })
+        .await
+        .map_err(|e| call.failed("SubscribeToTask", e))?;
+    let stream = Following {
+        client: Some(&conn.client),
+        label: &conn.label,
+        call: "SubscribeToTask",
+        again: call.again,
+        json,
+    };
+    follow(&stream, events, TaskLog::for_task(task_id)).await
 }
 
 async fn push(conn: &Connected, action: PushAction) -> Result<Exit, RemoteError> {

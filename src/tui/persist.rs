@@ -707,7 +707,10 @@ mod tests {
         app.tab_mut(tab).unwrap().record_user("x", vec![], "m");
         save(&store, &mut app);
         app.view = crate::app::state::View::Tab(tab);
-        let fx = crate::app::update::run_action(&mut app, crate::config::keymap::Action::CloseTab);
+        let fx = crate::app::update::run_action(
+            &mut app,
+            crate::config::keymap::actions::Action::CloseTab,
+        );
         let records: Vec<Record> = fx
             .into_iter()
             .filter_map(|e| match e {

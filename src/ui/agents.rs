@@ -9,7 +9,7 @@ use ratatui::widgets::{Block, Borders, Paragraph};
 
 use crate::app::agent::Reachability;
 use crate::app::state::{App, Focus};
-use crate::config::keymap::Action;
+use crate::config::keymap::actions::Action;
 use crate::trust::sanitize::sanitize_line;
 
 pub fn draw(f: &mut Frame, app: &App, area: Rect) {

@@ -10,10 +10,12 @@ use unicode_width::UnicodeWidthStr;
 
 use super::badge_style;
 use crate::app::board;
+use crate::app::ids::TabId;
 use crate::app::layout;
 use crate::app::names;
 use crate::app::state::{App, Focus};
-use crate::config::keymap::Action;
+use crate::app::task::TaskTab;
+use crate::config::keymap::actions::Action;
 
 /// The agent column's usual width, and the most it grows to when names would read the same in it.
 const AGENT_COLUMN: usize = 18;
@@ -33,9 +35,49 @@ fn since(t: chrono::DateTime<chrono::Utc>) -> String {
     }
 }
 
+/// The board's columns at its width: the agent column sized to the names on the board, the last message
+/// given the rest.
+struct Columns<'a> {
+    /// Every agent name on the board, sorted and once each (a name is cut against the others).
+    names: Vec<&'a str>,
+    /// Whether the context and "updated" columns are shown (110 columns and more).
+    with_context: bool,
+    agent_w: usize,
+    /// The room the last message gets.
+    room: usize,
+}
+
 pub fn draw_board(f: &mut Frame, app: &App, area: Rect) {
     let t = &app.theme;
     let rows = board::rows(app);
+    let filters = filters(app);
+    let keys = |a: Action| app.keymap.keys_for(a).first().cloned().unwrap_or_default();
+    let clear = keys(Action::BoardClearFilters);
+    let block = board_block(app, rows.len(), &filters, &clear);
+    let cols = columns(app, &rows, area);
+    let mut lines = vec![head_line(app, &cols)];
+    if rows.is_empty() && app.board.filtered() {
+        lines.push(Line::styled(
+            format!("  no task matches {} · {clear} clears", filters.join(", ")),
+            t.dim,
+        ));
+    } else if rows.is_empty() {
+        lines.push(Line::styled(
+            "  no tasks yet: n starts one, I imports an agent's tasks",
+            t.dim,
+        ));
+    }
+    for (i, id) in rows.iter().enumerate() {
+        let Some(tab) = app.tab(*id) else {
+            continue;
+        };
+        lines.push(row_line(app, &cols, i, id, tab));
+    }
+    f.render_widget(Paragraph::new(lines).block(block), area);
+}
+
+/// The board's filters in words (`agent X`, `state working`, `text "y"`).
+fn filters(app: &App) -> Vec<String> {
     let mut filters = Vec::new();
     if let Some(a) = app.board.agent_filter.and_then(|a| app.agent(a)) {
         filters.push(format!("agent {}", a.name()));
@@ -46,11 +88,16 @@ pub fn draw_board(f: &mut Frame, app: &App, area: Rect) {
     if !app.board.query.is_empty() {
         filters.push(format!("text {:?}", app.board.query));
     }
+    filters
+}
+
+/// The board's frame: its title counts the tasks, names the filters and the keys that change them.
+fn board_block<'a>(app: &App, count: usize, filters: &[String], clear: &str) -> Block<'a> {
+    let t = &app.theme;
     let keys = |a: Action| app.keymap.keys_for(a).first().cloned().unwrap_or_default();
-    let clear = keys(Action::BoardClearFilters);
     let title = format!(
         " Board · {} task(s){} · Enter opens · {} agent · {} state · {} search · {} marks for split ",
-        rows.len(),
+        count,
         if filters.is_empty() {
             String::new()
         } else {
@@ -61,14 +108,17 @@ pub fn draw_board(f: &mut Frame, app: &App, area: Rect) {
         keys(Action::BoardSearch),
         keys(Action::BoardMark),
     );
-    let block = Block::default()
+    Block::default()
         .borders(Borders::ALL)
         .title(Span::styled(title, t.title))
         .border_style(if app.focus == Focus::Main {
             t.border_focus
         } else {
             t.border
-        });
+        })
+}
+
+fn columns<'a>(app: &'a App, rows: &[TabId], area: Rect) -> Columns<'a> {
     // Below 110 columns the context and "updated" columns go and the agent column narrows, so the last
     // message keeps room to be read (a 100-column terminal leaves the board about 73).
     let inner = area.width.saturating_sub(2) as usize;
@@ -94,6 +144,22 @@ pub fn draw_board(f: &mut Frame, app: &App, area: Rect) {
     let beside = 4 + 1 + 11 + if with_context { 11 + 9 } else { 0 } + 16 + 14 + 1;
     let agent_room = inner.saturating_sub(beside + MESSAGE_ROOM);
     let agent_w = names::column_width(&names, agent_min, agent_max.min(agent_room));
+    let room = inner.saturating_sub(beside + agent_w).max(12);
+    Columns {
+        names,
+        with_context,
+        agent_w,
+        room,
+    }
+}
+
+/// The row that names the columns.
+fn head_line(app: &App, cols: &Columns<'_>) -> Line<'static> {
+    let Columns {
+        with_context,
+        agent_w,
+        ..
+    } = *cols;
     let updated_head = if with_context {
         format!(" {:>8}", "updated")
     } else {
@@ -104,96 +170,89 @@ pub fn draw_board(f: &mut Frame, app: &App, area: Rect) {
     } else {
         String::new()
     };
-    let mut lines = vec![Line::styled(
+    Line::styled(
         format!(
             "    {:<agent_w$} {:<10} {context_head}{:<16} {:>6}{updated_head} {:>4}  last message",
             "agent", "task", "state", "in st.", "⚠"
         ),
-        t.dim,
-    )];
-    let room = inner.saturating_sub(beside + agent_w).max(12);
-    if rows.is_empty() && app.board.filtered() {
-        lines.push(Line::styled(
-            format!("  no task matches {} · {clear} clears", filters.join(", ")),
-            t.dim,
-        ));
-    } else if rows.is_empty() {
-        lines.push(Line::styled(
-            "  no tasks yet: n starts one, I imports an agent's tasks",
-            t.dim,
-        ));
-    }
-    for (i, id) in rows.iter().enumerate() {
-        let Some(tab) = app.tab(*id) else {
-            continue;
-        };
-        let b = tab.badge();
-        let sel = i == app.board.selected;
-        let short = |s: Option<String>| s.unwrap_or_else(|| "—".into());
-        // Its first line, cut after a whole word with `…` when it does not fit.
-        let first_line = tab
-            .last_remote_text()
-            .unwrap_or("")
-            .lines()
-            .next()
-            .unwrap_or("");
-        let last = super::wrap::fit_words(first_line, room);
-        let name = names::shorten(&tab.agent_name, &names, agent_w);
-        let pad = agent_w.saturating_sub(name.width());
-        // A look-alike name: its origin after the row's name column, in the flag style.
-        let lookalike = app
-            .lookalike_origin(tab.agent)
-            .map(|o| format!("≈{o} "))
-            .unwrap_or_default();
-        let row_style = if sel { t.selection } else { t.text };
-        let mark = if app.board.marked.contains(id) {
-            "● "
-        } else {
-            "  "
-        };
-        lines.push(Line::from(vec![
-            Span::styled(if sel { "▶ " } else { "  " }, t.accent),
-            Span::styled(mark, t.accent),
-            Span::styled(format!("{name}{} ", " ".repeat(pad)), row_style),
-            Span::styled(lookalike, t.flag),
-            Span::styled(
-                if with_context {
-                    format!(
-                        "{:<10} {:<10} ",
-                        short(tab.short_task()),
-                        short(tab.short_context())
-                    )
-                } else {
-                    format!("{:<10} ", short(tab.short_task()))
-                },
-                row_style,
-            ),
-            Span::styled(
-                format!("{} {:<14}", layout::live_symbol(app, tab), b.label()),
-                badge_style(t, b),
-            ),
-            Span::styled(
+        app.theme.dim,
+    )
+}
+
+/// One task's row: the agent, task (and context), state and how long in it, flags, and its last message.
+fn row_line(app: &App, cols: &Columns<'_>, i: usize, id: &TabId, tab: &TaskTab) -> Line<'static> {
+    let t = &app.theme;
+    let Columns {
+        ref names,
+        with_context,
+        agent_w,
+        room,
+    } = *cols;
+    let b = tab.badge();
+    let sel = i == app.board.selected;
+    let short = |s: Option<String>| s.unwrap_or_else(|| "—".into());
+    // Its first line, cut after a whole word with `…` when it does not fit.
+    let first_line = tab
+        .last_remote_text()
+        .unwrap_or("")
+        .lines()
+        .next()
+        .unwrap_or("");
+    let last = super::wrap::fit_words(first_line, room);
+    let name = names::shorten(&tab.agent_name, names, agent_w);
+    let pad = agent_w.saturating_sub(name.width());
+    // A look-alike name: its origin after the row's name column, in the flag style.
+    let lookalike = app
+        .lookalike_origin(tab.agent)
+        .map(|o| format!("≈{o} "))
+        .unwrap_or_default();
+    let row_style = if sel { t.selection } else { t.text };
+    let mark = if app.board.marked.contains(id) {
+        "● "
+    } else {
+        "  "
+    };
+    Line::from(vec![
+        Span::styled(if sel { "▶ " } else { "  " }, t.accent),
+        Span::styled(mark, t.accent),
+        Span::styled(format!("{name}{} ", " ".repeat(pad)), row_style),
+        Span::styled(lookalike, t.flag),
+        Span::styled(
+            if with_context {
                 format!(
-                    " {:>6}{} {:>4}  ",
-                    if tab.state_since_known {
-                        since(tab.state_since)
-                    } else {
-                        "—".into()
-                    },
-                    if with_context {
-                        format!(" {:>8}", since(tab.last_update))
-                    } else {
-                        String::new()
-                    },
-                    tab.flag_count
-                ),
-                row_style,
+                    "{:<10} {:<10} ",
+                    short(tab.short_task()),
+                    short(tab.short_context())
+                )
+            } else {
+                format!("{:<10} ", short(tab.short_task()))
+            },
+            row_style,
+        ),
+        Span::styled(
+            format!("{} {:<14}", layout::live_symbol(app, tab), b.label()),
+            badge_style(t, b),
+        ),
+        Span::styled(
+            format!(
+                " {:>6}{} {:>4}  ",
+                if tab.state_since_known {
+                    since(tab.state_since)
+                } else {
+                    "—".into()
+                },
+                if with_context {
+                    format!(" {:>8}", since(tab.last_update))
+                } else {
+                    String::new()
+                },
+                tab.flag_count
             ),
-            Span::styled(super::wrap::BAR, t.remote_label),
-            Span::styled(last, t.remote_text),
-        ]));
-    }
-    f.render_widget(Paragraph::new(lines).block(block), area);
+            row_style,
+        ),
+        Span::styled(super::wrap::BAR, t.remote_label),
+        Span::styled(last, t.remote_text),
+    ])
 }
 
 pub fn draw_split(f: &mut Frame, app: &App, area: Rect) {

@@ -8,9 +8,9 @@ use ratatui::widgets::{Block, Borders, Paragraph};
 
 use super::remote;
 use super::wrap::{BAR, wrap_all};
-use crate::app::agent::Reachability;
+use crate::app::agent::{AgentEntry, AgentInfo, Reachability};
 use crate::app::state::{App, Focus};
-use crate::config::keymap::Action;
+use crate::config::keymap::actions::Action;
 use crate::trust::sanitize::sanitize_line;
 
 fn frame_block<'a>(app: &App, title: String) -> Block<'a> {
@@ -100,7 +100,7 @@ fn signature_lines(
     if v.state == S::ValidUnpinned && d.offer.is_some() {
         let key = app
             .keymap
-            .keys_for(crate::config::keymap::Action::PinCardKey)
+            .keys_for(crate::config::keymap::actions::Action::PinCardKey)
             .first()
             .cloned()
             .unwrap_or_default();
@@ -137,22 +137,44 @@ pub fn card_lines(app: &App) -> Vec<Line<'static>> {
         }
         Reachability::Online(info) => info,
     };
+    if app.raw_card {
+        return raw_lines(app, info);
+    }
+    let mut lines = identity_lines(app, info);
+    signature_lines(app, &info.card, &mut lines);
+    card_only_lines(app, info, &mut lines);
+    lines.push(Line::default());
+    lines.extend(remote::block(t, &info.description));
+    interface_lines(app, entry, info, &mut lines);
+    capability_lines(app, &info.card.card, &mut lines);
+    security_lines(app, entry, &info.card.card, &mut lines);
+    validation_lines(app, &info.card, &mut lines);
+    lines
+}
+
+/// The card as the agent sent it, pretty-printed, every row behind the remote bar (`J` toggles).
+fn raw_lines(app: &App, info: &AgentInfo) -> Vec<Line<'static>> {
+    let t = &app.theme;
+    let fc = &info.card;
+    let mut lines = vec![Line::styled(
+        format!("raw card JSON from {} (J for the readable page)", fc.url),
+        t.dim,
+    )];
+    lines.extend(info.raw_pretty.lines().map(|l| {
+        Line::from(vec![
+            Span::styled(BAR, t.remote_label),
+            Span::styled(l.to_string(), t.remote_text),
+        ])
+    }));
+    lines
+}
+
+/// The heading: the agent's name, its version, where the card came from, its provider and documentation.
+fn identity_lines(app: &App, info: &AgentInfo) -> Vec<Line<'static>> {
+    let t = &app.theme;
     let fc = &info.card;
     let c = &fc.card;
     let line = |s: &str| sanitize_line(s).0;
-    if app.raw_card {
-        let mut lines = vec![Line::styled(
-            format!("raw card JSON from {} (J for the readable page)", fc.url),
-            t.dim,
-        )];
-        lines.extend(info.raw_pretty.lines().map(|l| {
-            Line::from(vec![
-                Span::styled(BAR, t.remote_label),
-                Span::styled(l.to_string(), t.remote_text),
-            ])
-        }));
-        return lines;
-    }
     let mut lines = vec![
         Line::from(Span::styled(info.name.clone(), t.title)),
         rkv(app, "version", line(&c.version)),
@@ -177,7 +199,12 @@ pub fn card_lines(app: &App) -> Vec<Line<'static>> {
     if let Some(d) = &c.documentation_url {
         lines.push(rkv(app, "docs", line(d)));
     }
-    signature_lines(app, fc, &mut lines);
+    lines
+}
+
+/// Why the console cannot call an agent it can show, said before anything else the card says.
+fn card_only_lines(app: &App, info: &AgentInfo, lines: &mut Vec<Line<'static>>) {
+    let t = &app.theme;
     if let Some((_, reason)) = info.card_only() {
         // Before anything else the card says: a user must not compose a message to find this out.
         lines.push(Line::default());
@@ -196,8 +223,19 @@ pub fn card_lines(app: &App) -> Vec<Line<'static>> {
             t.dim,
         ));
     }
-    lines.push(Line::default());
-    lines.extend(remote::block(t, &info.description));
+}
+
+/// Every interface the card lists: which one is in use, which ones the console cannot use, which ones are on
+/// another origin, and the key that reviews an origin the agent is held back for.
+fn interface_lines(
+    app: &App,
+    entry: &AgentEntry,
+    info: &AgentInfo,
+    lines: &mut Vec<Line<'static>>,
+) {
+    let t = &app.theme;
+    let c = &info.card.card;
+    let line = |s: &str| sanitize_line(s).0;
     lines.push(Line::default());
     lines.push(Line::styled("Interfaces", t.title));
     if c.supported_interfaces.is_empty() {
@@ -256,7 +294,7 @@ pub fn card_lines(app: &App) -> Vec<Line<'static>> {
     {
         let key = app
             .keymap
-            .keys_for(crate::config::keymap::Action::AllowOrigin)
+            .keys_for(crate::config::keymap::actions::Action::AllowOrigin)
             .first()
             .cloned()
             .unwrap_or_default();
@@ -265,6 +303,12 @@ pub fn card_lines(app: &App) -> Vec<Line<'static>> {
             t.key_hint,
         ));
     }
+}
+
+/// What the agent says it can do: streaming, push, the extended card, its extensions and its media types.
+fn capability_lines(app: &App, c: &a2a::AgentCard, lines: &mut Vec<Line<'static>>) {
+    let t = &app.theme;
+    let line = |s: &str| sanitize_line(s).0;
     let caps = &c.capabilities;
     let yn = |b: Option<bool>| if b == Some(true) { "yes" } else { "no" };
     lines.push(Line::default());
@@ -294,6 +338,17 @@ pub fn card_lines(app: &App) -> Vec<Line<'static>> {
         "modes out",
         line(&c.default_output_modes.join(", ")),
     ));
+}
+
+/// The credential the user configured, the schemes the card declares and the combinations it requires.
+fn security_lines(
+    app: &App,
+    entry: &AgentEntry,
+    c: &a2a::AgentCard,
+    lines: &mut Vec<Line<'static>>,
+) {
+    let t = &app.theme;
+    let line = |s: &str| sanitize_line(s).0;
     lines.push(Line::default());
     lines.push(Line::styled("Security", t.title));
     lines.push(kv(
@@ -371,6 +426,17 @@ pub fn card_lines(app: &App) -> Vec<Line<'static>> {
             .collect();
         lines.push(rkv(app, "  requires", alts.join("  or  ")));
     }
+}
+
+/// The skill count and what validating the card found.
+fn validation_lines(
+    app: &App,
+    fc: &crate::remote::card::FetchedCard,
+    lines: &mut Vec<Line<'static>>,
+) {
+    let t = &app.theme;
+    let c = &fc.card;
+    let line = |s: &str| sanitize_line(s).0;
     lines.push(Line::default());
     lines.push(Line::styled(
         format!("Skills: {} (s to browse)", c.skills.len()),
@@ -391,7 +457,6 @@ pub fn card_lines(app: &App) -> Vec<Line<'static>> {
             ));
         }
     }
-    lines
 }
 
 fn oauth_flow(f: &a2a::OAuthFlows) -> &'static str {

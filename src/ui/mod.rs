@@ -3,9 +3,16 @@
 //! label, so a user can always tell the agent's words from the console's.
 
 mod agents;
+mod approval;
+mod audit;
 mod board;
 mod card;
+mod confirm;
+mod device_code;
+mod help;
 mod overlay;
+mod palette;
+mod prompt;
 mod raw_json;
 mod remote;
 mod save;
@@ -24,7 +31,7 @@ use ratatui::widgets::{Paragraph, Wrap};
 use crate::app::layout;
 use crate::app::state::{App, View};
 use crate::app::task::badge::Badge;
-use crate::config::keymap::Action;
+use crate::config::keymap::actions::Action;
 use crate::config::theme::Theme;
 
 pub use tab::visible_rows;
@@ -39,7 +46,7 @@ pub fn measure(app: &App) -> crate::app::scroll::Measured {
     let areas = layout::areas(size);
     crate::app::scroll::Measured {
         card: (app.view == View::Card).then(|| card::card_extent(app, areas.main)),
-        approval: overlay::approval_extent(app, size),
+        approval: approval::approval_extent(app, size),
     }
 }
 
@@ -207,7 +214,7 @@ fn status_bar(f: &mut Frame, app: &App, area: Rect) {
 /// The status bar's hint when there is no message: the keys that matter where the user is, as bound. In a tab
 /// with a search, `n` is the next match rather than a new task, and the hint says so.
 fn idle_hint(app: &App) -> String {
-    use crate::config::keymap::Action;
+    use crate::config::keymap::actions::Action;
     let key = |a: Action| app.keymap.keys_for(a).first().cloned();
     let mut parts: Vec<String> = Vec::new();
     let mut add = |a: Action, what: &str| {

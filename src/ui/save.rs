@@ -13,7 +13,7 @@ use super::wrap::{BAR, wrap_all};
 use crate::app::ids::TabId;
 use crate::app::save::{ChoiceKind, SaveTarget, choices};
 use crate::app::state::App;
-use crate::config::keymap::Action;
+use crate::config::keymap::actions::Action;
 use crate::trust::sanitize::sanitize_line;
 
 fn keys(app: &App, a: Action) -> String {

@@ -12,7 +12,7 @@ use unicode_width::UnicodeWidthStr;
 
 use super::overlay::{boxed, centered, keys_or};
 use crate::app::state::{App, SignInFor};
-use crate::config::keymap::Action;
+use crate::config::keymap::actions::Action;
 use crate::remote::auth::origin::Origin;
 use crate::trust::sanitize::sanitize_line;
 

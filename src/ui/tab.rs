@@ -600,17 +600,17 @@ pub fn draw(f: &mut Frame, app: &App, t: &TaskTab, area: Rect) {
         ""
     };
     // Says whether keys type here, and how to change that (the status bar says it too).
-    let key = |a: crate::config::keymap::Action| app.keymap.key_or_name(a);
+    let key = |a: crate::config::keymap::actions::Action| app.keymap.key_or_name(a);
     let how = if app.focus == Focus::Compose {
         format!(
             " · typing · {} sends · {} leaves",
-            key(crate::config::keymap::Action::Send),
-            key(crate::config::keymap::Action::Back)
+            key(crate::config::keymap::actions::Action::Send),
+            key(crate::config::keymap::actions::Action::Back)
         )
     } else {
         format!(
             " · {} to write",
-            key(crate::config::keymap::Action::Compose)
+            key(crate::config::keymap::actions::Action::Compose)
         )
     };
     let mut block = Block::default()
@@ -628,7 +628,7 @@ pub fn draw(f: &mut Frame, app: &App, t: &TaskTab, area: Rect) {
     if !t.attachments.is_empty() {
         let drop = app
             .keymap
-            .keys_for(crate::config::keymap::Action::DropAttachment)
+            .keys_for(crate::config::keymap::actions::Action::DropAttachment)
             .first()
             .map(|k| format!(" · {k} drops the last"))
             .unwrap_or_default();

@@ -4,7 +4,7 @@
 use super::{agents, board, nav, tabs, tasks, views};
 use crate::app::msg::Effect;
 use crate::app::state::App;
-use crate::config::keymap::Action;
+use crate::config::keymap::actions::Action;
 
 /// Run a named action (from a key or the command palette).
 pub fn run_action(app: &mut App, a: Action) -> Vec<Effect> {

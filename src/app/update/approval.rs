@@ -7,7 +7,7 @@ use crate::app::ids::TabId;
 use crate::app::msg::{ApprovalCredential, Effect};
 use crate::app::state::{App, Overlay, PromptKind, SignInFor};
 use crate::app::task::Link;
-use crate::config::keymap::{Action, Context};
+use crate::config::keymap::actions::{Action, Context};
 
 /// Rows PgUp / PgDn move the agent's message in the approval dialog (its box is at most this tall).
 pub const APPROVAL_PAGE: u16 = 6;

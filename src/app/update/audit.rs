@@ -6,7 +6,7 @@ use crossterm::event::KeyEvent;
 use super::overlay::scroll_overlay;
 use crate::app::msg::{AuditRow, Effect};
 use crate::app::state::{App, Overlay};
-use crate::config::keymap::{Action, Context};
+use crate::config::keymap::actions::{Action, Context};
 
 /// The store answered [`Effect::LoadAudit`].
 pub(super) fn loaded(app: &mut App, result: Result<Vec<AuditRow>, String>) -> Vec<Effect> {
@@ -34,7 +34,7 @@ pub(super) fn audit_key(
     k: KeyEvent,
 ) -> Vec<Effect> {
     let keymap = &app.keymap;
-    let pressed = crate::config::keymap::KeyBinding::from_event(&k);
+    let pressed = crate::config::keymap::keys::KeyBinding::from_event(&k);
     let is = |a: Action| keymap.bindings(a).contains(&pressed);
     // `,` `.` select a row as in a transcript; Enter or J opens the selected one.
     if is(Action::SelectPrev) || is(Action::SelectNext) {

@@ -5,7 +5,7 @@ use ratatui_textarea::TextArea;
 
 use crate::app::msg::Effect;
 use crate::app::state::{App, Overlay, PromptKind, View};
-use crate::config::keymap::Action;
+use crate::config::keymap::actions::Action;
 
 pub(super) fn search(app: &mut App) -> Vec<Effect> {
     app.view = View::Board;

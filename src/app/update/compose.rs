@@ -8,7 +8,7 @@ use crate::app::ids::TabId;
 use crate::app::msg::Effect;
 use crate::app::state::{App, Focus, Overlay};
 use crate::app::task::Link;
-use crate::config::keymap::Action;
+use crate::config::keymap::actions::Action;
 
 pub(super) fn compose_key(app: &mut App, k: KeyEvent, action: Option<Action>) -> Vec<Effect> {
     let Some(tab_id) = app.active_tab().map(|t| t.id) else {

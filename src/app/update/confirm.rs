@@ -7,7 +7,7 @@ use crate::app::ids::AgentId;
 use crate::app::ids::TabId;
 use crate::app::msg::Effect;
 use crate::app::state::{App, Focus, View};
-use crate::config::keymap::{Action, Context};
+use crate::config::keymap::actions::{Action, Context};
 
 /// `confirm`'s keys say yes, any other key says no.
 fn yes(app: &App, k: &KeyEvent) -> bool {

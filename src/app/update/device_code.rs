@@ -6,7 +6,7 @@ use crossterm::event::KeyEvent;
 use crate::app::ids::TabId;
 use crate::app::msg::Effect;
 use crate::app::state::{App, Overlay, SignInFor};
-use crate::config::keymap::{Action, Context};
+use crate::config::keymap::actions::{Action, Context};
 
 /// The server answered the device authorization request: the code and address replace the placeholders of
 /// the tab's dialog, if it is still the one open; a failure closes it.

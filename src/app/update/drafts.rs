@@ -5,7 +5,8 @@
 use crate::app::draft::{ClosedDraft, Draft};
 use crate::app::msg::Effect;
 use crate::app::state::{App, Focus, Overlay, PromptKind, View};
-use crate::config::keymap::{Action, format_key};
+use crate::config::keymap::actions::Action;
+use crate::config::keymap::keys::format_key;
 use crate::store::record::Record;
 
 /// A quit key. With unsent drafts in open tabs the first press only says so (and keeps everything); the

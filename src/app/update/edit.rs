@@ -6,7 +6,7 @@
 use crossterm::event::KeyEvent;
 use ratatui_textarea::{CursorMove, TextArea};
 
-use crate::config::keymap::Action;
+use crate::config::keymap::actions::Action;
 
 /// Apply `k` (read by the keymap as `action`) to `input`; true when the text changed.
 pub(super) fn edit(input: &mut TextArea<'static>, action: Option<Action>, k: KeyEvent) -> bool {

@@ -39,7 +39,7 @@ use crate::app::state::{App, Focus, View};
 // The update tests name the modals through `super::*`; the modals' code left this file for their own.
 #[cfg(test)]
 use crate::app::state::Overlay;
-use crate::config::keymap::Context;
+use crate::config::keymap::actions::Context;
 use compose::{compose_key, paste};
 use mouse::mouse;
 use overlay::overlay_key;

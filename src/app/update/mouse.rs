@@ -8,7 +8,7 @@ use super::tabs::show_tab;
 use crate::app::layout;
 use crate::app::msg::Effect;
 use crate::app::state::{App, Focus, View};
-use crate::config::keymap::Action;
+use crate::config::keymap::actions::Action;
 
 /// Lines one notch of the wheel scrolls.
 const WHEEL_LINES: usize = 3;

@@ -5,7 +5,7 @@ use crate::app::layout;
 use crate::app::msg::Effect;
 use crate::app::scroll::{cursor, offset};
 use crate::app::state::{App, Focus, View};
-use crate::config::keymap::Action;
+use crate::config::keymap::actions::Action;
 
 /// Tab and Shift-Tab move between the agent list and the main pane; the compose box is never on the way, since
 /// a key pressed after a focus move must never become text (it is entered with i/Enter or a click).

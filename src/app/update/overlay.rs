@@ -10,7 +10,9 @@ use crate::app::msg::Effect;
 use crate::app::save::choices;
 use crate::app::scroll::{Extent, cursor, offset};
 use crate::app::state::{App, Focus, Overlay, PromptKind};
-use crate::config::keymap::{Action, Context, KeyBinding, palette_matches};
+use crate::config::keymap::actions::{Action, Context};
+use crate::config::keymap::keys::KeyBinding;
+use crate::config::keymap::palette_matches;
 
 pub(super) fn overlay_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
     // Quit's keys with Ctrl/Alt or a name (Ctrl-C) work in every modal; a plain `q` is the modal's own key,

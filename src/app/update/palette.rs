@@ -6,7 +6,8 @@ use super::actions::run_action;
 use super::overlay::scroll_overlay;
 use crate::app::msg::Effect;
 use crate::app::state::{App, Overlay};
-use crate::config::keymap::{Action, Context, palette_matches};
+use crate::config::keymap::actions::{Action, Context};
+use crate::config::keymap::palette_matches;
 
 pub(super) fn palette_key(
     app: &mut App,

@@ -6,7 +6,7 @@
 use crate::app::ids::TabId;
 use crate::app::msg::Effect;
 use crate::app::state::{App, Focus, Overlay};
-use crate::config::keymap::Action;
+use crate::config::keymap::actions::Action;
 
 /// Can a dialog open now without landing on keys typed for something else? Not while a text input (or any
 /// other modal) has the keyboard.

@@ -9,7 +9,7 @@ use super::remote::parse_import_filter;
 use crate::app::agent::AgentOrigin;
 use crate::app::msg::{ApprovalCredential, Effect};
 use crate::app::state::{App, Focus, Overlay, PromptKind, View};
-use crate::config::keymap::{Action, Context};
+use crate::config::keymap::actions::{Action, Context};
 use crate::remote::connect::agent::AgentTarget;
 
 pub(super) fn prompt_key(

@@ -9,7 +9,7 @@ use crate::app::ids::TabId;
 use crate::app::msg::{Effect, SaveResult};
 use crate::app::save::{ChoiceKind, SaveTarget, choices};
 use crate::app::state::{App, Overlay};
-use crate::config::keymap::{Action, Context};
+use crate::config::keymap::actions::{Action, Context};
 
 /// `S`: the picker over every part of every artifact, on the part at the top of the transcript once the user
 /// moved there (`{` / `}`, scrolling), else on the first savable.

@@ -7,7 +7,7 @@ use crate::app::agent::Reachability;
 use crate::app::ids::AgentId;
 use crate::app::msg::{ApprovalCredential, Effect};
 use crate::app::state::{App, CodeFlowView, Overlay, PromptKind, SignInFor};
-use crate::config::keymap::Action;
+use crate::config::keymap::actions::Action;
 use crate::remote::auth::Secret;
 use crate::remote::auth::sign_in::Plan;
 

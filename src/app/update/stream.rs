@@ -172,7 +172,7 @@ pub(super) fn stream_item(
             {
                 let keys = app
                     .keymap
-                    .keys_for(crate::config::keymap::Action::Compose)
+                    .keys_for(crate::config::keymap::actions::Action::Compose)
                     .join("/");
                 if app.focus != Focus::Compose {
                     app.set_status(

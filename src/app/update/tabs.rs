@@ -5,7 +5,7 @@ use crate::app::ids::TabId;
 use crate::app::layout;
 use crate::app::msg::Effect;
 use crate::app::state::{App, Focus, View};
-use crate::config::keymap::Action;
+use crate::config::keymap::actions::Action;
 
 /// Put a tab on screen with command keys live: focus on its transcript, never in the compose box, so the key
 /// after a navigation (`]`, `b`, `/` …) acts instead of becoming message text. Typing starts with `i`/Enter

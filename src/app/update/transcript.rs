@@ -61,7 +61,7 @@ pub(super) fn step_search(app: &mut App, forward: bool) -> Vec<Effect> {
     let has = app.active_tab().is_some_and(|t| t.search.is_some());
     if !has {
         if forward {
-            return super::run_action(app, crate::config::keymap::Action::NewTask);
+            return super::run_action(app, crate::config::keymap::actions::Action::NewTask);
         }
         app.set_status("no search in this tab: / starts one", false);
         return vec![];

@@ -6,7 +6,7 @@ use crossterm::event::KeyEvent;
 use super::overlay::scroll_overlay;
 use crate::app::msg::Effect;
 use crate::app::state::{App, Overlay};
-use crate::config::keymap::{Action, Context};
+use crate::config::keymap::actions::{Action, Context};
 
 pub(super) fn help_key(app: &mut App, scroll: usize, k: KeyEvent) -> Vec<Effect> {
     match app.keymap.modal_action(Context::Viewer, true, &k) {

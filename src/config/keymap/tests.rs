@@ -2,7 +2,7 @@
 //! context precedence.
 
 use super::*;
-use crossterm::event::KeyEventState;
+use crossterm::event::{KeyEventState, KeyModifiers};
 
 fn ev(code: KeyCode, modifiers: KeyModifiers) -> KeyEvent {
     KeyEvent::new(code, modifiers)

@@ -1,5 +1,7 @@
 //! Tests for the markdown renderer: each construct, fences, and hostile or huge input.
 
+use ratatui::style::Style;
+
 use super::*;
 
 fn st() -> RenderStyles {
