@@ -1,23 +1,26 @@
 //! a2a-console: a terminal console and scriptable CLI for remote agents that speak the Agent2Agent protocol.
 //! The binary (`main.rs`) is a thin shell; everything testable lives here.
 //!
-//! The modules, roughly from the core outwards:
+//! The modules, from the leaves outwards (ARCHITECTURE.md has the picture and the import rules, which
+//! `tests/layers.rs` checks):
 //!
-//! - [`trust`]: what we believe about remote text: sanitising, provenance, the flags raised over it.
-//! - [`files`]: private files and directories (0600 / 0700), and atomic replacement keeping a file's mode,
-//!   owner and symlink: used by `config`, `store` and `tui`.
-//! - [`config`]: the TOML config (discovery, validation, `Overrides`), editing it, themes and the keymap.
-//! - [`remote`]: everything that talks to the network and nothing that draws: cards, clients, auth, OAuth,
-//!   push, the task tracker, building outgoing messages, errors, the audit redaction.
+//! - [`config`], [`trust`], [`files`]: the leaves, importing nothing of the project. The TOML config as plain
+//!   data (with bindings, protocol choices and auth checks), themes and the keymap; what we believe about
+//!   remote text (sanitising, provenance, flags, the one redactor); private files and atomic replacement.
+//! - [`task`]: the A2A task model the console, the CLI and the store share: the gate every event passes, where
+//!   a task stands, outgoing messages, the (de)serialisation of task events.
 //! - [`markup`]: markdown, the JSON view, code highlighting and their styles; used by `app` and `ui`.
-//! - [`store`]: the SQLite store (tasks, events, drafts, cached cards, audit log) and task export.
-//! - [`app`]: the console's state machine: `App`, `Msg`/`Effect`, `update`, tasks, the board, screen layout.
-//!   No I/O, no terminal; imports nothing from `ui`, `tui` or `cli`.
-//! - [`ui`]: pure render functions of `&App`, one file per screen.
-//! - [`tui`]: the interactive program: terminal setup and restore, the runtime's event loop, persistence.
-//! - [`cli`]: the scriptable commands: clap arguments, remote operations, stored history/export/audit,
-//!   printing and exit codes.
-//! - [`demo`]: the embedded demo agent, on the official A2A server SDK.
+//! - [`remote`]: the network as a client, and nothing that draws or stores: `card/`, `wire/`, `connect/`,
+//!   `auth/`, `signature/`.
+//! - [`push`]: the local webhook receiver for push notifications (a server, not a client call).
+//! - [`store`]: the SQLite store (tabs, events, drafts, cached cards, audit log) and task export.
+//! - [`app`]: the console's state machine: `App`, `Msg`/`Effect`, `update`, a tab's model, the board, layout.
+//!   No I/O, no terminal; imports nothing from `ui`, `tui`, `cli` or `demo`.
+//! - [`ui`]: pure render functions of `&App`, one file per screen and per overlay.
+//! - [`tui`]: the interactive program: terminal setup and restore, the runtime's event loop, effects,
+//!   persistence.
+//! - [`cli`]: the scriptable commands; imports nothing from `app` or `tui`.
+//! - [`demo`]: the embedded demo agent, on the official A2A server SDK, reached through the runtime.
 //! - `testing` (tests and the `testing` feature only): fixtures and the headless console harness.
 
 pub mod app;

@@ -28,6 +28,7 @@ use crate::tui::runtime::Runtime;
 
 pub mod contrast;
 pub mod fuzz;
+pub mod keys;
 
 /// A buffer's characters, row by row. The runtime uses it for its screen channel, so it lives there.
 pub use crate::tui::runtime::buffer_text;
@@ -395,12 +396,29 @@ impl crate::app::task::TaskTab {
 
 /// An artifact chunk of one text part for `task` (context `ctx`).
 pub fn chunk(task: &str, artifact: &str, text: &str, append: bool, last: bool) -> StreamResponse {
-    StreamResponse::ArtifactUpdate(a2a::TaskArtifactUpdateEvent {
+    StreamResponse::ArtifactUpdate(chunk_event(
+        (task, "ctx"),
+        (artifact, "story"),
+        text,
+        append,
+        last,
+    ))
+}
+
+/// The one builder of a text artifact chunk every test uses: `(task, context)`, `(artifact id, name)`.
+pub fn chunk_event(
+    (task, context): (&str, &str),
+    (artifact, name): (&str, &str),
+    text: &str,
+    append: bool,
+    last: bool,
+) -> a2a::TaskArtifactUpdateEvent {
+    a2a::TaskArtifactUpdateEvent {
         task_id: task.into(),
-        context_id: "ctx".into(),
+        context_id: context.into(),
         artifact: a2a::Artifact {
             artifact_id: artifact.into(),
-            name: Some("story".into()),
+            name: Some(name.into()),
             description: None,
             parts: vec![Part::text(text)],
             metadata: None,
@@ -409,7 +427,7 @@ pub fn chunk(task: &str, artifact: &str, text: &str, append: bool, last: bool) -
         append: Some(append),
         last_chunk: Some(last),
         metadata: None,
-    })
+    }
 }
 
 /// A task snapshot (context `ctx`) whose one artifact `a` holds `parts`, with a status message when given.

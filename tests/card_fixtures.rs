@@ -156,7 +156,7 @@ const CASES: &[Case] = &[
         fixture: "only_http_json_0_3",
         code: 0,
         shape: Some("v0.3"),
-        // Spoken through `compat_v03_rest` (the Python SDK 0.3.x REST server's wire).
+        // Spoken through `wire::v03_rest` (the Python SDK 0.3.x REST server's wire).
         card_only: false,
         says: &["▶ HTTP+JSON 0.3.0"],
     },

@@ -35,7 +35,10 @@ const FORBIDDEN: &[(&str, &[&str])] = &[
         "store",
         &["app", "ui", "tui", "cli", "remote", "push", "demo"],
     ),
-    ("push", &["app", "ui", "tui", "cli", "store", "demo"]),
+    (
+        "push",
+        &["app", "ui", "tui", "cli", "store", "demo", "markup"],
+    ),
     // The state machine: no terminal, no I/O; the demo agent is reached through the runtime.
     ("app", &["ui", "tui", "cli", "demo", "push"]),
     ("ui", &["tui", "cli", "demo", "push", "store"]),
@@ -264,6 +267,29 @@ fn no_folder_imports_what_its_layer_must_not() {
         "imports against the layers (ARCHITECTURE.md):\n{}",
         broken.join("\n")
     );
+}
+
+#[test]
+fn every_file_is_the_module_its_path_says() {
+    // A `#[path]` include makes a file another module than where it lives: readers (and this test's import
+    // graph) would look for it in the wrong place.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut stack = vec![root];
+    let mut found = Vec::new();
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                let text = std::fs::read_to_string(&path).unwrap();
+                if text.lines().any(|l| l.trim_start().starts_with("#[path")) {
+                    found.push(path.display().to_string());
+                }
+            }
+        }
+    }
+    assert!(found.is_empty(), "#[path] includes in: {found:?}");
 }
 
 #[test]

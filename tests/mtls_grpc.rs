@@ -17,7 +17,7 @@ use std::time::Duration;
 use a2a_console::config::protocol::Binding;
 use a2a_console::demo::{DemoAgent, GrpcFront};
 use a2a_console::remote::connect::agent::{self, AgentTarget};
-use common::tls::{leaf, new_ca};
+use common::tls::{leaf, new_ca, write_private};
 use common::{Run, cli};
 use rcgen::ExtendedKeyUsagePurpose;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
@@ -51,13 +51,7 @@ fn pki() -> Pki {
     );
     std::fs::write(dir.path().join("ca.pem"), ca.pem()).unwrap();
     std::fs::write(dir.path().join("client.pem"), client.pem()).unwrap();
-    let key = dir.path().join("client.key");
-    std::fs::write(&key, client_key.serialize_pem()).unwrap();
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o600)).unwrap();
-    }
+    write_private(&dir.path().join("client.key"), &client_key.serialize_pem());
     Pki {
         ca_der: ca.der().clone(),
         server_der: server.der().clone(),

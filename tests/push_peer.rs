@@ -1,4 +1,4 @@
-//! Push notifications from the official SDKs' servers into our webhook receiver (`remote::push`): the Python
+//! Push notifications from the official SDKs' servers into our webhook receiver (`push`): the Python
 //! a2a-sdk 1.3.0 and 0.3.26 peers and the JS @a2a-js/sdk 1.3.0 peer (tests/peers/), driven through the
 //! console's own client. Each sender puts the token somewhere else and the 0.3 one posts whole v0.3 Tasks
 //! (tests/peers/README.md item 10); all of them must get through, and nothing but repeats may be rejected.

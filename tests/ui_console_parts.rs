@@ -7,27 +7,18 @@ use a2a::*;
 use a2a_console::app::msg::Msg;
 use a2a_console::app::state::{App, Focus, View};
 use a2a_console::app::update::update;
+use a2a_console::testing::keys::key;
 use a2a_console::testing::parts_app;
-use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
+use a2a_console::testing::render_text as render;
+use crossterm::event::KeyCode;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-
-fn render(app: &App) -> String {
-    a2a_console::testing::render_text(app)
-}
 
 fn snap(name: &str, app: &App) {
     let text = render(app);
     insta::with_settings!({filters => vec![(r"\d{2}:\d{2}:\d{2}", "[time]"), (r" +\d+[smh]( ?\d+m)? ", " [age] ")]}, {
         insta::assert_snapshot!(name, text);
     });
-}
-
-fn key(app: &mut App, code: KeyCode) {
-    update(
-        app,
-        Msg::Input(Event::Key(KeyEvent::new(code, KeyModifiers::NONE))),
-    );
 }
 
 /// A finished task whose `code` artifact has four parts (markdown, two JSON parts, a file), laid out.

@@ -12,8 +12,9 @@ use a2a_console::app::task::Link;
 use a2a_console::config::contrast::MIN_TEXT_CONTRAST;
 use a2a_console::config::theme::Theme;
 use a2a_console::testing::contrast::drawn;
+use a2a_console::testing::keys::key;
 use a2a_console::testing::{parts_app, status};
-use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
+use crossterm::event::KeyCode;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 
@@ -21,13 +22,6 @@ fn themed(theme: &Theme) -> App {
     let mut app = parts_app();
     app.theme = theme.clone();
     app
-}
-
-fn key(app: &mut App, code: KeyCode) {
-    a2a_console::app::update::update(
-        app,
-        Msg::Input(Event::Key(KeyEvent::new(code, KeyModifiers::NONE))),
-    );
 }
 
 fn artifact(task: &str, id: &str, parts: Vec<Part>) -> StreamResponse {

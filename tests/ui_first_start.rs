@@ -5,25 +5,11 @@
 use std::collections::BTreeMap;
 
 use a2a_console::app::msg::{Effect, Msg};
-use a2a_console::app::state::App;
 use a2a_console::app::update::update;
 use a2a_console::config::keymap::Keymap;
 use a2a_console::testing::empty_app;
-use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
-
-fn render(app: &App) -> String {
-    a2a_console::testing::render_text(app)
-}
-
-fn press(app: &mut App, c: char) -> Vec<Effect> {
-    update(
-        app,
-        Msg::Input(Event::Key(KeyEvent::new(
-            KeyCode::Char(c),
-            KeyModifiers::NONE,
-        ))),
-    )
-}
+use a2a_console::testing::keys::char_key as press;
+use a2a_console::testing::render_text as render;
 
 #[test]
 fn an_empty_first_start_offers_the_demo_and_names_no_agent() {

@@ -3,28 +3,18 @@
 //! the scroll keys, the demo card's security schemes, and the agent list cutting a long name with `…`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use a2a_console::app::msg::Msg;
 use a2a_console::app::state::{App, Focus, Overlay, View};
-use a2a_console::app::update::update;
 use a2a_console::remote::connect::agent::AgentTarget;
+use a2a_console::testing::keys::measured_press as press;
+use a2a_console::testing::render_text as render;
 use a2a_console::testing::{add_online, parts_app};
-use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
-
-fn render(app: &App) -> String {
-    a2a_console::testing::render_text(app)
-}
+use crossterm::event::{KeyCode, KeyModifiers};
 
 fn snap(name: &str, app: &App) {
     let text = render(app);
     insta::with_settings!({filters => vec![(r"\d{2}:\d{2}:\d{2}", "[time]")]}, {
         insta::assert_snapshot!(name, text);
     });
-}
-
-/// A key, after the frame before it was measured (as the runtime does).
-fn press(app: &mut App, code: KeyCode, modifiers: KeyModifiers) {
-    app.measured = a2a_console::ui::measure(app);
-    update(app, Msg::Input(Event::Key(KeyEvent::new(code, modifiers))));
 }
 
 #[test]

@@ -5,20 +5,9 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use a2a::*;
-use a2a_console::app::msg::Msg;
 use a2a_console::app::state::{App, Focus, Overlay, View};
+use a2a_console::testing::keys::char_key as press;
 use a2a_console::testing::{parts_app, render_text};
-use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
-
-fn press(app: &mut App, c: char) {
-    a2a_console::app::update::update(
-        app,
-        Msg::Input(Event::Key(KeyEvent::new(
-            KeyCode::Char(c),
-            KeyModifiers::NONE,
-        ))),
-    );
-}
 
 /// A tab whose agent said `text` in a completed status message.
 fn tab_saying(text: &str) -> App {

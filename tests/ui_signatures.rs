@@ -7,10 +7,11 @@
 use std::time::Duration;
 
 use a2a_console::app::agent::Reachability;
-use a2a_console::app::msg::{Effect, Msg};
+use a2a_console::app::msg::Effect;
 use a2a_console::app::state::{App, Overlay};
 use a2a_console::remote::connect::agent::AgentTarget;
 use a2a_console::remote::signature::{self, Form, JkuKeys, SignatureState, Trust, canonical, jws};
+use a2a_console::testing::keys::char_key as key;
 use a2a_console::testing::{DEMO_CARD, add_online, empty_app, render_text};
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -94,17 +95,6 @@ fn style_of(app: &App, needle: &str) -> ratatui::style::Style {
 
 fn fg(s: ratatui::style::Style) -> ratatui::style::Color {
     s.fg.unwrap_or(ratatui::style::Color::Reset)
-}
-
-fn key(app: &mut App, c: char) -> Vec<Effect> {
-    use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
-    a2a_console::app::update::update(
-        app,
-        Msg::Input(Event::Key(KeyEvent::new(
-            KeyCode::Char(c),
-            KeyModifiers::NONE,
-        ))),
-    )
 }
 
 #[test]

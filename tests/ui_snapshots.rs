@@ -8,13 +8,11 @@ use a2a_console::app::state::{App, Focus, Overlay, View};
 use a2a_console::app::task::Link;
 use a2a_console::app::task::badge::Badge;
 use a2a_console::config::theme::Theme;
+use a2a_console::testing::keys::char_key as press;
 use a2a_console::testing::parts_app;
+use a2a_console::testing::render_text as render;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-
-fn render(app: &App) -> String {
-    a2a_console::testing::render_text(app)
-}
 
 fn snap(name: &str, app: &App) {
     let text = render(app);
@@ -540,17 +538,6 @@ fn transcript_app() -> (App, u64) {
     app.view = View::Tab(id);
     app.focus = Focus::Main;
     (app, id)
-}
-
-fn press(app: &mut App, c: char) {
-    use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
-    a2a_console::app::update::update(
-        app,
-        a2a_console::app::msg::Msg::Input(Event::Key(KeyEvent::new(
-            KeyCode::Char(c),
-            KeyModifiers::NONE,
-        ))),
-    );
 }
 
 fn press_code(app: &mut App, code: crossterm::event::KeyCode) {

@@ -591,7 +591,6 @@ pub(super) fn file_info(p: &a2a::Part) -> Option<FileInfo> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use a2a::*;
 
     fn status(state: TaskState, text: Option<&str>) -> StreamResponse {
         crate::testing::status("t1", "c1", state, text)
@@ -602,21 +601,13 @@ mod tests {
     }
 
     fn chunk(text: &str, append: bool, last: bool) -> StreamResponse {
-        StreamResponse::ArtifactUpdate(TaskArtifactUpdateEvent {
-            task_id: "t1".into(),
-            context_id: "c1".into(),
-            artifact: Artifact {
-                artifact_id: "a".into(),
-                name: Some("story".into()),
-                description: None,
-                parts: vec![Part::text(text)],
-                metadata: None,
-                extensions: None,
-            },
-            append: Some(append),
-            last_chunk: Some(last),
-            metadata: None,
-        })
+        StreamResponse::ArtifactUpdate(crate::testing::chunk_event(
+            ("t1", "c1"),
+            ("a", "story"),
+            text,
+            append,
+            last,
+        ))
     }
 
     #[test]

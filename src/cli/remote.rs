@@ -584,7 +584,7 @@ fn print_push(configs: &[TaskPushNotificationConfig], json: bool) {
 }
 
 /// Whether the card the extended-card call returned is the public card (compared as JSON). The call's reply
-/// had the credential redacted wherever the agent echoed it (`remote::echoed`); the public card, read without
+/// had the credential redacted wherever the agent echoed it (`remote::connect::echoed`); the public card, read without
 /// one, is redacted the same way first, or a card that names its token would never match itself.
 fn same_card(returned: &AgentCard, public: &AgentCard) -> bool {
     match (serde_json::to_value(returned), serde_json::to_value(public)) {

@@ -50,7 +50,7 @@ pub enum ProtocolChoice {
 
 impl ProtocolChoice {
     /// A card's or the user's version string. 0.2.x is spoken as 0.3: its JSON-RPC methods and objects
-    /// (`message/send`, `message/stream`, `tasks/get` …) are 0.3's (see `card_rules`, which says so on the card).
+    /// (`message/send`, `message/stream`, `tasks/get` …) are 0.3's (see `card::rules`, which says so on the card).
     pub fn parse(s: &str) -> Result<Self, String> {
         match major_minor(s) {
             Some((1, _)) => Ok(Self::V1),

@@ -35,7 +35,7 @@ impl Direction {
     }
 }
 
-/// One line of the audit log. `detail_json` is redacted (`remote::audit::redact_json`) before it is written.
+/// One line of the audit log. `detail_json` is redacted (`trust::redact::redact_json`) before it is written.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AuditEntry {

@@ -4,7 +4,7 @@
 use super::*;
 
 /// One task as last known. `state` is the wire name (`working`, `completed`, …, see
-/// `remote::tracker::state_name`); `snapshot_json` is the `a2a::Task` JSON when we have one.
+/// `task::phase::state_name`); `snapshot_json` is the `a2a::Task` JSON when we have one.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TaskRecord {
     pub agent_url: String,

@@ -8,8 +8,8 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use a2a::{
-    Artifact, Message, Part, Role, StreamResponse, Task, TaskArtifactUpdateEvent, TaskState,
-    TaskStatus, TaskStatusUpdateEvent,
+    Message, Part, Role, StreamResponse, Task, TaskArtifactUpdateEvent, TaskState, TaskStatus,
+    TaskStatusUpdateEvent,
 };
 use chrono::TimeZone;
 use serde_json::json;
@@ -70,21 +70,7 @@ fn status(state: TaskState, message: Option<Message>) -> TaskStatusUpdateEvent {
 }
 
 fn chunk(text: &str, append: bool, last: bool) -> TaskArtifactUpdateEvent {
-    TaskArtifactUpdateEvent {
-        task_id: "t1".into(),
-        context_id: "ctx-1".into(),
-        artifact: Artifact {
-            artifact_id: "a1".into(),
-            name: Some("report.md".into()),
-            description: None,
-            parts: vec![Part::text(text)],
-            metadata: None,
-            extensions: None,
-        },
-        append: Some(append),
-        last_chunk: Some(last),
-        metadata: None,
-    }
+    crate::testing::chunk_event(("t1", "ctx-1"), ("a1", "report.md"), text, append, last)
 }
 
 #[test]

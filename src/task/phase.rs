@@ -1,6 +1,6 @@
 //! Where a task stands, in the words both the CLI and the console use: its phase (active, waiting for the
 //! user, terminal), the lowercase names of its states, and parsing them back. How task data is applied lives in
-//! the one gate, `app::tasklog`.
+//! the one gate, `task::log`.
 
 use a2a::TaskState;
 

@@ -107,7 +107,7 @@ pub(super) fn start(app: &mut App, owner: SignInFor, plan: Plan) -> Vec<Effect> 
     app.overlay = Some(Overlay::CodeFlow { owner });
     let mut fx = Vec::new();
     // The audit line of an approval goes with its task's ids; a sign-in from the agent list is audited
-    // by the runtime's sign-in itself (`remote::sign_in::finish`).
+    // by the runtime's sign-in itself (`remote::auth::sign_in::finish`).
     if let SignInFor::Approval(tab) = owner {
         fx.push(Effect::Audit { tab, line: audit });
     }

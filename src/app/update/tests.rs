@@ -5,22 +5,10 @@ use crate::app::agent::Reachability;
 use crate::app::msg::ApprovalCredential;
 use crate::app::msg::{StoredItem, StreamItem};
 use crate::app::task::Link;
+use crate::testing::keys::{ctrl, key, keys};
 use crate::testing::{app, status};
 use a2a::*;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseEvent, MouseEventKind};
-
-fn key(app: &mut App, code: KeyCode) -> Vec<Effect> {
-    update(
-        app,
-        Msg::Input(Event::Key(KeyEvent::new(code, KeyModifiers::NONE))),
-    )
-}
-
-fn keys(app: &mut App, s: &str) {
-    for c in s.chars() {
-        key(app, KeyCode::Char(c));
-    }
-}
 
 fn ev(state: TaskState, task: &str) -> StreamResponse {
     StreamResponse::StatusUpdate(TaskStatusUpdateEvent {
@@ -405,16 +393,6 @@ fn mouse_click_selects_tab_and_wheel_scrolls() {
         app.active_tab().unwrap().scroll.is_some(),
         "scrolling up leaves follow mode"
     );
-}
-
-fn ctrl(app: &mut App, c: char) -> Vec<Effect> {
-    update(
-        app,
-        Msg::Input(Event::Key(KeyEvent::new(
-            KeyCode::Char(c),
-            KeyModifiers::CONTROL,
-        ))),
-    )
 }
 
 #[test]

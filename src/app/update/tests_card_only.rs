@@ -4,16 +4,10 @@
 use super::*;
 use crate::app::agent::{Reachability, Usability};
 use crate::app::task::Link;
+use crate::testing::keys::key;
 use crate::testing::{MESH_CARD, add_online, empty_app, fetched_card};
 use a2a::*;
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-
-fn key(app: &mut App, code: KeyCode) -> Vec<Effect> {
-    update(
-        app,
-        Msg::Input(Event::Key(KeyEvent::new(code, KeyModifiers::NONE))),
-    )
-}
+use crossterm::event::KeyCode;
 
 fn card_only_app() -> App {
     let mut app = empty_app((120, 40));

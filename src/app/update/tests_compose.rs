@@ -2,7 +2,7 @@
 //! keys edit, undo moves off Ctrl-U, closing a tab or quitting never loses a draft, Up recalls what any tab
 //! sent, an address without a scheme gets one, and attachments are listed and can be dropped.
 
-use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
+use crossterm::event::{KeyCode, KeyModifiers};
 
 use super::update;
 use crate::app::msg::{Effect, Msg};
@@ -10,18 +10,7 @@ use crate::app::state::{App, Focus, Overlay, PromptKind, View};
 use crate::store::Store;
 use crate::store::record::Record;
 use crate::testing::app;
-
-fn press(app: &mut App, code: KeyCode, modifiers: KeyModifiers) -> Vec<Effect> {
-    update(app, Msg::Input(Event::Key(KeyEvent::new(code, modifiers))))
-}
-
-fn key(app: &mut App, code: KeyCode) -> Vec<Effect> {
-    press(app, code, KeyModifiers::NONE)
-}
-
-fn ctrl(app: &mut App, c: char) -> Vec<Effect> {
-    press(app, KeyCode::Char(c), KeyModifiers::CONTROL)
-}
+use crate::testing::keys::{ctrl, key, press};
 
 fn alt(app: &mut App, code: KeyCode) -> Vec<Effect> {
     press(app, code, KeyModifiers::ALT)

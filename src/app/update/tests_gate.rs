@@ -9,16 +9,10 @@ use crate::app::task::Entry;
 use crate::app::task::badge::Badge;
 use crate::store::record::Record;
 use crate::task::log::Source;
+use crate::testing::keys::key;
 use crate::testing::{app, chunk, snapshot, status};
 use a2a::{StreamResponse, TaskState};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-
-fn key(app: &mut App, code: KeyCode) -> Vec<Effect> {
-    update(
-        app,
-        Msg::Input(Event::Key(KeyEvent::new(code, KeyModifiers::NONE))),
-    )
-}
 
 /// Open a tab, send `text`; returns the tab.
 fn send(app: &mut App, text: &str) -> crate::app::ids::TabId {

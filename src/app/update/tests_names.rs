@@ -15,20 +15,8 @@ use crate::config::protocol::Preferences;
 use crate::remote::connect::agent::AgentTarget;
 use crate::remote::connect::select_interface;
 use crate::store::record::Record;
+use crate::testing::keys::{key, keys};
 use crate::testing::{DEMO_CARD, app, fetched_card};
-
-fn key(app: &mut App, code: KeyCode) -> Vec<Effect> {
-    update(
-        app,
-        Msg::Input(Event::Key(KeyEvent::new(code, KeyModifiers::NONE))),
-    )
-}
-
-fn keys(app: &mut App, s: &str) {
-    for c in s.chars() {
-        key(app, KeyCode::Char(c));
-    }
-}
 
 /// Empty the prompt on screen.
 fn clear(app: &mut App) {

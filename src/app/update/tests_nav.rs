@@ -4,19 +4,10 @@
 use super::*;
 use crate::app::msg::StreamItem;
 use crate::app::state::PromptKind;
+use crate::testing::keys::{measured_key as key, measured_press as press};
 use crate::testing::{app, status};
 use a2a::TaskState;
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
-
-fn press(app: &mut App, code: KeyCode, modifiers: KeyModifiers) -> Vec<Effect> {
-    // As the runtime does: what the last frame measured is known before the next key.
-    app.measured = crate::ui::measure(app);
-    update(app, Msg::Input(Event::Key(KeyEvent::new(code, modifiers))))
-}
-
-fn key(app: &mut App, code: KeyCode) -> Vec<Effect> {
-    press(app, code, KeyModifiers::NONE)
-}
+use crossterm::event::{KeyCode, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
 
 fn composed(app: &App) -> String {
     app.tabs

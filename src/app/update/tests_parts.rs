@@ -3,7 +3,7 @@
 //! artifacts the SDKs never mark `lastChunk` are complete once the task is.
 
 use a2a::*;
-use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
+use crossterm::event::KeyCode;
 
 use super::update;
 use crate::app::msg::{Effect, Msg, StreamItem};
@@ -12,13 +12,7 @@ use crate::app::save::ChoiceKind;
 use crate::app::state::{App, Focus, Overlay, View};
 use crate::task::log::Source;
 use crate::testing::app;
-
-fn key(app: &mut App, code: KeyCode) -> Vec<Effect> {
-    update(
-        app,
-        Msg::Input(Event::Key(KeyEvent::new(code, KeyModifiers::NONE))),
-    )
-}
+use crate::testing::keys::key;
 
 fn artifact(id: &str, parts: Vec<Part>, last: Option<bool>) -> StreamResponse {
     StreamResponse::ArtifactUpdate(TaskArtifactUpdateEvent {

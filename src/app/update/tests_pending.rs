@@ -5,21 +5,10 @@ use super::*;
 use crate::app::ids::TabId;
 use crate::app::msg::StreamItem;
 use crate::app::state::PromptKind;
+use crate::testing::keys::{key, keys, press};
 use crate::testing::{app, status};
 use a2a::TaskState;
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-
-fn press(app: &mut App, code: KeyCode, m: KeyModifiers) -> Vec<Effect> {
-    update(app, Msg::Input(Event::Key(KeyEvent::new(code, m))))
-}
-
-fn key(app: &mut App, code: KeyCode) -> Vec<Effect> {
-    press(app, code, KeyModifiers::NONE)
-}
-
-fn keys(app: &mut App, s: &str) -> Vec<Effect> {
-    s.chars().flat_map(|c| key(app, KeyCode::Char(c))).collect()
-}
+use crossterm::event::{KeyCode, KeyModifiers};
 
 /// The agent of `tab` asks for authorization on task `task`.
 fn auth_required(app: &mut App, tab: TabId, task: &str) -> Vec<Effect> {

@@ -4,21 +4,15 @@
 use std::path::PathBuf;
 
 use a2a::*;
-use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
+use crossterm::event::KeyCode;
 
 use super::update;
 use crate::app::msg::{Effect, Msg, SaveResult};
 use crate::app::state::{App, Focus, Overlay, View};
 use crate::testing::app;
+use crate::testing::keys::key;
 
 const PNG: &[u8] = b"\x89PNG\r\n\x1a\nfirst image";
-
-fn key(app: &mut App, code: KeyCode) -> Vec<Effect> {
-    update(
-        app,
-        Msg::Input(Event::Key(KeyEvent::new(code, KeyModifiers::NONE))),
-    )
-}
 
 fn files(id: &str, parts: Vec<Part>) -> StreamResponse {
     StreamResponse::ArtifactUpdate(TaskArtifactUpdateEvent {

@@ -2,21 +2,16 @@
 //! g/G, Home/End) and the mouse wheel, and stops at its last page.
 
 use super::*;
+use crate::testing::keys::measured_press as press;
 use crate::testing::{app, chunk, parts_app, status};
 use a2a::TaskState;
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseEvent, MouseEventKind};
+use crossterm::event::{KeyCode, KeyModifiers, MouseEvent, MouseEventKind};
 
 const NONE: KeyModifiers = KeyModifiers::NONE;
 const CTRL: KeyModifiers = KeyModifiers::CONTROL;
 
-fn press(app: &mut App, code: KeyCode, modifiers: KeyModifiers) {
-    // As the runtime does: what the last frame measured is known before the next key.
-    app.measured = crate::ui::measure(app);
-    update(app, Msg::Input(Event::Key(KeyEvent::new(code, modifiers))));
-}
-
 fn wheel(app: &mut App, down: bool) {
-    app.measured = crate::ui::measure(app);
+    crate::testing::keys::measure(app);
     let kind = if down {
         MouseEventKind::ScrollDown
     } else {
@@ -123,7 +118,8 @@ fn the_card_page_and_its_raw_json() {
     app.focus = Focus::Main;
     every_scroll_key(&mut app, "card", |a| a.card_scroll);
     // The last page is the end of the card, not blank rows past it.
-    let e = crate::ui::measure(&app).card.unwrap_or_default();
+    crate::testing::keys::measure(&mut app);
+    let e = app.measured.card.unwrap_or_default();
     assert_eq!(app.card_scroll, e.content - e.height - 3);
     app.raw_card = true;
     every_scroll_key(&mut app, "raw card", |a| a.card_scroll);

@@ -8,25 +8,12 @@ use crate::app::msg::ApprovalCredential;
 use crate::app::msg::StreamItem;
 use crate::app::state::{PromptKind, SignInFor};
 use crate::remote::auth::Secret;
+pub(super) use crate::testing::keys::{
+    guarded_ctrl as ctrl, guarded_key as key, guarded_keys as keys,
+};
 use crate::testing::sign_in_app;
 use a2a::*;
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-
-/// A key pressed once the dialog on screen has been there longer than its key guard (tested on its own in
-/// `tests_pending`).
-pub(super) fn key(app: &mut App, code: KeyCode) -> Vec<Effect> {
-    app.pass_key_guard();
-    update(
-        app,
-        Msg::Input(Event::Key(KeyEvent::new(code, KeyModifiers::NONE))),
-    )
-}
-
-pub(super) fn keys(app: &mut App, s: &str) {
-    for c in s.chars() {
-        key(app, KeyCode::Char(c));
-    }
-}
+use crossterm::event::KeyCode;
 
 /// A tab whose task `t9` asks for authorization, with the dialog on screen.
 pub(super) fn waiting_for_auth(app: &mut App) -> TabId {
@@ -58,18 +45,6 @@ pub(super) fn waiting_for_auth(app: &mut App) -> TabId {
     assert!(app.overlay.is_none(), "never opened over the compose box");
     key(app, KeyCode::Esc);
     id
-}
-
-/// A Ctrl chord (the approval dialog's decisions).
-pub(super) fn ctrl(app: &mut App, c: char) -> Vec<Effect> {
-    app.pass_key_guard();
-    update(
-        app,
-        Msg::Input(Event::Key(KeyEvent::new(
-            KeyCode::Char(c),
-            KeyModifiers::CONTROL,
-        ))),
-    )
 }
 
 #[test]

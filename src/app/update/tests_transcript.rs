@@ -7,20 +7,10 @@ use std::time::{Duration, Instant};
 use super::*;
 use crate::app::state::PromptKind;
 use crate::app::task::Entry;
+use crate::testing::keys::{key, keys};
 use crate::testing::{app, chunk, status};
 use a2a::*;
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-
-fn key(app: &mut App, code: KeyCode) -> Vec<Effect> {
-    update(
-        app,
-        Msg::Input(Event::Key(KeyEvent::new(code, KeyModifiers::NONE))),
-    )
-}
-
-fn keys(app: &mut App, s: &str) -> Vec<Effect> {
-    s.chars().flat_map(|c| key(app, KeyCode::Char(c))).collect()
-}
+use crossterm::event::KeyCode;
 
 /// A tab on screen with command keys live, holding a message, a status message and an artifact.
 fn tab_with(artifact: &str) -> (App, crate::app::ids::TabId) {

@@ -1,7 +1,7 @@
 //! Lenient agent-card loading: any card seen in the wild (v1.0, v0.3, 0.2.x, a hybrid of both, the JS SDK's
 //! shapes, or one with a scheme type we do not know) becomes the SDK's v1.0 `AgentCard`, plus a list of
 //! warnings saying what was off. The rules (what we accept, how we label it, what we warn about) are listed
-//! and tested in `card_rules`; this file is the rewriting that applies them.
+//! and tested in `card::rules`; this file is the rewriting that applies them.
 //!
 //! The SDK's strict serde types reject a whole card over one unknown security-scheme variant or a v0.3 shape
 //! (spec digest §12); a console that shows nothing for such an agent is useless, so we rewrite the JSON into

@@ -1,7 +1,7 @@
 //! The lenient card-reading rules in one place: which shapes of agent card we accept, how we label them, which
 //! interfaces the console can call, and what we warn about. `normalize` applies them while rewriting a card
 //! into the v1.0 shape; `client::select_interface_within` chooses among the interfaces they call usable; the
-//! tests for all of them are in `card_rules_tests.rs`.
+//! tests for all of them are in `rules/tests.rs`.
 //!
 //! A user exploring partner agents must always *see* a card, even one the console cannot call: every rule
 //! below degrades to a warning, never to "no card". Only a document that is not a JSON object, not JSON at all,
@@ -18,9 +18,9 @@
 //! | `authentication` instead of `securitySchemes`, no `protocolVersion` | an A2A 0.1 card: its interfaces get version 0.1, which we do not speak (0.1 used `tasks/send`) | v0.1 | says so |
 //! | interface binding not `JSONRPC`/`HTTP+JSON`/`GRPC` (case-insensitive matches are fixed) | kept, not usable | — | unknown binding |
 //! | interface `protocolVersion` 1.x | usable | — | none |
-//! | 0.3 over JSON-RPC | usable (our 0.3 transport, `compat_v03`) | — | none |
+//! | 0.3 over JSON-RPC | usable (our 0.3 transport, `wire::v03`) | — | none |
 //! | 0.2.x over JSON-RPC | usable as 0.3: the JSON-RPC wire (`message/send`, `tasks/get` …) is the same | — | "spoken as 0.3" |
-//! | 0.3 over HTTP+JSON | usable (`compat_v03_rest`) | — | none |
+//! | 0.3 over HTTP+JSON | usable (`wire::v03_rest`) | — | none |
 //! | 0.3 over gRPC, 0.2.x over HTTP+JSON or gRPC | kept, not usable (see [`interface_use`]) | — | not supported |
 //! | any other version | kept, not usable | — | version we do not speak |
 //! | security scheme: v1.0 wrapper, flat v0.3 `type` (`apiKey`/`http`/`oauth2`/`openIdConnect`/`mutualTLS`), or the JS SDK's internal `{"scheme": {"$case", "value"}}` | read | — | the JS shape and several OAuth flows are noted |
@@ -235,7 +235,7 @@ pub fn interface_use(binding: &str, version: &str) -> InterfaceUse {
     };
     let legacy = protocol == ProtocolChoice::V03;
     // The one place that says which old-protocol bindings are not usable (`select_interface_within` skips the
-    // same): 0.3 is spoken over JSON-RPC (`compat_v03`) and HTTP+JSON (`compat_v03_rest`), not over gRPC (its
+    // same): 0.3 is spoken over JSON-RPC (`wire::v03`) and HTTP+JSON (`wire::v03_rest`), not over gRPC (its
     // 0.3 proto is another service); 0.2.x only over JSON-RPC, the one wire it shares with 0.3.
     let pre_03 = major_minor(version).is_some_and(|(maj, min)| maj == 0 && min < 3);
     if legacy

@@ -57,7 +57,7 @@ pub fn select_interface_within(
         let Ok(protocol) = ProtocolChoice::parse(&iface.protocol_version) else {
             continue;
         };
-        // `card_rules::interface_use` says which interfaces are usable, and why not (the tests keep the two
+        // `card::rules::interface_use` says which interfaces are usable, and why not (the tests keep the two
         // in step): 0.3 goes over JSON-RPC and HTTP+JSON, 0.2.x over JSON-RPC only.
         if !crate::remote::card::rules::interface_use(
             &iface.protocol_binding,
@@ -94,7 +94,7 @@ pub fn select_interface_within(
 /// How many of a card's interfaces the "no interface" error names (a hostile card may list thousands).
 const OFFERED_SHOWN: usize = 4;
 
-/// "no interface we can use …; the card offers: …", each offer with why it is not used (`card_rules`).
+/// "no interface we can use …; the card offers: …", each offer with why it is not used (`card::rules`).
 fn no_interface_message(card: &AgentCard, prefs: Preferences) -> String {
     use crate::remote::card::rules::{InterfaceUse, interface_use, quote};
     let offered: Vec<String> = card

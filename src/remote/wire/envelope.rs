@@ -165,7 +165,7 @@ pub fn protojson<T: ProtoJsonPayload>(raw: &str, what: &str) -> Result<T, A2AErr
 }
 
 /// Decode one stream event (a ProtoJSON `StreamResponse`) into the SDK's type. The fast path reads it in
-/// one pass over the text with `remote::event_serde` (the SDK's JSON, read faster); anything it does not
+/// one pass over the text with `task::event_serde` (the SDK's JSON, read faster); anything it does not
 /// take goes through the SDK's ProtoJSON conversion, which accepts more spellings (proto field names, enum
 /// numbers) at about three times the cost — it parses into generated ProtoJSON structs, encodes those as
 /// protobuf and decodes that again. Both give the same event (`the_sdks_serde_reads_what_protojson_reads`

@@ -1,6 +1,6 @@
 //! The JSON-RPC 2.0 binding: `RpcEndpoint` posts one call (or opens one stream) and reads the envelope,
 //! for both protocol versions; `JsonRpcTransport` is the v1.0 dialect (PascalCase methods, ProtoJSON
-//! payloads) behind the SDK's `Transport` trait. The v0.3 dialect is in `remote/compat_v03.rs`.
+//! payloads) behind the SDK's `Transport` trait. The v0.3 dialect is in `remote/wire/v03.rs`.
 
 use a2a::*;
 use a2a_client::{BoxStream, ServiceParams, Transport};

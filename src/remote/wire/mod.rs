@@ -15,7 +15,7 @@
 //! - `http`: sending a request under deadlines, naming what came back when it is not what we asked for.
 //! - `sse`: Server-Sent Events in linear time and bounded memory, with idle and overall deadlines.
 //! - `envelope`: JSON-RPC and REST envelopes and error objects, decoded without an intermediate tree.
-//! - `jsonrpc`, `rest`: the v1.0 transports. The v0.3 ones (`compat_v03`, `compat_v03_rest`) map their wire
+//! - `jsonrpc`, `rest`: the v1.0 transports. The v0.3 ones (`wire::v03`, `wire::v03_rest`) map their wire
 //!   shapes onto these same pieces.
 
 pub mod envelope;

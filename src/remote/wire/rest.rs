@@ -1,6 +1,6 @@
 //! The HTTP+JSON binding: `RestEndpoint` sends one request (or opens one stream) under a base URL, for both
 //! protocol versions; `RestTransport` is the v1.0 dialect (`/message:send`, `/tasks/{id}` …, ProtoJSON
-//! bodies) behind the SDK's `Transport` trait. The v0.3 dialect is in `remote/compat_v03_rest.rs`.
+//! bodies) behind the SDK's `Transport` trait. The v0.3 dialect is in `remote/wire/v03_rest.rs`.
 //!
 //! Ids that go into a path come from the agent (a task id is the server's); they are percent-encoded as one
 //! path segment, so an id like `../admin` cannot move the request elsewhere on the host.

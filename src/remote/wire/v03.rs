@@ -1,5 +1,5 @@
 //! A `Transport` for agents that still speak protocol 0.3 over JSON-RPC (its default binding; HTTP+JSON 0.3 is
-//! `compat_v03_rest`, which reuses this mapping). Protocol 0.2.x has the same JSON-RPC wire and is spoken
+//! `wire::v03_rest`, which reuses this mapping). Protocol 0.2.x has the same JSON-RPC wire and is spoken
 //! the same way.
 //!
 //! The official Rust SDK implements 1.0 only (`a2a::VERSION`), so 0.3 needs its own transport. It maps every

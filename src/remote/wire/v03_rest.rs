@@ -5,7 +5,7 @@
 //! message parts are under `content` (artifact parts stay under `parts`), roles and states are enum names
 //! (`ROLE_USER`, `TASK_STATE_INPUT_REQUIRED`), unions are keyed by field (`{"text":…}`, `{"file":{…}}`,
 //! `{"statusUpdate":{…}}`) instead of `kind`, and push configs are named resources. Rather than a second
-//! mapping onto v1.0, this one translates to and from 0.3's JSON-RPC shapes and reuses `compat_v03`'s
+//! mapping onto v1.0, this one translates to and from 0.3's JSON-RPC shapes and reuses `wire::v03`'s
 //! mapping for the rest: one place knows how 0.3 means what 1.0 means.
 //!
 //! Observed in a2a-sdk 0.3.26 (the peer in `tests/peers/py03_agent.py`): listing push configs answers 500
@@ -98,7 +98,7 @@ fn state_to_rpc(s: &str) -> &str {
         "TASK_STATE_REJECTED" => "rejected",
         "TASK_STATE_AUTH_REQUIRED" => "auth-required",
         "TASK_STATE_UNSPECIFIED" => "unknown",
-        // Anything else is passed on, and `compat_v03` names it in its error.
+        // Anything else is passed on, and `wire::v03` names it in its error.
         other => other,
     }
 }

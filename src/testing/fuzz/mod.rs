@@ -99,14 +99,14 @@ pub const TARGETS: &[Target] = &[
         name: "card",
         input: Input::Card,
         run: remote::card,
-        checks: "remote::card::parse_card on the bytes and remote::normalize on the JSON: no panic, an Ok \
+        checks: "remote::card::parse_card on the bytes and remote::card::normalize on the JSON: no panic, an Ok \
                  normalised card always deserialises to a2a::AgentCard",
     },
     Target {
         name: "v03",
         input: Input::V03,
         run: remote::v03,
-        checks: "remote::compat_v03 (events, tasks, push configs, JSON-RPC envelopes, SSE data lines): no \
+        checks: "remote::wire::v03 (events, tasks, push configs, JSON-RPC envelopes, SSE data lines): no \
                  panic, an Ok event is the variant its kind names, only a status update is final, and it \
                  round-trips through the SDK's types",
     },

@@ -1,5 +1,5 @@
 //! Targets for the decoders in `remote/`: agent cards (bytes → `parse_card`, JSON → `normalize`) and the
-//! protocol 0.3 mapping (`compat_v03`). A decoder refusing an input is fine; what must not happen is a panic,
+//! protocol 0.3 mapping (`wire::v03`). A decoder refusing an input is fine; what must not happen is a panic,
 //! an `Ok` the SDK's own types would not accept, or an error message that is not one clean line.
 //!
 //! The reserved `sse` and `wire` targets (see `TARGETS`) follow the same pattern: call the decoder on the

@@ -1,6 +1,6 @@
 //! Security for `normalize`: schemes (v1.0 wrappers, flat v0.3 `type` objects, the JS SDK's internal `$case`
 //! form; several v0.3 OAuth flows cut to the one v1.0 allows) and requirements (v1.0 and v0.3 forms), each
-//! rewritten into the v1.0 shape with a warning for what was dropped (rules: `card_rules`).
+//! rewritten into the v1.0 shape with a warning for what was dropped (rules: `card::rules`).
 
 use serde_json::{Map, Value, json};
 

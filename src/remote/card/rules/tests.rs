@@ -1,4 +1,4 @@
-//! Tests for the card-reading rules (`card_rules`) and the rewriting that applies them (`normalize`): every row
+//! Tests for the card-reading rules (`card::rules`) and the rewriting that applies them (`normalize`): every row
 //! of the rules table, plus the agreement between `interface_use` and `client::select_interface`.
 
 use serde_json::json;
