@@ -8,7 +8,7 @@
 //! - key-to-frame latency while the flood streams (a letter typed every ~25 ms; from sending the key until a
 //!   drawn screen shows it in the compose box), p50 and p99;
 //! - peak RSS (`VmHWM`) of a console doing one flood in a child process (this binary re-run with `--child`),
-//!   the store file's size and bytes per event;
+//!   the store file's size, bytes per event and its ratio to the stream's bytes;
 //! - restore time with a ~200 MB store of 50 tabs: `Store::open` → `restore_headers` → `StoreWriter::spawn`
 //!   → `Runtime::new` → `run` → first frame drawn.
 //!
@@ -63,6 +63,8 @@ const TARGET_RATIO: f64 = 1.3;
 const TARGET_P99_MS: f64 = 50.0;
 const TARGET_RSS_MB: f64 = 60.0;
 const TARGET_RESTORE_MS: f64 = 150.0;
+/// The store file (and its WAL, if one is left) after one flood, against the bytes of the stream it holds.
+const TARGET_DB_RATIO: f64 = 1.5;
 const CARD_PATH: &str = "/.well-known/agent-card.json";
 
 fn main() {
@@ -754,6 +756,14 @@ async fn parent() {
         "store bytes per event",
         "—",
         db_size as f64 / EVENTS as f64
+    );
+    let db_ratio = db_size as f64 / rec.body.len() as f64;
+    println!(
+        "{:<34} {:>36} {:>36.2}   ≤ {TARGET_DB_RATIO}  {}",
+        "store file / stream bytes",
+        "—",
+        db_ratio,
+        verdict(db_ratio <= TARGET_DB_RATIO)
     );
     println!(
         "{:<34} {:>36} {:>36.1}",
