@@ -673,7 +673,7 @@ async fn a_failing_store_is_shown_and_the_console_keeps_working_then_recovers() 
     let other = rusqlite::Connection::open(&db).unwrap();
     other
         .execute_batch(
-            "CREATE TRIGGER full BEFORE INSERT ON events BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END;",
+            "CREATE TRIGGER full BEFORE INSERT ON event_rows BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END;",
         )
         .unwrap();
     c.key(KeyCode::Char('n'));

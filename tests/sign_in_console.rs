@@ -51,7 +51,10 @@ async fn o_on_the_agent_list_signs_in_and_the_agent_becomes_callable_with_the_to
     let mut app = App::new(Keymap::defaults(), Theme::builtin("dark").unwrap());
     app.size = (140, 45);
     app.add_agent(target, AgentOrigin::Config);
-    let (rt, rx) = Runtime::new(None, "dark").unwrap();
+    let (mut rt, rx) = Runtime::new(None, "dark").unwrap();
+    // The console's store, where its writer puts the sign-in's audit row (remote/ writes none itself).
+    let store = a2a_console::store::Store::open(&dir.path().join("console.db")).unwrap();
+    rt.writer = Some(a2a_console::store::writer::StoreWriter::spawn(store).unwrap());
     let mut h = Headless::start(app, rt, rx);
 
     // Card only, and the reason names the key rather than the CLI.
