@@ -229,7 +229,7 @@ pub enum Command {
     /// Serve the embedded demo agent on 127.0.0.1 in the foreground.
     DemoAgent {
         /// Port to listen on (0 = any free port).
-        #[arg(long, default_value_t = crate::demo::STABLE_PORT)]
+        #[arg(long, default_value_t = crate::config::DEFAULT_DEMO_PORT)]
         port: u16,
     },
 }

@@ -380,16 +380,7 @@ pub fn record_sign_ins_in(path: Option<std::path::PathBuf>) {
         let Some(s) = slot.as_ref() else {
             return;
         };
-        let entry = crate::store::AuditEntry {
-            at: e.at,
-            agent: e.agent,
-            direction: crate::store::Direction::Decision,
-            method: e.what,
-            task_id: None,
-            context_id: None,
-            message_id: None,
-            detail_json: e.detail,
-        };
+        let entry = crate::store::AuditEntry::decision(e.agent, e.what, e.detail, e.at);
         if let Err(err) = s.audit(&entry) {
             tracing::warn!("audit log {}: {err}", path.display());
         }

@@ -86,18 +86,8 @@ pub fn resolve_target(
     }
     if let Some(var) = &global.bearer_env {
         target.auth = Some(AuthConfig {
-            kind: AuthKind::Bearer,
             token_env: Some(var.clone()),
-            token_cmd: None,
-            location: None,
-            name: None,
-            username: None,
-            scheme: None,
-            client_id: None,
-            flow: None,
-            scopes: None,
-            redirect_port: None,
-            token_cache: None,
+            ..AuthConfig::new(AuthKind::Bearer)
         });
     }
     Ok(target)

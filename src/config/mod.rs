@@ -19,8 +19,9 @@ pub const CONFIG_ENV: &str = "A2A_CONSOLE_CONFIG";
 /// Default bound on one request, in seconds.
 pub const DEFAULT_TIMEOUT_SECS: u64 = 30;
 
-/// Where the embedded demo agent listens unless `[demo] port` says otherwise (`demo::STABLE_PORT`): the same
-/// address every start, so its stored tasks stay under one agent URL.
+/// Where the embedded demo agent listens unless `[demo] port` (or `demo-agent --port`) says otherwise: the same
+/// address every start, so the store keeps its tasks under one agent URL (a new random port made `history`
+/// list them twice) and a restored demo tab finds its agent again.
 pub const DEFAULT_DEMO_PORT: u16 = 41241;
 
 /// What the command line overrides when the console starts (the CLI builds it from its global options).

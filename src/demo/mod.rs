@@ -91,11 +91,6 @@ impl DemoAgent {
     }
 }
 
-/// Where the embedded demo listens unless configured (`[demo] port`), the port `demo-agent` serves on too:
-/// the same address every start, so the store keeps its tasks under one agent URL (a new random port made
-/// `history` list them twice) and a restored demo tab finds its agent again.
-pub const STABLE_PORT: u16 = crate::config::DEFAULT_DEMO_PORT;
-
 /// The console's entry for the embedded demo agent listening at `url` (and for gRPC at `grpc`).
 pub fn target(url: &str, grpc: Option<String>) -> crate::remote::connect::agent::AgentTarget {
     let timeout = Duration::from_secs(crate::config::DEFAULT_TIMEOUT_SECS);

@@ -63,6 +63,22 @@ const AUDIT_LOG: &str = "
            1, id
     FROM events WHERE kind IN ('task', 'message', 'statusUpdate', 'artifactUpdate')";
 
+impl AuditEntry {
+    /// A decision not tied to a task (a sign-in, a sign-out, a refresh that failed).
+    pub fn decision(agent: String, method: String, detail_json: Value, at: DateTime<Utc>) -> Self {
+        Self {
+            at,
+            agent,
+            direction: Direction::Decision,
+            method,
+            task_id: None,
+            context_id: None,
+            message_id: None,
+            detail_json,
+        }
+    }
+}
+
 impl Store {
     /// Append to the audit log. The detail is redacted here, so no caller can forget to.
     pub fn audit(&self, e: &AuditEntry) -> Result<(), StoreError> {

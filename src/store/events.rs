@@ -58,9 +58,8 @@ impl Store {
         Ok(())
     }
 
-    /// The tab whose transcript holds `task_id` (the latest, should two): an earlier task of a conversation
-    /// is found too, not only the tab's current one.
-    /// The tab that holds `task_id` of the agent at `agent_url` (two agents can use the same task id).
+    /// The tab whose transcript holds `task_id` of the agent at `agent_url` (the latest, should two; two agents
+    /// can use the same task id): an earlier task of a conversation is found too, not only the tab's current one.
     pub fn tab_of_task(
         &self,
         agent_url: &str,

@@ -4,9 +4,10 @@
 //! Durability is the point, so: WAL journal (readers never block the writer, a crash never leaves a torn
 //! page), `synchronous=NORMAL` (a committed write is in the OS's hands, so a killed process loses nothing;
 //! only a power cut can lose the last few commits, which costs far less than an fsync per stream event),
-//! and every write is its own statement committed at once. The schema is versioned with `PRAGMA
-//! user_version`; migrations run in one immediate transaction so two consoles starting together cannot both
-//! migrate. A file we cannot read is reported, never deleted or rewritten: it is the user's history.
+//! and what the console records is committed in batches by the writer thread (`writer`, `batch`), before the
+//! frame that shows it. The schema is versioned with `PRAGMA user_version` (`schema`); migrations run in one
+//! immediate transaction so two consoles starting together cannot both migrate. A file we cannot read is
+//! reported, never deleted or rewritten: it is the user's history.
 
 mod audit;
 mod batch;

@@ -157,7 +157,7 @@ pub async fn run(global: Overrides, demo: bool) -> Result<Ended, String> {
     let mut app = build_app(&config, &global)?;
     // Before any tab exists (restored ones included).
     app.artifact_limit = config.store.artifact_limit();
-    app.demo_port = config.demo.port.unwrap_or(crate::demo::STABLE_PORT);
+    app.demo_port = config.demo.port.unwrap_or(crate::config::DEFAULT_DEMO_PORT);
     app.config_path = config_path.clone().or_else(crate::config::default_path);
     app.log_path = init_file_logging().map(|p| p.display().to_string());
     let demo_agent = if demo {

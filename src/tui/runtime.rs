@@ -130,7 +130,8 @@ impl Runtime {
     ) -> Result<(Self, UnboundedReceiver<Msg>), String> {
         let (tx, rx) = unbounded_channel();
         // Sign-in events reach the audit log through this console's store writer, never a connection of
-        // their own.
+        // their own. The sink is the process's: the console started last gets them (one per process but in
+        // tests).
         let audit_tx = tx.clone();
         crate::remote::auth::token_store::record_sign_ins_with(move |e| {
             let _ = audit_tx.send(Msg::SignInAudited(e));

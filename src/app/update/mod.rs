@@ -221,16 +221,7 @@ fn input(app: &mut App, ev: Event) -> Vec<Effect> {
 /// A sign-in's audit event, kept through this console's store writer like every other record.
 fn sign_in_audited(e: crate::remote::auth::token_store::SignInEvent) -> Effect {
     Effect::Record(crate::store::record::Record::Audit(Box::new(
-        crate::store::AuditEntry {
-            at: e.at,
-            agent: e.agent,
-            direction: crate::store::Direction::Decision,
-            method: e.what,
-            task_id: None,
-            context_id: None,
-            message_id: None,
-            detail_json: e.detail,
-        },
+        crate::store::AuditEntry::decision(e.agent, e.what, e.detail, e.at),
     )))
 }
 

@@ -2,11 +2,12 @@
 //! sent, the tab says an approval is on its way (spinner and time), the answer's result is drawn before the
 //! state that ends the task, and the sign-in dialogs wrap a long address under itself and count the wait.
 
-use super::tests_sign_in::{ctrl, key, keys, waiting_for_auth};
+use super::tests_sign_in::waiting_for_auth;
 use super::*;
 use crate::app::msg::APPROVAL_TEXT;
 use crate::app::state::{CodeFlowView, SignInFor};
 use crate::app::task::Entry;
+use crate::testing::keys::{guarded_ctrl as ctrl, guarded_key as key, guarded_keys as keys};
 use crate::testing::{app, render_text, sign_in_app};
 use a2a::*;
 use crossterm::event::KeyCode;

@@ -8,9 +8,7 @@ use crate::app::msg::ApprovalCredential;
 use crate::app::msg::StreamItem;
 use crate::app::state::{PromptKind, SignInFor};
 use crate::remote::auth::Secret;
-pub(super) use crate::testing::keys::{
-    guarded_ctrl as ctrl, guarded_key as key, guarded_keys as keys,
-};
+use crate::testing::keys::{guarded_ctrl as ctrl, guarded_key as key, guarded_keys as keys};
 use crate::testing::sign_in_app;
 use a2a::*;
 use crossterm::event::KeyCode;

@@ -10,7 +10,7 @@ use crate::app::msg::{Effect, Msg, StreamItem};
 use crate::app::state::{App, Focus, Overlay, View};
 use crate::task::log::Source;
 use crate::testing::app;
-pub(super) use crate::testing::keys::key;
+use crate::testing::keys::key;
 
 /// A tab where the user sent "message" and the agent answered directly (no task).
 pub(crate) fn exchange_tab() -> (App, u64) {

@@ -367,18 +367,8 @@ mod tests {
 
     fn cfg(kind: AuthKind) -> AuthConfig {
         AuthConfig {
-            kind,
-            token_env: None,
             token_cmd: Some("echo s3cret".into()),
-            location: None,
-            name: None,
-            username: None,
-            scheme: None,
-            client_id: None,
-            flow: None,
-            scopes: None,
-            redirect_port: None,
-            token_cache: None,
+            ..AuthConfig::new(kind)
         }
     }
 

@@ -207,11 +207,11 @@ pub fn forget(key: &TokenKey, cache: bool) -> Result<(), String> {
     Ok(())
 }
 
-/// Tests in one process point the cache file and the audit log into a directory of theirs (setting the
-/// environment would need `unsafe` once threads run).
+/// Tests in one process point the cache file into a directory of theirs (setting the environment would need
+/// `unsafe` once threads run). Sign-in audit rows go wherever the sink sends them ([`record_sign_ins_with`]).
 static TEST_DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
 
-/// Keeps this process's token cache and sign-in audit entries in `dir` (`tokens.json`, `console.db`).
+/// Keeps this process's token cache in `dir` (`tokens.json`).
 #[cfg(any(test, feature = "testing"))]
 pub fn use_dir_for_tests(dir: &std::path::Path) {
     let _ = TEST_DIR.set(dir.to_path_buf());
