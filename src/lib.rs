@@ -12,6 +12,7 @@
 //! - [`markup`]: markdown, the JSON view, code highlighting and their styles; used by `app` and `ui`.
 //! - [`remote`]: the network as a client, and nothing that draws or stores: `card/`, `wire/`, `connect/`,
 //!   `auth/`, `signature/`.
+//! - [`check`]: judging a live agent against the spec (read-only probes, findings with evidence, the report).
 //! - [`push`]: the local webhook receiver for push notifications (a server, not a client call).
 //! - [`store`]: the SQLite store (tabs, events, drafts, cached cards, audit log) and task export.
 //! - [`app`]: the console's state machine: `App`, `Msg`/`Effect`, `update`, a tab's model, the board, layout.
@@ -24,6 +25,7 @@
 //! - `testing` (tests and the `testing` feature only): fixtures and the headless console harness.
 
 pub mod app;
+pub mod check;
 pub mod cli;
 pub mod config;
 pub mod demo;

@@ -92,6 +92,23 @@ pub enum Command {
         #[arg(long)]
         yes: bool,
     },
+    /// Judge an agent against the A2A spec from a client's seat: one line per requirement (id, spec section,
+    /// MUST/SHOULD/MAY, PASS/FAIL/WARN/SKIP) with the request and response behind anything but a PASS, then
+    /// a summary by area. Read-only: the probes create nothing on the agent, and the most requests they can
+    /// send is said before they start. Exit 8 when a MUST fails.
+    Check {
+        #[arg(add = ArgValueCompleter::new(super::completions::agent_candidates))]
+        agent: String,
+        /// Print the report as one JSON object (schema in the README).
+        #[arg(long)]
+        json: bool,
+        /// Also write the report as JUnit XML to this file (one test case per requirement).
+        #[arg(long, value_name = "FILE")]
+        junit: Option<PathBuf>,
+        /// Print the evidence of every finding that is not a PASS (default: FAIL and WARN only).
+        #[arg(long)]
+        verbose: bool,
+    },
     /// Send a message; continue a task with --task. Exit code follows the task's state.
     Send {
         #[arg(add = ArgValueCompleter::new(super::completions::agent_candidates))]

@@ -24,6 +24,8 @@ pub enum Exit {
     /// `card`: the card of an agent whose signing key is pinned or configured came signed by another key, or
     /// with no signature at all (the card is still printed).
     SignatureAlarm = 7,
+    /// `check`: the agent fails at least one MUST requirement (the report is still printed in full).
+    CheckFailed = 8,
     /// Stdout could not be written: a reader such as `head` closed the pipe (quietly, the code a shell gives a
     /// tool killed by SIGPIPE), or another write error (said on stderr). See `print.rs`.
     OutputClosed = 141,
@@ -33,7 +35,8 @@ pub const EXIT_CODES_HELP: &str = "Exit codes: 0 done (task completed, or a dire
 or a command the agent's protocol lacks (list over A2A 0.3); 3 network/transport error; 4 error returned by the agent; \
 5 task ended failed, rejected or canceled; 6 task is waiting for you (input-required or auth-required; stderr says \
 how to continue); 7 (card) the agent's pinned or configured signing \
-key did not sign the card: signed by another key, or the signature removed; 141 stdout closed early (e.g. piped to head) or not \
+key did not sign the card: signed by another key, or the signature removed; 8 (check) the agent fails a MUST \
+requirement; 141 stdout closed early (e.g. piped to head) or not \
 writable. With --json, errors (and the exit-6 hint) are one JSON object per line on stderr.";
 
 impl Exit {

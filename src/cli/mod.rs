@@ -2,6 +2,7 @@
 //! script can branch on (see `exit.rs`).
 
 pub mod args;
+mod check;
 pub mod completions;
 pub mod exit;
 mod follow;
@@ -149,6 +150,18 @@ pub async fn run(global: GlobalOpts, command: Command) -> Exit {
         Ok(c) => c,
         Err(e) => return usage(&e),
     };
+    if let Command::Check {
+        agent,
+        json,
+        junit,
+        verbose,
+    } = &command
+    {
+        return match resolve_target(&config, &global, agent) {
+            Ok(target) => check::run(&target, *json, junit.as_deref(), *verbose).await,
+            Err(e) => fail(&e),
+        };
+    }
     if let Command::Trust { agent, yes } = &command {
         let path = path.or_else(config::default_path);
         return match trust::run(&config, &global, agent, *yes, path.as_deref()).await {
@@ -176,7 +189,8 @@ pub fn json_of(command: &Command) -> bool {
         | Command::List { json, .. }
         | Command::Cancel { json, .. }
         | Command::Subscribe { json, .. }
-        | Command::History { json } => *json,
+        | Command::History { json }
+        | Command::Check { json, .. } => *json,
         Command::Push { action } => match action {
             PushAction::Create { json, .. }
             | PushAction::Get { json, .. }
@@ -197,6 +211,7 @@ pub fn json_of(command: &Command) -> bool {
 fn agent_of(command: &Command) -> &str {
     match command {
         Command::Card { agent, .. }
+        | Command::Check { agent, .. }
         | Command::Trust { agent, .. }
         | Command::Send { agent, .. }
         | Command::Get { agent, .. }

@@ -156,6 +156,7 @@ pub(super) async fn run_remote(
         | Command::Login { .. }
         | Command::Logout { .. }
         | Command::Trust { .. }
+        | Command::Check { .. }
         | Command::Completions { .. }
         | Command::Prune { .. }
         | Command::History { .. }

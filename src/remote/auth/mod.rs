@@ -332,6 +332,11 @@ impl HeaderInterceptor {
         Self { headers }
     }
 
+    /// The headers themselves, for a caller that builds its own requests (`check`'s prober).
+    pub fn headers(&self) -> Vec<(String, Secret)> {
+        self.headers.clone()
+    }
+
     /// The same headers as a `HeaderMap`, for plain HTTP requests (card fetches).
     pub fn header_map(&self) -> reqwest::header::HeaderMap {
         let mut map = reqwest::header::HeaderMap::new();
