@@ -3,6 +3,8 @@
 //! requirement id, and nothing else may be (a probe that cannot fail, or one that blames the wrong
 //! requirement, fails here). The agent lives in this file; only 127.0.0.1 is used.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
@@ -566,4 +568,23 @@ async fn a_must_failure_is_exit_8_and_the_reports_are_well_formed() {
         xml.matches("<testcase ").count(),
         xml.matches("</testcase>").count()
     );
+}
+
+#[test]
+fn an_agent_that_does_not_answer_is_exit_3_not_a_verdict() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    drop(listener);
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("none.toml"), "").unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_a2a-console"))
+        .args(["check", &url])
+        .env("A2A_CONSOLE_CONFIG", dir.path().join("none.toml"))
+        .env("XDG_DATA_HOME", dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("FAIL  discovery.well-known"), "{text}");
+    assert!(text.contains("no card could be read"), "{text}");
 }

@@ -189,10 +189,7 @@ fn interfaces(card: &Map<String, Value>) -> Outcome {
             continue;
         };
         for f in ["url", "protocolBinding", "protocolVersion"] {
-            if !o
-                .get(f)
-                .is_some_and(|v| v.as_str().is_some_and(|s| !s.is_empty()))
-            {
+            if o.get(f).and_then(Value::as_str).is_none_or(str::is_empty) {
                 p.push(format!("supportedInterfaces[{i}] has no {f}"));
             }
         }
@@ -521,7 +518,8 @@ mod tests {
 
     #[test]
     fn each_defect_is_flagged_by_its_own_requirement_only() {
-        let cases: Vec<(&str, Box<dyn Fn(&mut Value)>)> = vec![
+        type Break = Box<dyn Fn(&mut Value)>;
+        let cases: Vec<(&str, Break)> = vec![
             (
                 "card.required-fields",
                 Box::new(|c| {

@@ -82,6 +82,9 @@ pub async fn discover(prober: &Prober, input: &str, out: &mut Vec<Finding>) -> O
             let legacy = legacy.to_string();
             let lr = prober.send(get(&legacy)).await;
             let outcome = match (card_of(&lr), &found) {
+                (None, _) if lr.status.is_none() => {
+                    Outcome::skip(format!("no answer: {}", describe(&lr)))
+                }
                 (None, _) if lr.status == Some(404) => Outcome::pass("not served (404)"),
                 (None, _) => Outcome::pass(format!("no card there ({})", describe(&lr))),
                 (Some(_), None) => {

@@ -58,7 +58,17 @@ pub async fn run(target: &AgentTarget, json: bool, junit: Option<&Path>, verbose
     } else {
         print_text(&report, verbose);
     }
-    if report.summary.must_failed {
+    // Nothing answered at all: the agent is unreachable, which is a transport failure, not a verdict on it.
+    let unreachable = report.card_name.is_none()
+        && report
+            .findings
+            .iter()
+            .filter(|f| f.id == "discovery.well-known")
+            .flat_map(|f| &f.evidence)
+            .all(|e| e.status.is_none());
+    if unreachable {
+        Exit::Transport
+    } else if report.summary.must_failed {
         Exit::CheckFailed
     } else {
         Exit::Done
@@ -138,7 +148,9 @@ fn print_text(report: &Report, verbose: bool) {
             c.skip
         );
     }
-    if report.summary.must_failed {
+    if report.card_name.is_none() {
+        outln!("verdict: no card could be read, so nothing else was judged");
+    } else if report.summary.must_failed {
         outln!("verdict: a MUST requirement fails (exit 8)");
     } else {
         outln!("verdict: no MUST requirement fails");
