@@ -13,7 +13,30 @@ use serde_json::Value;
 
 /// `check --json` of `url`: the exit code, and each finding's verdict by `id [interface]`.
 fn check(url: &str) -> (Option<i32>, BTreeMap<String, String>, Value) {
-    let run = common::cli(&["check", url, "--json"]);
+    check_with(url, &[])
+}
+
+/// The origin of the card's gRPC interface (`http://host:port`).
+fn grpc_origin(url: &str) -> String {
+    let card: Value = serde_json::from_str(&common::cli(&["card", url, "--json"]).stdout).unwrap();
+    let grpc = card["supportedInterfaces"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["protocolBinding"] == "GRPC")
+        .expect("a gRPC interface");
+    let u = grpc["url"].as_str().unwrap();
+    if u.contains("://") {
+        u.trim_end_matches('/').to_string()
+    } else {
+        format!("http://{u}")
+    }
+}
+
+fn check_with(url: &str, extra: &[&str]) -> (Option<i32>, BTreeMap<String, String>, Value) {
+    let mut args = vec!["check", url, "--json"];
+    args.extend_from_slice(extra);
+    let run = common::cli(&args);
     let report: Value = serde_json::from_str(&run.stdout)
         .unwrap_or_else(|e| panic!("not JSON ({e}): {}", run.all()));
     let mut verdicts = BTreeMap::new();
@@ -41,7 +64,7 @@ fn not_passing(v: &BTreeMap<String, String>) -> Vec<String> {
 }
 
 #[test]
-fn python_sdk_server_fails_no_must_and_misses_five_shoulds() {
+fn python_sdk_server_fails_no_must_over_http() {
     let peer = common::py10_peer();
     let (code, v, report) = check(&peer.url);
     assert_eq!(
@@ -102,6 +125,7 @@ fn demo_agent_on_the_rust_server_sdk() {
             // gRPC is served on its own port: another origin, so nothing is sent there without --allow-origin.
             "grpc.error-info [GRPC] SKIP",
             "grpc.push-not-supported [GRPC] SKIP",
+            "grpc.streaming-not-supported [GRPC] SKIP",
             "grpc.task-not-found [GRPC] SKIP",
             // Push is declared, yet listing the configs of a task that does not exist answers an empty
             // result instead of TaskNotFoundError (§3.3.2 resource errors; uncertain order of checks: WARN).
@@ -120,4 +144,58 @@ fn demo_agent_on_the_rust_server_sdk() {
     );
     assert_eq!(code, Some(8));
     assert_eq!(v["signature.verifies"], "PASS", "the demo signs its card");
+
+    // With the gRPC port allowed, its interface is probed too: the SDK's gRPC handler ignores a2a-version as
+    // its REST routes do, and lists no configs (OK) for a task that does not exist.
+    let origin = grpc_origin(&demo.url);
+    let (_, v, report) = check_with(&demo.url, &["--allow-origin", &origin]);
+    let grpc: Vec<String> = not_passing(&v)
+        .into_iter()
+        .filter(|k| k.contains("[GRPC]"))
+        .collect();
+    assert_eq!(
+        grpc,
+        vec![
+            "extended-card.served [GRPC] SKIP",
+            "grpc.push-not-supported [GRPC] WARN",
+            "version.absent-is-0.3 [GRPC] FAIL",
+            "version.unsupported [GRPC] FAIL",
+        ],
+        "{report:#}"
+    );
+    for id in [
+        "grpc.task-not-found [GRPC]",
+        "grpc.error-info [GRPC]",
+        "grpc.streaming-not-supported [GRPC]",
+        "extended-card.needs-auth [GRPC]",
+        "version.supported [GRPC]",
+    ] {
+        assert_eq!(v[id], "PASS", "{id}: {report:#}");
+    }
+}
+
+#[test]
+fn python_sdk_grpc_interface() {
+    let peer = common::py10_peer_with(&["--grpc"]);
+    let origin = grpc_origin(&peer.url);
+    let (_, v, report) = check_with(&peer.url, &["--allow-origin", &origin]);
+    let grpc: Vec<String> = not_passing(&v)
+        .into_iter()
+        .filter(|k| k.contains("[GRPC]"))
+        .collect();
+    assert_eq!(
+        grpc,
+        vec![
+            // The peer script guards the extended card with a bearer token on its HTTP routes only; its gRPC
+            // server has no such guard, so the card is served to anyone there: our peer's gap, not the SDK's.
+            "extended-card.needs-auth [GRPC] FAIL",
+            "extended-card.served [GRPC] SKIP",
+            // The SDK's gRPC handler does not look at a2a-version (its JSON-RPC and REST handlers do).
+            "version.absent-is-0.3 [GRPC] FAIL",
+            "version.unsupported [GRPC] FAIL",
+        ],
+        "{report:#}"
+    );
+    assert_eq!(v["grpc.task-not-found [GRPC]"], "PASS", "{report:#}");
+    assert_eq!(v["grpc.error-info [GRPC]"], "PASS", "{report:#}");
 }

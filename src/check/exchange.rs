@@ -48,6 +48,9 @@ pub struct Exchange {
     pub response_headers: Vec<(String, String)>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub response_body: Option<String>,
+    /// The gRPC status of a gRPC call (`NOT_FOUND`, `OK` …), with its ErrorInfo reason when it has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub grpc_status: Option<String>,
     /// What went wrong on the way (refused connection, timeout, not sent).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
@@ -196,6 +199,27 @@ impl Prober {
     /// Raise or lower the most requests this check may send (once the card says which interfaces it has).
     pub fn set_limit(&mut self, limit: usize) {
         self.budget.limit = limit;
+    }
+
+    /// Count one request that is not HTTP (a gRPC call) against the budget; `Err` with the reason when spent.
+    pub fn take(&self) -> Result<(), String> {
+        if self.budget.used.fetch_add(1, Ordering::Relaxed) >= self.budget.limit {
+            return Err(format!(
+                "not sent: the check's budget of {} requests is spent",
+                self.budget.limit
+            ));
+        }
+        Ok(())
+    }
+
+    /// The configured headers and the credential's header, for a caller that is not HTTP (gRPC metadata).
+    pub fn credential_headers(&self) -> &[(String, Secret)] {
+        &self.credentials
+    }
+
+    /// The request timeout.
+    pub fn timeout(&self) -> Duration {
+        self.timeout
     }
 
     /// Requests sent so far, and the budget.

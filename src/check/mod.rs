@@ -9,13 +9,15 @@
 //!
 //! - `discovery`: the well-known path, content type, caching headers, conditional GET (§8.2, §8.6);
 //! - `card_rules`: the card as served against the v1.0 data model (§4.4, §4.5);
-//! - `jsonrpc`, `rest`: per-interface errors, capability gates, versions, content types (§3.3, §3.6, §9, §11);
+//! - `jsonrpc`, `rest`, `grpc`: per-interface errors, capability gates, versions, content types (§3.3, §3.6,
+//!   §9, §10, §11);
 //! - `answer`: reading JSON-RPC and google.rpc.Status answers; `report`: the result, `--json` and JUnit.
 
 pub mod answer;
 pub mod card_rules;
 pub mod discovery;
 pub mod exchange;
+pub mod grpc;
 pub mod jsonrpc;
 pub mod plan;
 pub mod report;
@@ -177,6 +179,10 @@ pub async fn run(
                 Step::Rest(i) => {
                     tell(&prober, &i.label, progress);
                     rest::probe(&prober, i, &caps, &mut findings).await;
+                }
+                Step::Grpc(i) => {
+                    tell(&prober, &i.label, progress);
+                    grpc::probe(&prober, i, &caps, target.tls.as_ref(), &mut findings).await;
                 }
                 Step::Skip(i, area, why) => plan::skipped(i, *area, why, &mut findings),
             }

@@ -47,6 +47,7 @@ impl Caps {
 pub enum Step {
     JsonRpc(Interface),
     Rest(Interface),
+    Grpc(Interface),
     Skip(Interface, Area, String),
 }
 
@@ -55,6 +56,7 @@ impl Step {
         match self {
             Step::JsonRpc(_) => super::jsonrpc::REQUESTS,
             Step::Rest(_) => super::rest::REQUESTS,
+            Step::Grpc(_) => super::grpc::REQUESTS,
             Step::Skip(..) => 0,
         }
     }
@@ -135,8 +137,7 @@ pub fn steps(interfaces: &[Interface], prober: &Prober) -> Vec<Step> {
             match area {
                 Area::JsonRpc => Step::JsonRpc(i.clone()),
                 Area::HttpJson => Step::Rest(i.clone()),
-                // Not yet: the gRPC probes need ErrorInfo read from the status details (tonic-types).
-                _ => Step::Skip(i.clone(), area, "no gRPC probes yet (JSON-RPC and HTTP+JSON only)".into()),
+                _ => Step::Grpc(Interface { url, ..i.clone() }),
             }
         })
         .collect()

@@ -258,6 +258,11 @@ pub fn evidence_text(evidence: &[Exchange]) -> String {
             out.push_str(&format!("  {}\n", one_line(b)));
         }
         match (e.status, &e.error) {
+            _ if e.grpc_status.is_some() => out.push_str(&format!(
+                "← gRPC {} ({} ms)\n",
+                e.grpc_status.as_deref().unwrap_or_default(),
+                e.elapsed_ms
+            )),
             (Some(s), _) => out.push_str(&format!("← {s} ({} ms)\n", e.elapsed_ms)),
             (None, Some(err)) => out.push_str(&format!("← {err}\n")),
             (None, None) => out.push_str("← nothing\n"),

@@ -461,6 +461,13 @@ pub const CATALOGUE: &[Requirement] = &[
         "§3.3.4, §5.4",
         "push-config calls get FAILED_PRECONDITION PUSH_NOTIFICATION_NOT_SUPPORTED when push is not declared",
     ),
+    req(
+        "grpc.streaming-not-supported",
+        Grpc,
+        Must,
+        "§3.3.4, §5.4",
+        "SubscribeToTask gets FAILED_PRECONDITION UNSUPPORTED_OPERATION when streaming is not declared",
+    ),
     // Tasks, with --send (§3.1, §4.1, §3.5, §11.7)
     req(
         "task.send-shape",
@@ -577,7 +584,9 @@ pub fn tck_id(id: &str) -> Option<&'static str> {
         "jsonrpc.push-not-supported" | "rest.push-not-supported" | "grpc.push-not-supported" => {
             "CORE-CAP-001"
         }
-        "jsonrpc.streaming-not-supported" | "rest.streaming-not-supported" => "CORE-CAP-002",
+        "jsonrpc.streaming-not-supported"
+        | "rest.streaming-not-supported"
+        | "grpc.streaming-not-supported" => "CORE-CAP-002",
         "rest.task-not-found" => "HTTP_JSON-STATUS-001",
         "rest.error-body" => "HTTP_JSON-ERR-002",
         "rest.response-content-type" => "HTTP_JSON-SVC-001",
