@@ -485,7 +485,7 @@ async fn flagged(defect: Defect) -> BTreeSet<String> {
     let base = serve(defect).await;
     let target = AgentTarget::from_url(&base, std::time::Duration::from_secs(5));
     let mut notes = Vec::new();
-    let report = a2a_console::check::run(&target, &|_| {}, &mut notes)
+    let report = a2a_console::check::run(&target, &Default::default(), &|_| {}, &mut notes)
         .await
         .unwrap();
     assert!(report.requests_sent <= report.request_budget);

@@ -137,6 +137,26 @@ pub fn first_sse_data(text: &str) -> Option<String> {
     (!data.is_empty()).then(|| data.join("\n"))
 }
 
+/// The data of every event of an SSE body, in order.
+pub fn sse_data(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut data: Vec<&str> = Vec::new();
+    for line in text.lines().chain(std::iter::once("")) {
+        let line = line.trim_end_matches('\r');
+        if line.is_empty() {
+            if !data.is_empty() {
+                out.push(data.join("\n"));
+                data.clear();
+            }
+            continue;
+        }
+        if let Some(d) = line.strip_prefix("data:") {
+            data.push(d.strip_prefix(' ').unwrap_or(d));
+        }
+    }
+    out
+}
+
 /// An HTTP+JSON error answer.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct RestError {

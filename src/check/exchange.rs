@@ -115,6 +115,8 @@ pub struct Reply {
     pub body: Vec<u8>,
     /// Set when nothing usable came back (not sent, refused, timed out).
     pub error: Option<String>,
+    /// An event stream that was still open when the probe stopped reading it.
+    pub cut: bool,
     pub exchange: Exchange,
 }
 
@@ -313,7 +315,7 @@ impl Prober {
             .get(reqwest::header::CONTENT_TYPE)
             .and_then(|v| v.to_str().ok())
             .is_some_and(|v| v.to_ascii_lowercase().starts_with("text/event-stream"));
-        let (body, error) = read_body(resp, is_stream, probe.stream_for, self.timeout).await;
+        let (body, error, cut) = read_body(resp, is_stream, probe.stream_for, self.timeout).await;
         exchange.elapsed_ms = started.elapsed().as_millis() as u64;
         exchange.status = Some(status);
         exchange.response_headers = SHOWN_HEADERS
@@ -332,19 +334,20 @@ impl Prober {
             headers,
             body,
             error,
+            cut,
             exchange,
         }
     }
 }
 
 /// The body: whole for a unary answer (up to [`MAX_BODY`]); for an event stream, what arrives within
-/// `stream_for` (a probe never waits for a stream to end).
+/// `stream_for` (a probe never waits for a stream to end; the flag says it was cut).
 async fn read_body(
     resp: reqwest::Response,
     is_stream: bool,
     stream_for: Duration,
     timeout: Duration,
-) -> (Vec<u8>, Option<String>) {
+) -> (Vec<u8>, Option<String>, bool) {
     let until = Instant::now() + if is_stream { stream_for } else { timeout };
     let mut body = Vec::new();
     let mut stream = resp.bytes_stream();
@@ -358,15 +361,16 @@ async fn read_body(
                     return (
                         body,
                         Some(format!("body larger than {MAX_BODY} bytes; cut")),
+                        true,
                     );
                 }
             }
             Ok(Some(Err(e))) => {
-                return (body, Some(crate::remote::http::reqwest_reason(&e)));
+                return (body, Some(crate::remote::http::reqwest_reason(&e)), false);
             }
-            Ok(None) => return (body, None),
-            Err(_) if is_stream => return (body, None),
-            Err(_) => return (body, Some("timed out reading the body".into())),
+            Ok(None) => return (body, None, false),
+            Err(_) if is_stream => return (body, None, true),
+            Err(_) => return (body, Some("timed out reading the body".into()), true),
         }
     }
 }

@@ -13,7 +13,10 @@
 //!   §9, §10, §11);
 //! - `answer`: reading JSON-RPC and google.rpc.Status answers; `report`: the result, `--json` and JUnit.
 
+pub mod active;
+mod active_task;
 pub mod answer;
+pub mod call;
 pub mod card_rules;
 pub mod discovery;
 pub mod exchange;
@@ -33,6 +36,34 @@ use crate::remote::signature::SignatureState;
 use exchange::Prober;
 use plan::Step;
 use report::{Finding, Outcome, Report, SCHEMA, Summary};
+
+/// What a check may do beyond reading.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Options {
+    /// Send this message and follow the task it makes (active probes: they create tasks on the agent).
+    pub send: Option<String>,
+    /// Send each skill's first example (up to [`MAX_EXAMPLES`]) the same way.
+    pub examples: bool,
+}
+
+/// Skills' examples sent at most with `--examples`.
+pub const MAX_EXAMPLES: usize = 3;
+
+/// The messages the active probes send: `--send`'s, then the skills' first examples.
+fn messages(opts: &Options, card: &serde_json::Map<String, serde_json::Value>) -> Vec<String> {
+    let mut out: Vec<String> = opts.send.iter().cloned().collect();
+    if opts.examples {
+        let skills = card.get("skills").and_then(serde_json::Value::as_array);
+        out.extend(
+            skills
+                .into_iter()
+                .flatten()
+                .filter_map(|s| s.get("examples")?.as_array()?.first()?.as_str().map(str::to_string))
+                .take(MAX_EXAMPLES),
+        );
+    }
+    out
+}
 
 /// How far a running check has got, for a progress line or bar.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -108,11 +139,12 @@ async fn credentials(
     (headers, query, note)
 }
 
-/// Run the read-only check of `target`. `progress` hears about every step; `plan` is told the number of
+/// Run the check of `target` (read-only unless `opts` asks for the active probes). `progress` hears about every step; `plan` is told the number of
 /// requests before the first probe of an interface is sent. Fails only when the check cannot start (a bad
 /// URL, an HTTP client that cannot be built); an agent that does not answer is a finding.
 pub async fn run(
     target: &AgentTarget,
+    opts: &Options,
     progress: &(dyn Fn(Progress) + Send + Sync),
     notes: &mut Vec<String>,
 ) -> Result<Report, RemoteError> {
@@ -138,6 +170,7 @@ pub async fn run(
     tell(&prober, "card", progress);
     let doc = discovery::discover(&prober, &target.url, &mut findings).await;
     let mut card_name = None;
+    let mut messages_sent: Vec<String> = Vec::new();
     if let Some(doc) = &doc {
         card_name = doc
             .value
@@ -163,13 +196,39 @@ pub async fn run(
         findings.push(signature(doc, target).await);
         let caps = plan::Caps::of(&doc.value);
         let steps = plan::steps(&plan::interfaces(&doc.value), &prober);
-        prober.set_limit(budget(&steps));
-        notes.push(format!(
-            "check: at most {} requests to {} (read-only: nothing is created on the agent)",
-            budget(&steps),
-            crate::remote::auth::origin::Origin::of(&target.url)
-                .map_or_else(|| target.url.clone(), |o| o.to_string())
-        ));
+        let http_ifaces: Vec<&plan::Interface> = steps
+            .iter()
+            .filter_map(|s| match s {
+                Step::JsonRpc(i) | Step::Rest(i) => Some(i),
+                _ => None,
+            })
+            .collect();
+        let texts = messages(opts, &doc.value);
+        if !http_ifaces.is_empty() {
+            messages_sent = texts.clone();
+        }
+        let active_requests = if http_ifaces.is_empty() {
+            0
+        } else {
+            active::requests(texts.len(), http_ifaces.len() - 1)
+        };
+        prober.set_limit(budget(&steps) + active_requests);
+        let origin = crate::remote::auth::origin::Origin::of(&target.url)
+            .map_or_else(|| target.url.clone(), |o| o.to_string());
+        notes.push(if texts.is_empty() {
+            format!(
+                "check: at most {} requests to {origin} (read-only: nothing is created on the agent)",
+                budget(&steps)
+            )
+        } else {
+            format!(
+                "check: at most {} requests to {origin}; the active probes create tasks on the agent ({} message(s), \
+                 each sent streamed and blocking, plus one follow-up in the same context{})",
+                budget(&steps) + active_requests,
+                texts.len(),
+                if http_ifaces.len() > 1 { " and one per other binding" } else { "" }
+            )
+        });
         for step in &steps {
             match step {
                 Step::JsonRpc(i) => {
@@ -185,6 +244,29 @@ pub async fn run(
                     grpc::probe(&prober, i, &caps, target.tls.as_ref(), &mut findings).await;
                 }
                 Step::Skip(i, area, why) => plan::skipped(i, *area, why, &mut findings),
+            }
+        }
+        match http_ifaces.split_first() {
+            Some((primary, others)) if !texts.is_empty() => {
+                tell(&prober, &format!("active · {}", primary.label), progress);
+                let others: Vec<plan::Interface> = others.iter().map(|i| (*i).clone()).collect();
+                active::probe(&prober, primary, &others, &caps, &texts, &mut findings).await;
+            }
+            _ => {
+                let why = if texts.is_empty() {
+                    if opts.examples {
+                        "--examples: no skill has an example"
+                    } else {
+                        "active probes run with --send TEXT or --examples (they create tasks on the agent)"
+                    }
+                } else {
+                    "no JSON-RPC or HTTP+JSON v1.0 interface to send to"
+                };
+                for r in requirement::CATALOGUE.iter().filter(|r| {
+                    matches!(r.area, requirement::Area::Tasks | requirement::Area::Equivalence)
+                }) {
+                    findings.push(Finding::new(r.id, None, Outcome::skip(why)));
+                }
             }
         }
     } else {
@@ -221,7 +303,7 @@ pub async fn run(
         card_name,
         started_at,
         elapsed_ms: started.elapsed().as_millis() as u64,
-        active: false,
+        active: !messages_sent.is_empty(),
         requests_sent: sent.min(budget),
         request_budget: budget,
         summary: Summary::of(&findings),

@@ -108,6 +108,13 @@ pub enum Command {
         /// Print the evidence of every finding that is not a PASS (default: FAIL and WARN only).
         #[arg(long)]
         verbose: bool,
+        /// Also run the active probes with this message: they CREATE TASKS on the agent (the message sent
+        /// streamed and blocking, one follow-up in the same context, one per other binding).
+        #[arg(long, value_name = "TEXT")]
+        send: Option<String>,
+        /// Active probes with each skill's first example (up to 3) as the message; they create tasks too.
+        #[arg(long)]
+        examples: bool,
     },
     /// Send a message; continue a task with --task. Exit code follows the task's state.
     Send {

@@ -12,7 +12,13 @@ use crate::check::report::{Report, evidence_text};
 use crate::check::requirement::Verdict;
 use crate::remote::connect::agent::AgentTarget;
 
-pub async fn run(target: &AgentTarget, json: bool, junit: Option<&Path>, verbose: bool) -> Exit {
+pub async fn run(
+    target: &AgentTarget,
+    opts: &crate::check::Options,
+    json: bool,
+    junit: Option<&Path>,
+    verbose: bool,
+) -> Exit {
     let tty = std::io::stderr().is_terminal();
     let progress = move |p: crate::check::Progress| {
         if tty {
@@ -28,7 +34,7 @@ pub async fn run(target: &AgentTarget, json: bool, junit: Option<&Path>, verbose
         }
     };
     let mut notes = Vec::new();
-    let report = match crate::check::run(target, &progress, &mut notes).await {
+    let report = match crate::check::run(target, opts, &progress, &mut notes).await {
         Ok(r) => r,
         Err(e) => return super::fail(&e),
     };
@@ -77,7 +83,7 @@ pub async fn run(target: &AgentTarget, json: bool, junit: Option<&Path>, verbose
 
 fn print_text(report: &Report, verbose: bool) {
     outln!(
-        "check of {}{} at {}: {} of at most {} requests, {:.1} s, read-only",
+        "check of {}{} at {}: {} of at most {} requests, {:.1} s, {}",
         report.agent,
         report
             .card_name
@@ -87,7 +93,12 @@ fn print_text(report: &Report, verbose: bool) {
         report.url,
         report.requests_sent,
         report.request_budget,
-        report.elapsed_ms as f64 / 1000.0
+        report.elapsed_ms as f64 / 1000.0,
+        if report.active {
+            "with active probes (tasks were created)"
+        } else {
+            "read-only"
+        }
     );
     let mut heading: Option<(String, Option<String>)> = None;
     for f in &report.findings {

@@ -155,10 +155,16 @@ pub async fn run(global: GlobalOpts, command: Command) -> Exit {
         json,
         junit,
         verbose,
+        send,
+        examples,
     } = &command
     {
+        let opts = crate::check::Options {
+            send: send.clone(),
+            examples: *examples,
+        };
         return match resolve_target(&config, &global, agent) {
-            Ok(target) => check::run(&target, *json, junit.as_deref(), *verbose).await,
+            Ok(target) => check::run(&target, &opts, *json, junit.as_deref(), *verbose).await,
             Err(e) => fail(&e),
         };
     }
