@@ -59,6 +59,21 @@ enum Defect {
     RestAcceptsBadPageToken,
     RestPushAnswered,
     RestSubscribeTaskFirst,
+    // Active probes (`check --send`): the agent makes tasks.
+    StreamFirstEventStatus,
+    StreamEventAfterTerminal,
+    StreamEndsWorking,
+    StreamWrongTaskId,
+    StreamAppendBeforeFirstChunk,
+    StreamChunkAfterLast,
+    SendTaskWithoutId,
+    GetDisagrees,
+    HistoryIgnored,
+    ListMissesTask,
+    CancelCompletedOk,
+    SubscribeCompletedStreams,
+    ContextChanged,
+    RestSendsFailed,
 }
 
 /// The requirement each defect must be flagged under.
@@ -104,6 +119,20 @@ fn expected(d: Defect) -> &'static str {
         RestAcceptsBadPageToken => "rest.list-bad-page-token",
         RestPushAnswered => "rest.push-not-supported",
         RestSubscribeTaskFirst => "rest.streaming-not-supported",
+        StreamFirstEventStatus => "task.stream-first-event",
+        StreamEventAfterTerminal => "task.stream-states",
+        StreamEndsWorking => "task.stream-states",
+        StreamWrongTaskId => "task.stream-ids",
+        StreamAppendBeforeFirstChunk => "task.artifact-chunks",
+        StreamChunkAfterLast => "task.artifact-chunks",
+        SendTaskWithoutId => "task.send-shape",
+        GetDisagrees => "task.get-agrees",
+        HistoryIgnored => "task.history-length",
+        ListMissesTask => "task.list-finds",
+        CancelCompletedOk => "task.cancel-terminal",
+        SubscribeCompletedStreams => "task.subscribe-terminal",
+        ContextChanged => "task.context-continues",
+        RestSendsFailed => "equivalence.bindings",
     }
 }
 
@@ -151,9 +180,32 @@ const ALL: &[Defect] = {
     ]
 };
 
+const ACTIVE: &[Defect] = {
+    use Defect::*;
+    &[
+        StreamFirstEventStatus,
+        StreamEventAfterTerminal,
+        StreamEndsWorking,
+        StreamWrongTaskId,
+        StreamAppendBeforeFirstChunk,
+        StreamChunkAfterLast,
+        SendTaskWithoutId,
+        GetDisagrees,
+        HistoryIgnored,
+        ListMissesTask,
+        CancelCompletedOk,
+        SubscribeCompletedStreams,
+        ContextChanged,
+        RestSendsFailed,
+    ]
+};
+
 struct Agent {
     defect: Defect,
     base: String,
+    /// Declares streaming and makes tasks (for the active probes).
+    active: bool,
+    tasks: std::sync::Mutex<Vec<Value>>,
 }
 
 fn card(a: &Agent) -> Value {
@@ -164,7 +216,7 @@ fn card(a: &Agent) -> Value {
             {"url": format!("{}/rpc", a.base), "protocolBinding": "JSONRPC", "protocolVersion": "1.0"},
             {"url": format!("{}/rest", a.base), "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0"}
         ],
-        "capabilities": {},
+        "capabilities": if a.active { json!({"streaming": true}) } else { json!({}) },
         "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
         "securitySchemes": {"key": {"apiKeySecurityScheme": {"location": "header", "name": "X-Key"}}},
         "securityRequirements": [{}, {"schemes": {"key": {}}}],
@@ -261,6 +313,11 @@ fn rpc(a: &Agent, headers: &HeaderMap, body: &Bytes) -> Response {
         return rpc_error(a, &id, -32009, "VERSION_NOT_SUPPORTED");
     }
     let params = req.get("params").cloned().unwrap_or(Value::Null);
+    if a.active
+        && let Some(r) = active_rpc(a, method, &params, &id)
+    {
+        return r;
+    }
     match method {
         "GetTask" | "CancelTask" => {
             if !params.get("id").is_some_and(Value::is_string) && d != InvalidParamsProcessed {
@@ -354,6 +411,17 @@ fn rest(
         if !ct.contains("json") && d != RestAcceptsTextPlain {
             return rest_error(a, 415, "CONTENT_TYPE_NOT_SUPPORTED");
         }
+    }
+    if path == "/message:send"
+        && a.active
+        && let Ok(v) = serde_json::from_slice::<Value>(body)
+        && v.get("message").is_some_and(Value::is_object)
+    {
+        let mut task = make_task(a, &v["message"]);
+        if d == RestSendsFailed {
+            task["status"]["state"] = "TASK_STATE_FAILED".into();
+        }
+        return ok(json!({ "task": task }));
     }
     if path == "/message:send" {
         let Ok(v) = serde_json::from_slice::<Value>(body) else {
@@ -469,11 +537,17 @@ async fn handle(State(a): State<Arc<Agent>>, req: Request) -> Response {
 }
 
 async fn serve(defect: Defect) -> String {
+    serve_as(defect, false).await
+}
+
+async fn serve_as(defect: Defect, active: bool) -> String {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
     let agent = Arc::new(Agent {
         defect,
         base: base.clone(),
+        active,
+        tasks: Default::default(),
     });
     let app = Router::new().fallback(handle).with_state(agent);
     tokio::spawn(async move { axum::serve(listener, app).await });
@@ -493,6 +567,11 @@ async fn flagged(defect: Defect) -> BTreeSet<String> {
         .findings
         .iter()
         .filter(|f| f.verdict != Verdict::Pass)
+        // The active probes are skipped unless asked for (`check --send`).
+        .filter(|f| {
+            !(f.verdict == Verdict::Skip
+                && (f.id.starts_with("task.") || f.id.starts_with("equivalence.")))
+        })
         // Unsigned card: signing is optional.
         .filter(|f| !(f.id == "signature.verifies" && f.verdict == Verdict::Skip))
         // With no card, everything after discovery is skipped, which is right.
@@ -587,4 +666,213 @@ fn an_agent_that_does_not_answer_is_exit_3_not_a_verdict() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("FAIL  discovery.well-known"), "{text}");
     assert!(text.contains("no card could be read"), "{text}");
+}
+
+/// A finished task for `message` (in its context, or a new one), kept for GetTask, ListTasks and the rest.
+fn make_task(a: &Agent, message: &Value) -> Value {
+    let context = match message.get("contextId").and_then(Value::as_str) {
+        Some(c) if a.defect != Defect::ContextChanged => c.to_string(),
+        _ => uuid::Uuid::new_v4().to_string(),
+    };
+    let id = uuid::Uuid::new_v4().to_string();
+    let state = if a.defect == Defect::StreamEndsWorking {
+        "TASK_STATE_WORKING"
+    } else {
+        "TASK_STATE_COMPLETED"
+    };
+    let task = json!({
+        "id": id, "contextId": context,
+        "status": {"state": state},
+        "artifacts": [{"artifactId": "a1", "parts": [{"text": "hello"}]}],
+        "history": [message.clone(), {"messageId": uuid::Uuid::new_v4().to_string(), "role": "ROLE_AGENT", "parts": [{"text": "hello"}]}]
+    });
+    a.tasks.lock().unwrap().push(task.clone());
+    task
+}
+
+fn find_task(a: &Agent, id: &str) -> Option<Value> {
+    a.tasks
+        .lock()
+        .unwrap()
+        .iter()
+        .find(|t| t["id"] == id)
+        .cloned()
+}
+
+fn rpc_ok(id: &Value, result: Value) -> Response {
+    with_type(
+        StatusCode::OK,
+        "application/json",
+        json!({"jsonrpc": "2.0", "id": id, "result": result}).to_string(),
+    )
+}
+
+/// The events of a streamed task, each a JSON-RPC response.
+fn stream_events(a: &Agent, task: &Value, id: &Value) -> Response {
+    use Defect::*;
+    let d = a.defect;
+    let (tid, ctx) = (task["id"].clone(), task["contextId"].clone());
+    let mut first = task.clone();
+    first["status"]["state"] = "TASK_STATE_SUBMITTED".into();
+    first.as_object_mut().map(|o| o.remove("artifacts"));
+    let status = |s: &str, t: &Value| json!({"statusUpdate": {"taskId": t, "contextId": ctx, "status": {"state": s}}});
+    let chunk = |text: &str, append: bool, last: bool| json!({"artifactUpdate": {"taskId": tid, "contextId": ctx, "artifact": {"artifactId": "a1", "parts": [{"text": text}]}, "append": append, "lastChunk": last}});
+    let mut events = Vec::new();
+    if d != StreamFirstEventStatus {
+        events.push(json!({ "task": first }));
+    }
+    let working_id = if d == StreamWrongTaskId {
+        json!("another-task")
+    } else {
+        tid.clone()
+    };
+    events.push(status("TASK_STATE_WORKING", &working_id));
+    events.push(chunk(
+        "hel",
+        d == StreamAppendBeforeFirstChunk,
+        d == StreamChunkAfterLast,
+    ));
+    events.push(chunk("lo", true, true));
+    if d != StreamEndsWorking {
+        events.push(status("TASK_STATE_COMPLETED", &tid));
+    }
+    if d == StreamEventAfterTerminal {
+        events.push(status("TASK_STATE_WORKING", &tid));
+    }
+    let body: String = events
+        .iter()
+        .map(|e| {
+            format!(
+                "data: {}\n\n",
+                json!({"jsonrpc": "2.0", "id": id, "result": e})
+            )
+        })
+        .collect();
+    with_type(StatusCode::OK, "text/event-stream", body)
+}
+
+/// The task-making side of the JSON-RPC interface; `None` for what the read-only handler answers.
+fn active_rpc(a: &Agent, method: &str, params: &Value, id: &Value) -> Option<Response> {
+    use Defect::*;
+    let d = a.defect;
+    let task_id = params.get("id").and_then(Value::as_str).unwrap_or_default();
+    Some(match method {
+        "SendMessage" => {
+            let mut task = make_task(a, params.get("message")?);
+            if d == SendTaskWithoutId {
+                task.as_object_mut().map(|o| o.remove("id"));
+            }
+            rpc_ok(id, json!({ "task": task }))
+        }
+        "SendStreamingMessage" => {
+            let task = make_task(a, params.get("message")?);
+            stream_events(a, &task, id)
+        }
+        "GetTask" => {
+            let mut task = find_task(a, task_id)?;
+            if d == GetDisagrees {
+                task["status"]["state"] = "TASK_STATE_FAILED".into();
+            }
+            if let Some(n) = params.get("historyLength").and_then(Value::as_u64)
+                && d != HistoryIgnored
+            {
+                let h: Vec<Value> = task["history"].as_array().cloned().unwrap_or_default();
+                let keep = h[h.len().saturating_sub(n as usize)..].to_vec();
+                if keep.is_empty() {
+                    task.as_object_mut().map(|o| o.remove("history"));
+                } else {
+                    task["history"] = keep.into();
+                }
+            }
+            rpc_ok(id, task)
+        }
+        "ListTasks" if params.get("pageToken").is_none() => {
+            let ctx = params.get("contextId").cloned().unwrap_or(Value::Null);
+            let tasks: Vec<Value> = if d == ListMissesTask {
+                Vec::new()
+            } else {
+                a.tasks
+                    .lock()
+                    .unwrap()
+                    .iter()
+                    .filter(|t| t["contextId"] == ctx)
+                    .cloned()
+                    .collect()
+            };
+            rpc_ok(
+                id,
+                json!({"tasks": tasks, "nextPageToken": "", "pageSize": 50, "totalSize": tasks.len()}),
+            )
+        }
+        "CancelTask" => {
+            let task = find_task(a, task_id)?;
+            let state = task["status"]["state"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string();
+            if state == "TASK_STATE_COMPLETED" && d != CancelCompletedOk {
+                return Some(rpc_error(a, id, -32002, "TASK_NOT_CANCELABLE"));
+            }
+            let mut tasks = a.tasks.lock().unwrap();
+            let t = tasks.iter_mut().find(|t| t["id"] == task_id)?;
+            if state != "TASK_STATE_COMPLETED" {
+                t["status"]["state"] = "TASK_STATE_CANCELED".into();
+            }
+            rpc_ok(id, t.clone())
+        }
+        "SubscribeToTask" => match find_task(a, task_id) {
+            Some(t) if d == SubscribeCompletedStreams => with_type(
+                StatusCode::OK,
+                "text/event-stream",
+                format!(
+                    "data: {}\n\n",
+                    json!({"jsonrpc": "2.0", "id": id, "result": {"task": t}})
+                ),
+            ),
+            Some(_) => rpc_error(a, id, -32004, "UNSUPPORTED_OPERATION"),
+            None => rpc_error(a, id, -32001, "TASK_NOT_FOUND"),
+        },
+        _ => return None,
+    })
+}
+
+/// The active probes' verdicts (FAIL and WARN; a probe that depends on a failed one may be skipped).
+async fn flagged_active(defect: Defect) -> BTreeSet<String> {
+    let base = serve_as(defect, true).await;
+    let target = AgentTarget::from_url(&base, std::time::Duration::from_secs(5));
+    let opts = a2a_console::check::Options {
+        send: Some("hello".into()),
+        examples: false,
+    };
+    let report = a2a_console::check::run(&target, &opts, &|_| {}, &mut Vec::new())
+        .await
+        .unwrap();
+    assert!(report.active);
+    assert!(
+        report.requests_sent <= report.request_budget,
+        "{} > {}",
+        report.requests_sent,
+        report.request_budget
+    );
+    report
+        .findings
+        .iter()
+        .filter(|f| f.id.starts_with("task.") || f.id.starts_with("equivalence."))
+        .filter(|f| matches!(f.verdict, Verdict::Fail | Verdict::Warn))
+        .map(|f| f.id.to_string())
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn active_probes_pass_a_conformant_agent_and_flag_each_defect_under_its_id() {
+    assert_eq!(flagged_active(Defect::Conformant).await, BTreeSet::new());
+    let mut wrong = Vec::new();
+    for d in ACTIVE {
+        let got = flagged_active(*d).await;
+        let want: BTreeSet<String> = [expected(*d).to_string()].into();
+        if got != want {
+            wrong.push(format!("{d:?}: expected {want:?}, got {got:?}"));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }

@@ -56,7 +56,9 @@ impl Seen {
     /// Equivalent for a client: same kind, same final state, same number of artifacts (agents may word their
     /// answers differently every time).
     fn equivalent(&self, other: &Seen) -> bool {
-        self.kind == other.kind && self.state == other.state && self.artifacts.len() == other.artifacts.len()
+        self.kind == other.kind
+            && self.state == other.state
+            && self.artifacts.len() == other.artifacts.len()
     }
 }
 
@@ -109,7 +111,10 @@ fn shape_problems(v: &Value) -> Vec<String> {
             }
             match state_of(t) {
                 Some(s) if s.starts_with("TASK_STATE_") && s != "TASK_STATE_UNSPECIFIED" => {}
-                Some(s) => p.push(format!("task.status.state {} is not a task state", crate::remote::card::rules::quote(&s))),
+                Some(s) => p.push(format!(
+                    "task.status.state {} is not a task state",
+                    crate::remote::card::rules::quote(&s)
+                )),
                 None => p.push("task.status.state missing".into()),
             }
         }
@@ -129,6 +134,90 @@ fn shape_problems(v: &Value) -> Vec<String> {
     p
 }
 
+/// What a stream's events have shown so far, event by event.
+#[derive(Default)]
+struct Walk {
+    /// The states, in order, up to the first terminal one.
+    states: Vec<String>,
+    /// The first event after a terminal state.
+    after_terminal: Option<String>,
+    bad_ids: Vec<String>,
+    chunks: Vec<String>,
+    /// Artifacts sent (a chunk may append to them) and closed (their lastChunk came).
+    open: BTreeSet<String>,
+    closed: BTreeSet<String>,
+}
+
+impl Walk {
+    fn event(&mut self, i: usize, e: &Value, seen: &mut Seen) {
+        let last_terminal = self
+            .states
+            .last()
+            .is_some_and(|s| TERMINAL.contains(&s.as_str()));
+        let Some((kind, body)) = e.as_object().and_then(|o| o.iter().next()) else {
+            return;
+        };
+        let kind = kind.as_str();
+        // §11.7: a final Task snapshot MAY be resent before closing.
+        let resent_snapshot = kind == "task" && state_of(body).as_ref() == self.states.last();
+        if last_terminal && !resent_snapshot && self.after_terminal.is_none() {
+            self.after_terminal = Some(format!(
+                "event {} ({kind}) after {}",
+                i + 1,
+                self.states.last().cloned().unwrap_or_default()
+            ));
+        }
+        let (tid, cid) = match kind {
+            "task" => (str_of(body, "id"), str_of(body, "contextId")),
+            _ => (str_of(body, "taskId"), str_of(body, "contextId")),
+        };
+        if kind != "message" && (tid != seen.task_id || cid != seen.context_id) {
+            self.bad_ids.push(format!(
+                "event {} ({kind}) names task {:?} context {:?}",
+                i + 1,
+                tid,
+                cid
+            ));
+        }
+        // A terminal state is final: what comes after it is the defect reported above, not the task's state.
+        if let Some(s) = state_of(body)
+            && !last_terminal
+        {
+            self.states.push(s);
+        }
+        if kind == "artifactUpdate" {
+            let id = body
+                .get("artifact")
+                .and_then(|a| str_of(a, "artifactId"))
+                .unwrap_or_default();
+            let append = body.get("append").and_then(Value::as_bool).unwrap_or(false);
+            if self.closed.contains(&id) {
+                self.chunks.push(format!(
+                    "event {}: a chunk of artifact {id:?} after its lastChunk",
+                    i + 1
+                ));
+            } else if append && !self.open.contains(&id) {
+                self.chunks.push(format!(
+                    "event {}: append to artifact {id:?}, never sent before",
+                    i + 1
+                ));
+            }
+            self.open.insert(id.clone());
+            if body
+                .get("lastChunk")
+                .and_then(Value::as_bool)
+                .unwrap_or(false)
+            {
+                self.closed.insert(id.clone());
+            }
+            seen.artifacts.insert(id);
+        }
+        if kind == "task" {
+            seen.artifacts.extend(artifact_ids(body));
+        }
+    }
+}
+
 /// Judge one stream's events: first event, states, ids, artifact chunks. Returns what it saw.
 pub fn judge_stream(
     events: &[Value],
@@ -140,7 +229,11 @@ pub fn judge_stream(
 ) -> Option<Seen> {
     let Some(first) = events.first() else {
         let why = error.unwrap_or("the stream had no event");
-        out.push(Finding::new("task.stream-first-event", on, Outcome::fail(why.to_string()).with(ev)));
+        out.push(Finding::new(
+            "task.stream-first-event",
+            on,
+            Outcome::fail(why.to_string()).with(ev),
+        ));
         return None;
     };
     let mut seen = match seen_of(first) {
@@ -161,58 +254,35 @@ pub fn judge_stream(
             if events.len() == 1 {
                 Outcome::pass("a single Message")
             } else {
-                Outcome::fail(format!("a Message followed by {} more events", events.len() - 1)).with(ev)
+                Outcome::fail(format!(
+                    "a Message followed by {} more events",
+                    events.len() - 1
+                ))
+                .with(ev)
             },
         ));
         return Some(seen);
     }
-    out.push(Finding::new("task.stream-first-event", on, Outcome::pass("a Task first")));
-    let mut states: Vec<String> = seen.state.iter().cloned().collect();
-    let mut after_terminal: Option<String> = None;
-    let mut bad_ids: Vec<String> = Vec::new();
-    let mut chunks: Vec<String> = Vec::new();
-    let (mut open, mut closed) = (BTreeSet::<String>::new(), BTreeSet::<String>::new());
-    open.extend(seen.artifacts.iter().cloned());
+    out.push(Finding::new(
+        "task.stream-first-event",
+        on,
+        Outcome::pass("a Task first"),
+    ));
+    let mut walk = Walk {
+        states: seen.state.iter().cloned().collect(),
+        open: seen.artifacts.clone(),
+        ..Walk::default()
+    };
     for (i, e) in events.iter().enumerate().skip(1) {
-        let last_terminal = states.last().is_some_and(|s| TERMINAL.contains(&s.as_str()));
-        let (kind, body) = match e.as_object().and_then(|o| o.iter().next()) {
-            Some((k, v)) => (k.as_str(), v),
-            None => continue,
-        };
-        // §11.7: a final Task snapshot MAY be resent before closing.
-        let resent_snapshot = kind == "task" && state_of(body).as_ref() == states.last();
-        if last_terminal && !resent_snapshot && after_terminal.is_none() {
-            after_terminal = Some(format!("event {} ({kind}) after {}", i + 1, states.last().cloned().unwrap_or_default()));
-        }
-        let (tid, cid) = match kind {
-            "task" => (str_of(body, "id"), str_of(body, "contextId")),
-            _ => (str_of(body, "taskId"), str_of(body, "contextId")),
-        };
-        if kind != "message" && (tid != seen.task_id || cid != seen.context_id) {
-            bad_ids.push(format!("event {} ({kind}) names task {:?} context {:?}", i + 1, tid, cid));
-        }
-        if let Some(s) = state_of(body) {
-            states.push(s);
-        }
-        if kind == "artifactUpdate" {
-            let art = body.get("artifact");
-            let id = art.and_then(|a| str_of(a, "artifactId")).unwrap_or_default();
-            let append = body.get("append").and_then(Value::as_bool).unwrap_or(false);
-            if closed.contains(&id) {
-                chunks.push(format!("event {}: a chunk of artifact {id:?} after its lastChunk", i + 1));
-            } else if append && !open.contains(&id) {
-                chunks.push(format!("event {}: append to artifact {id:?}, never sent before", i + 1));
-            }
-            open.insert(id.clone());
-            if body.get("lastChunk").and_then(Value::as_bool).unwrap_or(false) {
-                closed.insert(id.clone());
-            }
-            seen.artifacts.insert(id);
-        }
-        if kind == "task" {
-            seen.artifacts.extend(artifact_ids(body));
-        }
+        walk.event(i, e, &mut seen);
     }
+    let Walk {
+        states,
+        after_terminal,
+        bad_ids,
+        chunks,
+        ..
+    } = walk;
     seen.state = states.last().cloned();
     let last = seen.state.clone().unwrap_or_default();
     let ended_well = TERMINAL.contains(&last.as_str()) || INTERRUPTED.contains(&last.as_str());
@@ -227,7 +297,10 @@ pub fn judge_stream(
                 super::call::STREAM_READ.as_secs()
             ))
             .with(ev),
-            (None, false, false) => Outcome::fail(format!("the stream closed in {last}, neither terminal nor interrupted")).with(ev),
+            (None, false, false) => Outcome::fail(format!(
+                "the stream closed in {last}, neither terminal nor interrupted"
+            ))
+            .with(ev),
         },
     ));
     out.push(Finding::new(
@@ -243,7 +316,10 @@ pub fn judge_stream(
         "task.artifact-chunks",
         on,
         if chunks.is_empty() {
-            Outcome::pass(format!("{} artifact(s), chunks consistent", seen.artifacts.len()))
+            Outcome::pass(format!(
+                "{} artifact(s), chunks consistent",
+                seen.artifacts.len()
+            ))
         } else {
             Outcome::fail(chunks.into_iter().take(3).collect::<Vec<_>>().join("; ")).with(ev)
         },
@@ -267,10 +343,26 @@ pub async fn probe(
         let streamed = if caps.streaming {
             let reply = api.send(text, None, true).await;
             let (events, error) = api.events(&reply);
-            judge_stream(&events, error.as_deref(), reply.cut, on, &reply.exchange, out)
+            judge_stream(
+                &events,
+                error.as_deref(),
+                reply.cut,
+                on,
+                &reply.exchange,
+                out,
+            )
         } else {
-            for id in ["task.stream-first-event", "task.stream-states", "task.stream-ids", "task.artifact-chunks"] {
-                out.push(Finding::new(id, on, Outcome::skip("streaming is not declared")));
+            for id in [
+                "task.stream-first-event",
+                "task.stream-states",
+                "task.stream-ids",
+                "task.artifact-chunks",
+            ] {
+                out.push(Finding::new(
+                    id,
+                    on,
+                    Outcome::skip("streaming is not declared"),
+                ));
             }
             None
         };
@@ -281,7 +373,11 @@ pub async fn probe(
                 out.push(Finding::new(
                     "task.send-shape",
                     on,
-                    if p.is_empty() { Outcome::pass("a valid Task or Message") } else { Outcome::fail(p.join("; ")).with(&reply.exchange) },
+                    if p.is_empty() {
+                        Outcome::pass("a valid Task or Message")
+                    } else {
+                        Outcome::fail(p.join("; ")).with(&reply.exchange)
+                    },
                 ));
                 seen_of(&v)
             }
@@ -289,7 +385,8 @@ pub async fn probe(
                 out.push(Finding::new(
                     "task.send-shape",
                     on,
-                    Outcome::fail(format!("SendMessage failed: {}", other.describe())).with(&reply.exchange),
+                    Outcome::fail(format!("SendMessage failed: {}", other.describe()))
+                        .with(&reply.exchange),
                 ));
                 None
             }
@@ -301,8 +398,13 @@ pub async fn probe(
             "equivalence.stream-vs-send",
             on,
             match (&streamed, &sent) {
-                (Some(a), Some(b)) if a.equivalent(b) => Outcome::pass(format!("both {}", a.summary())),
-                (Some(a), Some(b)) => Outcome::warn(format!("streamed: {}; sent: {}", a.summary(), b.summary())).with(&reply.exchange),
+                (Some(a), Some(b)) if a.equivalent(b) => {
+                    Outcome::pass(format!("both {}", a.summary()))
+                }
+                (Some(a), Some(b)) => {
+                    Outcome::warn(format!("streamed: {}; sent: {}", a.summary(), b.summary()))
+                        .with(&reply.exchange)
+                }
                 _ => Outcome::skip("not both answered"),
             },
         ));
@@ -315,15 +417,29 @@ pub async fn probe(
     let Some((sent, streamed)) = first else {
         return;
     };
-    let task = streamed.filter(|s| s.kind == "task").unwrap_or(sent.clone());
+    let task = streamed
+        .filter(|s| s.kind == "task")
+        .unwrap_or(sent.clone());
     super::active_task::follow_up(&api, &task, caps, on, out).await;
-    super::active_task::equivalence(prober, &sent, others, messages.first().map_or("", String::as_str), on, out).await;
+    super::active_task::equivalence(
+        prober,
+        &sent,
+        others,
+        messages.first().map_or("", String::as_str),
+        on,
+        out,
+    )
+    .await;
 }
 
 /// GetTask after a stream: the same last state and the same artifacts.
 async fn get_agrees(api: &Api<'_>, s: &Seen, on: Option<&str>, out: &mut Vec<Finding>) {
     let Some(id) = s.task_id.as_deref().filter(|_| s.kind == "task") else {
-        out.push(Finding::new("task.get-agrees", on, Outcome::skip("the agent answered with a message: no task")));
+        out.push(Finding::new(
+            "task.get-agrees",
+            on,
+            Outcome::skip("the agent answered with a message: no task"),
+        ));
         return;
     };
     let reply = api.get_task(id, None).await;
@@ -335,14 +451,28 @@ async fn get_agrees(api: &Api<'_>, s: &Seen, on: Option<&str>, out: &mut Vec<Fin
                 let state = state_of(&t);
                 let arts = artifact_ids(&t);
                 if state != s.state {
-                    Outcome::fail(format!("GetTask says {:?}, the stream ended at {:?}", state, s.state)).with(&reply.exchange)
+                    Outcome::fail(format!(
+                        "GetTask says {:?}, the stream ended at {:?}",
+                        state, s.state
+                    ))
+                    .with(&reply.exchange)
                 } else if arts != s.artifacts {
-                    Outcome::fail(format!("GetTask has artifacts {arts:?}, the stream sent {:?}", s.artifacts)).with(&reply.exchange)
+                    Outcome::fail(format!(
+                        "GetTask has artifacts {arts:?}, the stream sent {:?}",
+                        s.artifacts
+                    ))
+                    .with(&reply.exchange)
                 } else {
-                    Outcome::pass(format!("{} with {} artifact(s), as streamed", state.unwrap_or_default(), arts.len()))
+                    Outcome::pass(format!(
+                        "{} with {} artifact(s), as streamed",
+                        state.unwrap_or_default(),
+                        arts.len()
+                    ))
                 }
             }
-            other => Outcome::fail(format!("GetTask failed: {}", other.describe())).with(&reply.exchange),
+            other => {
+                Outcome::fail(format!("GetTask failed: {}", other.describe())).with(&reply.exchange)
+            }
         },
     ));
 }
@@ -352,7 +482,9 @@ pub(super) fn is_terminal(state: Option<&str>) -> bool {
 }
 
 pub(super) fn history_len(task: &Value) -> usize {
-    task.get("history").and_then(Value::as_array).map_or(0, Vec::len)
+    task.get("history")
+        .and_then(Value::as_array)
+        .map_or(0, Vec::len)
 }
 
 pub(super) fn task_state(v: &Value) -> Option<String> {

@@ -14,7 +14,13 @@ const TASK_NOT_CANCELABLE: i64 = -32002;
 const UNSUPPORTED_OPERATION: i64 = -32004;
 
 /// The follow-ups of one task (`task` as the stream or the blocking send left it).
-pub async fn follow_up(api: &Api<'_>, task: &Seen, caps: &Caps, on: Option<&str>, out: &mut Vec<Finding>) {
+pub async fn follow_up(
+    api: &Api<'_>,
+    task: &Seen,
+    caps: &Caps,
+    on: Option<&str>,
+    out: &mut Vec<Finding>,
+) {
     let ids = [
         "task.history-length",
         "task.list-finds",
@@ -22,9 +28,16 @@ pub async fn follow_up(api: &Api<'_>, task: &Seen, caps: &Caps, on: Option<&str>
         "task.subscribe-terminal",
         "task.context-continues",
     ];
-    let (Some(id), Some(context)) = (task.task_id.as_deref().filter(|_| task.kind == "task"), task.context_id.as_deref()) else {
+    let (Some(id), Some(context)) = (
+        task.task_id.as_deref().filter(|_| task.kind == "task"),
+        task.context_id.as_deref(),
+    ) else {
         for i in ids {
-            out.push(Finding::new(i, on, Outcome::skip("the agent answered with a message: no task to follow")));
+            out.push(Finding::new(
+                i,
+                on,
+                Outcome::skip("the agent answered with a message: no task to follow"),
+            ));
         }
         return;
     };
@@ -35,31 +48,44 @@ pub async fn follow_up(api: &Api<'_>, task: &Seen, caps: &Caps, on: Option<&str>
         on,
         match api.got(&reply) {
             Got::Ok(v) => {
-                let found = v
-                    .get("tasks")
-                    .and_then(Value::as_array)
-                    .is_some_and(|ts| ts.iter().any(|t| t.get("id").and_then(Value::as_str) == Some(id)));
+                let found = v.get("tasks").and_then(Value::as_array).is_some_and(|ts| {
+                    ts.iter()
+                        .any(|t| t.get("id").and_then(Value::as_str) == Some(id))
+                });
                 if found {
                     Outcome::pass("found in its context")
                 } else {
-                    Outcome::fail("ListTasks with the task's contextId does not list it").with(&reply.exchange)
+                    Outcome::fail("ListTasks with the task's contextId does not list it")
+                        .with(&reply.exchange)
                 }
             }
-            other => Outcome::fail(format!("ListTasks failed: {}", other.describe())).with(&reply.exchange),
+            other => Outcome::fail(format!("ListTasks failed: {}", other.describe()))
+                .with(&reply.exchange),
         },
     ));
     cancel_and_subscribe(api, id, task.state.as_deref(), caps, on, out).await;
-    let reply = api.send("check: a second message in the same context", Some(context), false).await;
+    let reply = api
+        .send(
+            "check: a second message in the same context",
+            Some(context),
+            false,
+        )
+        .await;
     out.push(Finding::new(
         "task.context-continues",
         on,
         match api.got(&reply).clone() {
             Got::Ok(v) => match seen(&v).and_then(|s| s.context_id) {
                 Some(c) if c == context => Outcome::pass("answered in the same context"),
-                Some(c) => Outcome::fail(format!("answered in context {c:?}, not {context:?}")).with(&reply.exchange),
+                Some(c) => Outcome::fail(format!("answered in context {c:?}, not {context:?}"))
+                    .with(&reply.exchange),
                 None => Outcome::fail("the answer names no context").with(&reply.exchange),
             },
-            other => Outcome::fail(format!("SendMessage with the contextId failed: {}", other.describe())).with(&reply.exchange),
+            other => Outcome::fail(format!(
+                "SendMessage with the contextId failed: {}",
+                other.describe()
+            ))
+            .with(&reply.exchange),
         },
     ));
 }
@@ -73,13 +99,21 @@ async fn history(api: &Api<'_>, id: &str, on: Option<&str>, out: &mut Vec<Findin
         on,
         match (api.got(&one), api.got(&zero)) {
             (Got::Ok(a), Got::Ok(b)) => match (history_len(&a), history_len(&b)) {
-                (n, _) if n > 1 => Outcome::fail(format!("historyLength 1 returned {n} messages")).with(&one.exchange),
-                (_, n) if n > 0 => Outcome::warn(format!("historyLength 0 returned {n} messages (§3.2.4: SHOULD be none)")).with(&zero.exchange),
+                (n, _) if n > 1 => Outcome::fail(format!("historyLength 1 returned {n} messages"))
+                    .with(&one.exchange),
+                (_, n) if n > 0 => Outcome::warn(format!(
+                    "historyLength 0 returned {n} messages (§3.2.4: SHOULD be none)"
+                ))
+                .with(&zero.exchange),
                 _ => Outcome::pass("1 → at most one message, 0 → none"),
             },
-            (a, b) => Outcome::fail(format!("GetTask with historyLength failed: {} / {}", a.describe(), b.describe()))
-                .with(&one.exchange)
-                .with(&zero.exchange),
+            (a, b) => Outcome::fail(format!(
+                "GetTask with historyLength failed: {} / {}",
+                a.describe(),
+                b.describe()
+            ))
+            .with(&one.exchange)
+            .with(&zero.exchange),
         },
     ));
 }
@@ -102,8 +136,16 @@ async fn cancel_and_subscribe(
         canceled = finished;
     }
     if !finished {
-        out.push(Finding::new("task.cancel-terminal", on, Outcome::skip("the task did not finish (nor could it be canceled)")));
-        out.push(Finding::new("task.subscribe-terminal", on, Outcome::skip("the task did not finish")));
+        out.push(Finding::new(
+            "task.cancel-terminal",
+            on,
+            Outcome::skip("the task did not finish (nor could it be canceled)"),
+        ));
+        out.push(Finding::new(
+            "task.subscribe-terminal",
+            on,
+            Outcome::skip("the task did not finish"),
+        ));
         return;
     }
     let r = api.cancel(id).await;
@@ -120,11 +162,19 @@ async fn cancel_and_subscribe(
             // with itself; TaskNotCancelable is for a task that ended otherwise.
             Outcome::pass("a canceled task canceled again answers with itself (idempotent)")
         } else {
-            Outcome::fail(format!("expected TaskNotCancelableError, got {}", got.describe())).with(&r.exchange)
+            Outcome::fail(format!(
+                "expected TaskNotCancelableError, got {}",
+                got.describe()
+            ))
+            .with(&r.exchange)
         },
     ));
     if !caps.streaming {
-        out.push(Finding::new("task.subscribe-terminal", on, Outcome::skip("streaming is not declared")));
+        out.push(Finding::new(
+            "task.subscribe-terminal",
+            on,
+            Outcome::skip("streaming is not declared"),
+        ));
         return;
     }
     let r = api.subscribe(id).await;
@@ -135,15 +185,30 @@ async fn cancel_and_subscribe(
         if got.is(UNSUPPORTED_OPERATION, "UNSUPPORTED_OPERATION") {
             Outcome::pass("UnsupportedOperationError")
         } else {
-            Outcome::fail(format!("expected UnsupportedOperationError, got {}", got.describe())).with(&r.exchange)
+            Outcome::fail(format!(
+                "expected UnsupportedOperationError, got {}",
+                got.describe()
+            ))
+            .with(&r.exchange)
         },
     ));
 }
 
 /// The same message over each other interface: the same kind of answer, state and artifact count.
-pub async fn equivalence(prober: &Prober, primary: &Seen, others: &[Interface], text: &str, on: Option<&str>, out: &mut Vec<Finding>) {
+pub async fn equivalence(
+    prober: &Prober,
+    primary: &Seen,
+    others: &[Interface],
+    text: &str,
+    on: Option<&str>,
+    out: &mut Vec<Finding>,
+) {
     if others.is_empty() {
-        out.push(Finding::new("equivalence.bindings", on, Outcome::skip("one probed interface: nothing to compare")));
+        out.push(Finding::new(
+            "equivalence.bindings",
+            on,
+            Outcome::skip("one probed interface: nothing to compare"),
+        ));
         return;
     }
     let mut differ = Vec::new();
@@ -156,9 +221,18 @@ pub async fn equivalence(prober: &Prober, primary: &Seen, others: &[Interface], 
             _ => None,
         };
         match s {
-            Some(s) if s.kind == primary.kind && s.state == primary.state && s.artifacts.len() == primary.artifacts.len() => {}
+            Some(s)
+                if s.kind == primary.kind
+                    && s.state == primary.state
+                    && s.artifacts.len() == primary.artifacts.len() => {}
             Some(s) => {
-                differ.push(format!("{}: {:?} {:?} with {} artifact(s)", iface.binding, s.kind, s.state, s.artifacts.len()));
+                differ.push(format!(
+                    "{}: {:?} {:?} with {} artifact(s)",
+                    iface.binding,
+                    s.kind,
+                    s.state,
+                    s.artifacts.len()
+                ));
                 evidence.push(reply.exchange.clone());
             }
             None => {
@@ -171,10 +245,20 @@ pub async fn equivalence(prober: &Prober, primary: &Seen, others: &[Interface], 
         "equivalence.bindings",
         on,
         if differ.is_empty() {
-            Outcome::pass(format!("{} other binding(s) gave the same result", others.len()))
+            Outcome::pass(format!(
+                "{} other binding(s) gave the same result",
+                others.len()
+            ))
         } else {
             // An agent may answer differently from one run to the next: a WARN, with what differed.
-            Outcome::warn(format!("{} {:?} {:?} here; {}", primary.kind, primary.state, primary.artifacts.len(), differ.join("; "))).with_all(evidence.iter().take(2))
+            Outcome::warn(format!(
+                "{} {:?} {:?} here; {}",
+                primary.kind,
+                primary.state,
+                primary.artifacts.len(),
+                differ.join("; ")
+            ))
+            .with_all(evidence.iter().take(2))
         },
     ));
 }

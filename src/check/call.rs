@@ -96,7 +96,10 @@ impl<'a> Api<'a> {
 
     fn rest_probe(&self, method: Method, path: &str, body: Option<Value>) -> Probe {
         let mut p = Probe::new(method, format!("{}{path}", self.base()))
-            .header("Accept", "application/a2a+json, application/json, text/event-stream")
+            .header(
+                "Accept",
+                "application/a2a+json, application/json, text/event-stream",
+            )
             .header("A2A-Version", "1.0");
         if let Some(b) = body {
             p = p.header("Content-Type", "application/a2a+json").json(&b);
@@ -127,7 +130,9 @@ impl<'a> Api<'a> {
 
     pub async fn get_task(&self, id: &str, history: Option<i32>) -> Reply {
         let probe = if self.rest {
-            let q = history.map(|h| format!("?historyLength={h}")).unwrap_or_default();
+            let q = history
+                .map(|h| format!("?historyLength={h}"))
+                .unwrap_or_default();
             self.rest_probe(Method::GET, &format!("/tasks/{}{q}", encode(id)), None)
         } else {
             let mut p = json!({"id": id});
@@ -141,7 +146,11 @@ impl<'a> Api<'a> {
 
     pub async fn list(&self, context: &str) -> Reply {
         let probe = if self.rest {
-            self.rest_probe(Method::GET, &format!("/tasks?contextId={}", encode(context)), None)
+            self.rest_probe(
+                Method::GET,
+                &format!("/tasks?contextId={}", encode(context)),
+                None,
+            )
         } else {
             self.rpc_probe("ListTasks", json!({"contextId": context}))
         };
@@ -150,7 +159,11 @@ impl<'a> Api<'a> {
 
     pub async fn cancel(&self, id: &str) -> Reply {
         let probe = if self.rest {
-            self.rest_probe(Method::POST, &format!("/tasks/{}:cancel", encode(id)), Some(json!({})))
+            self.rest_probe(
+                Method::POST,
+                &format!("/tasks/{}:cancel", encode(id)),
+                Some(json!({})),
+            )
         } else {
             self.rpc_probe("CancelTask", json!({"id": id}))
         };
@@ -159,11 +172,17 @@ impl<'a> Api<'a> {
 
     pub async fn subscribe(&self, id: &str) -> Reply {
         let probe = if self.rest {
-            self.rest_probe(Method::POST, &format!("/tasks/{}:subscribe", encode(id)), Some(json!({})))
+            self.rest_probe(
+                Method::POST,
+                &format!("/tasks/{}:subscribe", encode(id)),
+                Some(json!({})),
+            )
         } else {
             self.rpc_probe("SubscribeToTask", json!({"id": id}))
         };
-        self.prober.send(probe.stream_for(Duration::from_secs(3))).await
+        self.prober
+            .send(probe.stream_for(Duration::from_secs(3)))
+            .await
     }
 
     /// A unary answer read as a result or an error.
@@ -174,12 +193,17 @@ impl<'a> Api<'a> {
         if self.rest {
             if reply.media_type() == "text/event-stream" {
                 return match sse_data(&String::from_utf8_lossy(&reply.body)).first() {
-                    Some(d) => serde_json::from_str(d).map_or_else(|_| Got::Nothing("an event that is not JSON".into()), Got::Ok),
+                    Some(d) => serde_json::from_str(d).map_or_else(
+                        |_| Got::Nothing("an event that is not JSON".into()),
+                        Got::Ok,
+                    ),
                     None => Got::Nothing("an event stream with no event".into()),
                 };
             }
             if reply.status.is_some_and(|s| (200..300).contains(&s)) {
-                return reply.json().map_or_else(|| Got::Nothing("a body that is not JSON".into()), Got::Ok);
+                return reply
+                    .json()
+                    .map_or_else(|| Got::Nothing("a body that is not JSON".into()), Got::Ok);
             }
             let e = rest(reply).unwrap_or_default();
             return Got::Err {
@@ -211,12 +235,21 @@ impl<'a> Api<'a> {
             let Ok(v) = serde_json::from_str::<Value>(&data) else {
                 return (out, Some("an event that is not JSON".into()));
             };
-            let payload = if self.rest { Some(v.clone()) } else { v.get("result").cloned() };
+            let payload = if self.rest {
+                Some(v.clone())
+            } else {
+                v.get("result").cloned()
+            };
             match payload {
                 Some(p) if p.get("error").is_none() => out.push(p),
                 _ => {
-                    let err = v.get("error").map(|e| crate::trust::sanitize::sanitize_line(&e.to_string()).0);
-                    return (out, Some(format!("error event: {}", err.unwrap_or_default())));
+                    let err = v
+                        .get("error")
+                        .map(|e| crate::trust::sanitize::sanitize_line(&e.to_string()).0);
+                    return (
+                        out,
+                        Some(format!("error event: {}", err.unwrap_or_default())),
+                    );
                 }
             }
         }

@@ -58,7 +58,13 @@ fn messages(opts: &Options, card: &serde_json::Map<String, serde_json::Value>) -
             skills
                 .into_iter()
                 .flatten()
-                .filter_map(|s| s.get("examples")?.as_array()?.first()?.as_str().map(str::to_string))
+                .filter_map(|s| {
+                    s.get("examples")?
+                        .as_array()?
+                        .first()?
+                        .as_str()
+                        .map(str::to_string)
+                })
                 .take(MAX_EXAMPLES),
         );
     }
@@ -246,29 +252,16 @@ pub async fn run(
                 Step::Skip(i, area, why) => plan::skipped(i, *area, why, &mut findings),
             }
         }
-        match http_ifaces.split_first() {
-            Some((primary, others)) if !texts.is_empty() => {
-                tell(&prober, &format!("active · {}", primary.label), progress);
-                let others: Vec<plan::Interface> = others.iter().map(|i| (*i).clone()).collect();
-                active::probe(&prober, primary, &others, &caps, &texts, &mut findings).await;
-            }
-            _ => {
-                let why = if texts.is_empty() {
-                    if opts.examples {
-                        "--examples: no skill has an example"
-                    } else {
-                        "active probes run with --send TEXT or --examples (they create tasks on the agent)"
-                    }
-                } else {
-                    "no JSON-RPC or HTTP+JSON v1.0 interface to send to"
-                };
-                for r in requirement::CATALOGUE.iter().filter(|r| {
-                    matches!(r.area, requirement::Area::Tasks | requirement::Area::Equivalence)
-                }) {
-                    findings.push(Finding::new(r.id, None, Outcome::skip(why)));
-                }
-            }
-        }
+        run_active(
+            &prober,
+            &http_ifaces,
+            &caps,
+            &texts,
+            opts,
+            progress,
+            &mut findings,
+        )
+        .await;
     } else {
         for r in requirement::CATALOGUE.iter().filter(|r| {
             !matches!(
@@ -309,6 +302,44 @@ pub async fn run(
         summary: Summary::of(&findings),
         findings,
     })
+}
+
+/// The active probes on the first probed HTTP interface (the others for equivalence), or their SKIPs.
+async fn run_active(
+    prober: &Prober,
+    http_ifaces: &[&plan::Interface],
+    caps: &plan::Caps,
+    texts: &[String],
+    opts: &Options,
+    progress: &(dyn Fn(Progress) + Send + Sync),
+    findings: &mut Vec<Finding>,
+) {
+    match http_ifaces.split_first() {
+        Some((primary, others)) if !texts.is_empty() => {
+            tell(prober, &format!("active · {}", primary.label), progress);
+            let others: Vec<plan::Interface> = others.iter().map(|i| (*i).clone()).collect();
+            active::probe(prober, primary, &others, caps, texts, findings).await;
+        }
+        _ => {
+            let why = if texts.is_empty() {
+                if opts.examples {
+                    "--examples: no skill has an example"
+                } else {
+                    "active probes run with --send TEXT or --examples (they create tasks on the agent)"
+                }
+            } else {
+                "no JSON-RPC or HTTP+JSON v1.0 interface to send to"
+            };
+            for r in requirement::CATALOGUE.iter().filter(|r| {
+                matches!(
+                    r.area,
+                    requirement::Area::Tasks | requirement::Area::Equivalence
+                )
+            }) {
+                findings.push(Finding::new(r.id, None, Outcome::skip(why)));
+            }
+        }
+    }
 }
 
 /// The signature finding: verified (or valid with a key only the card names) passes; an invalid one is a
