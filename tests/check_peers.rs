@@ -36,7 +36,10 @@ fn grpc_origin(url: &str) -> String {
 fn check_with(url: &str, extra: &[&str]) -> (Option<i32>, BTreeMap<String, String>, Value) {
     let mut args = vec!["check", url, "--json"];
     args.extend_from_slice(extra);
-    let run = common::cli(&args);
+    // Each run keeps its report in a store of its own, never the user's.
+    let db = tempfile::tempdir().unwrap();
+    let db_path = db.path().join("store.db");
+    let run = common::cli_env(&args, &[("A2A_CONSOLE_DB", db_path.to_str().unwrap())]);
     let report: Value = serde_json::from_str(&run.stdout)
         .unwrap_or_else(|e| panic!("not JSON ({e}): {}", run.all()));
     let mut verdicts = BTreeMap::new();
@@ -231,4 +234,31 @@ fn active_probes_on_every_server() {
         assert_eq!(judged, 13, "{who}: every active requirement judged");
         assert!(report["requests_sent"].as_u64() <= report["request_budget"].as_u64());
     }
+}
+
+/// A second run says what changed since the first, from the report the first one kept.
+#[test]
+fn a_rerun_says_what_changed() {
+    let demo = common::demo_agent();
+    let db = tempfile::tempdir().unwrap();
+    let db_path = db.path().join("store.db");
+    let env = [("A2A_CONSOLE_DB", db_path.to_str().unwrap())];
+    let first = common::cli_env(&["check", &demo.url], &env);
+    assert!(
+        !first.stdout.contains("since the last check"),
+        "{}",
+        first.all()
+    );
+    let origin = grpc_origin(&demo.url);
+    // The second run also probes the gRPC interface: its two version FAILs are new.
+    let second = common::cli_env(&["check", &demo.url, "--allow-origin", &origin], &env);
+    let line = second
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("since the last check"))
+        .unwrap_or_else(|| panic!("{}", second.all()));
+    assert!(
+        line.contains("2 new failures (version.unsupported [GRPC 1.0 "),
+        "{line}"
+    );
 }

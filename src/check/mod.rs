@@ -18,6 +18,7 @@ mod active_task;
 pub mod answer;
 pub mod call;
 pub mod card_rules;
+pub mod compare;
 pub mod discovery;
 pub mod exchange;
 pub mod grpc;

@@ -41,6 +41,7 @@ pub async fn run(
     for n in &notes {
         super::report::warning(n);
     }
+    let changes = keep(&target.url, &report);
     if let Some(path) = junit
         && let Err(e) = crate::files::replace(path, report.junit().as_bytes())
     {
@@ -63,6 +64,9 @@ pub async fn run(
         }
     } else {
         print_text(&report, verbose);
+        if let Some(line) = &changes {
+            outln!("{line}");
+        }
     }
     // Nothing answered at all: the agent is unreachable, which is a transport failure, not a verdict on it.
     let unreachable = report.card_name.is_none()
@@ -166,4 +170,29 @@ fn print_text(report: &Report, verbose: bool) {
     } else {
         outln!("verdict: no MUST requirement fails");
     }
+}
+
+/// Keep the report in the local store and say what changed since the agent's last check (`None` when
+/// there was none, or no store: a check runs the same without one).
+fn keep(agent_url: &str, report: &Report) -> Option<String> {
+    let path = crate::store::db_path()?;
+    let store = match crate::store::Store::open(&path) {
+        Ok(s) => s,
+        Err(e) => {
+            super::report::warning(&format!("the report is not kept: {e}"));
+            return None;
+        }
+    };
+    let previous = store.last_check(agent_url).ok().flatten();
+    let json = serde_json::to_string(report).ok()?;
+    if let Err(e) = store.save_check(agent_url, &json) {
+        super::report::warning(&format!("the report is not kept: {e}"));
+    }
+    let (at, prev) = previous?;
+    let prev: serde_json::Value = serde_json::from_str(&prev).ok()?;
+    Some(format!(
+        "since the last check ({}): {}",
+        at.format("%Y-%m-%d %H:%M UTC"),
+        crate::check::compare::compare(&prev, report).line()
+    ))
 }

@@ -12,6 +12,7 @@
 mod audit;
 mod batch;
 mod cards;
+mod checks;
 mod codes;
 mod events;
 mod export;
