@@ -137,6 +137,42 @@ pub struct AgentEntry {
     pub state: Reachability,
     /// Added from inside the console (vs. the config file / --demo).
     pub origin: AgentOrigin,
+    /// Where its last `check` stands (`C`), and that check's report page.
+    pub check: CheckState,
+}
+
+/// An agent's `check` in the console: running (with its progress), or done with the agent list's verdict and
+/// the report page to reopen.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub enum CheckState {
+    #[default]
+    None,
+    Running {
+        sent: usize,
+        budget: usize,
+    },
+    Done {
+        /// `check 41/44 ✓` or `check 2 MUST ✗`.
+        badge: String,
+        /// Whether a MUST failed (the badge's colour).
+        must_failed: bool,
+        /// The page, when it ran in this session (a verdict restored from the store has none).
+        page: Option<Box<crate::app::msg::CheckPage>>,
+    },
+}
+
+impl CheckState {
+    /// The agent list's line: the verdict, or the progress.
+    pub fn line(&self) -> Option<String> {
+        match self {
+            CheckState::None => None,
+            CheckState::Running { sent, budget } if *budget > 0 => {
+                Some(format!("checking… {sent}/{budget}"))
+            }
+            CheckState::Running { .. } => Some("checking…".into()),
+            CheckState::Done { badge, .. } => Some(badge.clone()),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

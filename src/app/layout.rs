@@ -123,6 +123,32 @@ pub struct TabBar {
 }
 
 /// "‹ 3 more", drawn before the window when tabs are hidden on its left.
+/// How many rows the agent list gives the agent at `i`: its name, a look-alike note, its state, where its
+/// credential goes, a missing client certificate, its last check, and the signature line (as `ui::agents`
+/// draws them), so a click lands on the agent drawn there.
+pub fn agent_rows(app: &App, i: usize) -> usize {
+    let Some(a) = app.agents.get(i) else {
+        return 0;
+    };
+    3 + usize::from(app.lookalike_origin(a.id).is_some())
+        + usize::from(a.credential_destination().is_some())
+        + usize::from(a.mtls_missing().is_some())
+        + usize::from(a.check.line().is_some())
+}
+
+/// The agent drawn at `row` of the list's inside (row 0: the first agent's name).
+pub fn agent_at_row(app: &App, row: usize) -> Option<usize> {
+    let mut top = 0;
+    for i in 0..app.agents.len() {
+        let h = agent_rows(app, i);
+        if row < top + h {
+            return Some(i);
+        }
+        top += h;
+    }
+    None
+}
+
 pub fn more_left(n: usize) -> String {
     format!(" ‹ {n} more ")
 }

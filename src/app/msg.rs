@@ -116,6 +116,20 @@ pub enum Msg {
     },
     /// The audit log's latest entries, for the viewer.
     AuditLoaded(Result<Vec<AuditRow>, String>),
+    /// A running check's progress (requests sent of its budget).
+    CheckProgress {
+        agent: AgentId,
+        sent: usize,
+        budget: usize,
+    },
+    /// A check finished: its page and the report to keep (`(agent URL, --json object)`), or why it could
+    /// not run.
+    CheckDone {
+        agent: AgentId,
+        result: Result<(Box<CheckPage>, String, String), String>,
+    },
+    /// The agents' last check verdicts, from the store at start: `(agent URL, badge, a MUST failed)`.
+    CheckVerdicts(Vec<(String, String, bool)>),
     /// The agent says it does not know the task a tab follows (A2A `TaskNotFoundError`, -32001): it restarted
     /// or forgot it. The tab stops re-attaching.
     TaskGone {
@@ -156,6 +170,29 @@ pub enum Msg {
 pub struct AuditRow {
     pub line: String,
     pub detail: Vec<String>,
+}
+
+/// One row of a check report page: a heading (no verdict) or a finding with its evidence.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CheckRow {
+    pub line: String,
+    /// `PASS`, `FAIL`, `WARN`, `SKIP` (`None`: an area's heading).
+    pub verdict: Option<&'static str>,
+    /// What Enter shows: the requirement, the reason and the requests behind it.
+    pub detail: Vec<String>,
+}
+
+/// A check report as the console shows it (built by the runtime from the report; every remote string in it
+/// was sanitised when the finding was made).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CheckPage {
+    /// `check of NAME · 41 PASS · 2 FAIL …`.
+    pub title: String,
+    /// What changed since the last check, when there was one.
+    pub changes: Option<String>,
+    pub rows: Vec<CheckRow>,
+    pub badge: String,
+    pub must_failed: bool,
 }
 
 /// The embedded demo agent, listening.
@@ -368,6 +405,11 @@ pub enum Effect {
     CancelOAuth { owner: crate::app::state::SignInFor },
     /// Read the audit log for the viewer.
     LoadAudit,
+    /// Run `check` on an agent in the background (answered by [`Msg::CheckProgress`] and [`Msg::CheckDone`]).
+    RunCheck {
+        agent: AgentId,
+        target: Box<AgentTarget>,
+    },
     /// Write a tab's whole conversation (every task of it, or its message exchange) from the store to a file.
     ExportTab {
         tab_key: String,

@@ -188,6 +188,13 @@ pub enum Overlay {
         scroll: usize,
         selected: Option<usize>,
     },
+    /// A `check` report (`C`): one row per finding under its area's heading, the selected one's evidence
+    /// opened with Enter.
+    Check {
+        page: Box<crate::app::msg::CheckPage>,
+        scroll: usize,
+        selected: Option<usize>,
+    },
     Prompt {
         kind: PromptKind,
         input: Box<TextArea<'static>>,
@@ -337,6 +344,7 @@ impl App {
                 target,
                 state: Reachability::Loading,
                 origin,
+                check: Default::default(),
             },
         );
         id

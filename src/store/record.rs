@@ -79,6 +79,11 @@ pub enum Record {
         raw: String,
         etag: Option<String>,
     },
+    /// A `check` report (its `--json` object) for the agent at `agent_url`.
+    Check {
+        agent_url: String,
+        report: String,
+    },
     /// A request, a response or a decision (events are not copied here: the audit log reads them from the
     /// events table).
     Audit(Box<AuditEntry>),
@@ -105,7 +110,10 @@ impl Record {
             | Record::TaskAdopted { tab, .. }
             | Record::Draft { tab, .. }
             | Record::DeleteTab { tab } => Some(tab),
-            Record::Card { .. } | Record::Audit(_) | Record::AgentKey { .. } => None,
+            Record::Card { .. }
+            | Record::Check { .. }
+            | Record::Audit(_)
+            | Record::AgentKey { .. } => None,
         }
     }
 }

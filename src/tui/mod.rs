@@ -179,6 +179,7 @@ pub async fn run(global: Overrides, demo: bool) -> Result<Ended, String> {
     let writer = match crate::store::db_path().map(|p| crate::store::Store::open(&p)) {
         Some(Ok(store)) => {
             cached_cards = crate::tui::persist::cached_cards(&store, &app);
+            crate::tui::persist::restore_check_verdicts(&store, &mut app);
             // Headers only: the first frame never waits for the store's size.
             match crate::tui::persist::restore_headers(&store, &mut app) {
                 Ok(0) => {}

@@ -112,6 +112,20 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
                 Span::styled(need, t.warning),
             ]));
         }
+        // The last check's verdict (`C`), or its progress while it runs.
+        if let Some(verdict) = a.check.line() {
+            let style = match &a.check {
+                crate::app::agent::CheckState::Done {
+                    must_failed: true, ..
+                } => t.error,
+                crate::app::agent::CheckState::Done { .. } => t.ok,
+                _ => t.connecting,
+            };
+            lines.push(Line::from(vec![
+                Span::raw("  "),
+                Span::styled(ellipsize(&verdict, inner_w.saturating_sub(2)), style),
+            ]));
+        }
         // The third line is the signature badge for a usable agent, the card-only reason otherwise.
         let third_style = match a.info() {
             Some(i) if i.selected().is_some() => signature_badge_style(app, &i.card),

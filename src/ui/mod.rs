@@ -7,6 +7,7 @@ mod approval;
 mod audit;
 mod board;
 mod card;
+mod check;
 mod confirm;
 mod device_code;
 mod help;

@@ -87,6 +87,11 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
             scroll,
             selected,
         } => super::audit::draw(f, app, rows, *scroll, *selected, area),
+        Overlay::Check {
+            page,
+            scroll,
+            selected,
+        } => super::check::draw(f, app, page, *scroll, *selected, area),
         Overlay::ConfirmRemoveAgent { agent } => super::confirm::remove_agent(f, app, *agent, area),
         Overlay::ConfirmPinKey {
             agent,

@@ -96,6 +96,8 @@ pub fn run_action(app: &mut App, a: Action) -> Vec<Effect> {
         // The selected agent.
         Action::ImportTasks => agents::ask_import_filter(app),
         Action::RefreshCard => agents::refresh_card(app),
+        Action::CheckAgent => super::check::start(app),
+        Action::CheckReport => super::check::reopen(app),
         Action::SignIn => super::sign_in::sign_in_selected(app),
         Action::AddAgent => agents::ask_url(app),
         Action::AddDemo => super::demo::add_demo(app),

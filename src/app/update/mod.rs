@@ -7,6 +7,7 @@ mod approval;
 mod audit;
 mod board;
 mod card_only;
+mod check;
 mod compose;
 mod confirm;
 mod demo;
@@ -151,6 +152,13 @@ fn dispatch(app: &mut App, msg: Msg) -> Vec<Effect> {
         Msg::SignInAudited(e) => vec![sign_in_audited(e)],
         // The runtime's answers from the store, the files and the config.
         Msg::AuditLoaded(result) => audit::loaded(app, result),
+        Msg::CheckProgress {
+            agent,
+            sent,
+            budget,
+        } => check::progress(app, agent, sent, budget),
+        Msg::CheckDone { agent, result } => check::done(app, agent, result),
+        Msg::CheckVerdicts(v) => check::verdicts(app, v),
         Msg::RawEventsLoaded { at, result } => {
             transcript::raw_events_loaded(app, at, result);
             vec![]

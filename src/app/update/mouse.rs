@@ -44,10 +44,10 @@ pub(super) fn mouse(app: &mut App, m: MouseEvent) -> Vec<Effect> {
                     None => {}
                 }
             } else if areas.agents.contains(at) {
-                // Row 0 is the border; each agent takes three rows.
-                let row = m.row.saturating_sub(areas.agents.y + 1) as usize / 3;
-                if row < app.agents.len() {
-                    app.selected_agent = row;
+                // Row 0 is the border; an agent takes as many rows as it has lines to show.
+                let row = m.row.saturating_sub(areas.agents.y + 1) as usize;
+                if let Some(i) = layout::agent_at_row(app, row) {
+                    app.selected_agent = i;
                     app.focus = Focus::Agents;
                     if matches!(app.view, View::Tab(_)) {
                         app.view = View::Card;

@@ -82,6 +82,13 @@ pub(super) fn scroll_overlay(app: &mut App, a: Action) {
             };
             *scroll = offset(*scroll, a, e.page(), e.last_page());
         }
+        Some(Overlay::Check { page, scroll, .. }) => {
+            let e = Extent {
+                content: page.rows.len() + 2,
+                height: viewer,
+            };
+            *scroll = offset(*scroll, a, e.page(), e.last_page());
+        }
         Some(Overlay::RawJson { lines, scroll, .. }) => {
             let e = Extent {
                 content: lines.len(),
@@ -109,6 +116,11 @@ fn overlay_key_inner(app: &mut App, overlay: Overlay, k: KeyEvent) -> Vec<Effect
             scroll,
             selected,
         } => super::audit::audit_key(app, rows, scroll, selected, k),
+        Overlay::Check {
+            page,
+            scroll,
+            selected,
+        } => super::check::check_key(app, page, scroll, selected, k),
         Overlay::RawJson {
             title,
             lines,

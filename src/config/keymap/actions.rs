@@ -187,6 +187,8 @@ actions! {
     ShowSkills => "show_skills", AgentList, "Show the selected agent's skills", [ch('s')];
     PinCardKey => "pin_card_key", AgentList, "Pin the key that signed the selected agent's card (asks first; shows its thumbprint)", [ch('P')];
     AllowOrigin => "allow_origin", AgentList, "Use the interface the selected agent's card names on another origin (asks first; shows both origins; for this session)", [ch('O')];
+    CheckAgent => "check_agent", AgentList, "Check the selected agent against the A2A spec (read-only probes, in the background), then show the report and what changed since the last check", [ch('C')];
+    CheckReport => "check_report", AgentList, "Show the selected agent's last check report again (Enter on a line: its evidence)", [ch('K')];
     ToggleRawCard => "toggle_raw_card", AgentList, "Toggle between the card view and its raw JSON", [ch('J')];
     UseExample => "use_example", AgentList, "Start a task from the selected skill's example (on the board: open the task)", [key(KeyCode::Enter)];
     ImportTasks => "import_tasks", AgentList, "Import the selected agent's existing tasks (ListTasks) into tabs", [ch('I')];

@@ -4,6 +4,7 @@
 
 mod agents;
 mod calls;
+pub mod check;
 mod config;
 mod local;
 mod push;
@@ -67,6 +68,7 @@ impl Runtime {
                 refresh,
             } => self.load_agent(agent, target, refresh),
             Effect::ForgetAgent { agent } => self.forget_agent(agent),
+            Effect::RunCheck { agent, target } => self.run_check(agent, target),
             // Requests to agents.
             Effect::Send {
                 tab,

@@ -1,0 +1,206 @@
+//! `check` in the console: `C` on an agent runs it in the background (the agent list shows its progress),
+//! the report opens as a page when it is done (or waits, with a note, while another dialog is open), and
+//! the agent keeps its verdict. On the page, `,` `.` select a finding and Enter opens its evidence.
+
+use crossterm::event::KeyEvent;
+
+use super::overlay::scroll_overlay;
+use crate::app::agent::CheckState;
+use crate::app::ids::AgentId;
+use crate::app::msg::{CheckPage, Effect};
+use crate::app::state::{App, Overlay};
+use crate::config::keymap::actions::{Action, Context};
+
+/// `C`: check the selected agent (one check per agent at a time).
+pub(super) fn start(app: &mut App) -> Vec<Effect> {
+    let Some(entry) = app.agents.get_mut(app.selected_agent) else {
+        return vec![];
+    };
+    if matches!(entry.check, CheckState::Running { .. }) {
+        let name = entry.name();
+        app.set_status(format!("{name} is being checked already"), false);
+        return vec![];
+    }
+    entry.check = CheckState::Running { sent: 0, budget: 0 };
+    let (agent, target) = (entry.id, Box::new(entry.target.clone()));
+    let name = entry.name();
+    app.set_status(
+        format!("checking {name}: read-only probes, nothing is created on the agent; the report opens when done"),
+        false,
+    );
+    vec![Effect::RunCheck { agent, target }]
+}
+
+/// Show the selected agent's last report again.
+pub(super) fn reopen(app: &mut App) -> Vec<Effect> {
+    let page = match app.agents.get(app.selected_agent).map(|a| &a.check) {
+        Some(CheckState::Done { page: Some(p), .. }) => p.clone(),
+        Some(CheckState::Running { .. }) => {
+            app.set_status("the check is still running", false);
+            return vec![];
+        }
+        _ => {
+            app.set_status(
+                "no check of this agent in this session: press C to run one",
+                false,
+            );
+            return vec![];
+        }
+    };
+    app.overlay = Some(Overlay::Check {
+        page,
+        scroll: 0,
+        selected: None,
+    });
+    vec![]
+}
+
+pub(super) fn progress(app: &mut App, agent: AgentId, sent: usize, budget: usize) -> Vec<Effect> {
+    if let Some(a) = app.agent_mut(agent)
+        && matches!(a.check, CheckState::Running { .. })
+    {
+        a.check = CheckState::Running { sent, budget };
+    }
+    vec![]
+}
+
+pub(super) fn done(
+    app: &mut App,
+    agent: AgentId,
+    result: Result<(Box<CheckPage>, String, String), String>,
+) -> Vec<Effect> {
+    let Some(a) = app.agent_mut(agent) else {
+        return vec![];
+    };
+    let name = a.name();
+    let mut fx = Vec::new();
+    match result {
+        Ok((page, agent_url, report)) => {
+            fx.push(Effect::Record(crate::store::record::Record::Check {
+                agent_url,
+                report,
+            }));
+            a.check = CheckState::Done {
+                badge: page.badge.clone(),
+                must_failed: page.must_failed,
+                page: Some(page.clone()),
+            };
+            let changed = page
+                .changes
+                .as_deref()
+                .map(|c| format!(" · since the last check: {c}"))
+                .unwrap_or_default();
+            // Never over another dialog (it may be a decision) nor over a message being typed: keys
+            // meant for those would land on the page.
+            if app.overlay.is_none() && app.focus != crate::app::state::Focus::Compose {
+                app.overlay = Some(Overlay::Check {
+                    page,
+                    scroll: 0,
+                    selected: None,
+                });
+                app.set_status(
+                    format!("check of {name}: {}{changed}", a_badge(app, agent)),
+                    false,
+                );
+            } else {
+                let keys = app
+                    .keymap
+                    .keys_for(Action::CheckReport)
+                    .first()
+                    .cloned()
+                    .unwrap_or_else(|| "check_report in the palette".into());
+                app.set_status(
+                    format!(
+                        "check of {name} done: {}{changed} — {keys} on the agent shows the report",
+                        a_badge(app, agent)
+                    ),
+                    false,
+                );
+            }
+        }
+        Err(e) => {
+            a.check = CheckState::None;
+            app.set_status(format!("check of {name} could not run: {e}"), true);
+        }
+    }
+    fx
+}
+
+fn a_badge(app: &App, agent: AgentId) -> String {
+    app.agent(agent)
+        .and_then(|a| a.check.line())
+        .unwrap_or_default()
+}
+
+/// The verdicts kept from earlier runs, shown until the agent is checked again.
+pub(super) fn verdicts(app: &mut App, v: Vec<(String, String, bool)>) -> Vec<Effect> {
+    for (url, badge, must_failed) in v {
+        for a in app.agents.iter_mut().filter(|a| a.target.url == url) {
+            if a.check == CheckState::None {
+                a.check = CheckState::Done {
+                    badge: badge.clone(),
+                    must_failed,
+                    page: None,
+                };
+            }
+        }
+    }
+    vec![]
+}
+
+/// The report page's keys: scrolling, selecting a finding, Enter for its evidence.
+pub(super) fn check_key(
+    app: &mut App,
+    page: Box<CheckPage>,
+    scroll: usize,
+    selected: Option<usize>,
+    k: KeyEvent,
+) -> Vec<Effect> {
+    let keymap = &app.keymap;
+    let pressed = crate::config::keymap::keys::KeyBinding::from_event(&k);
+    let is = |a: Action| keymap.bindings(a).contains(&pressed);
+    if is(Action::SelectPrev) || is(Action::SelectNext) {
+        let rows = page.rows.len();
+        let visible = crate::app::scroll::viewer_rows(app.size);
+        let at = match (selected, is(Action::SelectPrev)) {
+            (None, _) => scroll.min(rows.saturating_sub(1)),
+            (Some(i), true) => i.saturating_sub(1),
+            (Some(i), false) => (i + 1).min(rows.saturating_sub(1)),
+        };
+        let scroll = scroll.min(at).max((at + 1).saturating_sub(visible));
+        app.overlay = Some(Overlay::Check {
+            page,
+            scroll,
+            selected: Some(at),
+        });
+        return vec![];
+    }
+    if let Some(i) =
+        selected.filter(|_| is(Action::RawJson) || k.code == crossterm::event::KeyCode::Enter)
+        && let Some(row) = page.rows.get(i)
+    {
+        app.overlay = Some(Overlay::RawJson {
+            title: format!(
+                "Evidence · {}",
+                row.line.split_whitespace().nth(1).unwrap_or("")
+            ),
+            lines: row.detail.clone(),
+            scroll: 0,
+        });
+        return vec![];
+    }
+    match keymap.modal_action(Context::Viewer, true, &k) {
+        Some(Action::CloseViewer | Action::Back) => vec![],
+        a => {
+            app.overlay = Some(Overlay::Check {
+                page,
+                scroll,
+                selected,
+            });
+            if let Some(a) = a.filter(|a| a.is_scroll()) {
+                scroll_overlay(app, a);
+            }
+            vec![]
+        }
+    }
+}
