@@ -139,6 +139,35 @@ pub struct AgentEntry {
     pub origin: AgentOrigin,
     /// Where its last `check` stands (`C`), and that check's report page.
     pub check: CheckState,
+    /// The card as last seen (the store's copy at start, then each one fetched): a new one is compared with it.
+    pub known_card: Option<String>,
+    /// How the card changed the last time it did (this session), field by field.
+    pub card_changes: Option<CardChanges>,
+}
+
+/// A card that came back different from the one seen before it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CardChanges {
+    pub at: chrono::DateTime<chrono::Utc>,
+    pub changes: Vec<crate::remote::card::diff::CardChange>,
+}
+
+impl CardChanges {
+    pub fn breaking(&self) -> usize {
+        self.changes.iter().filter(|c| c.breaking.is_some()).count()
+    }
+
+    /// The agent list's line: `card changed · 2 breaking ✗`, or `card changed · 3 fields`.
+    pub fn line(&self) -> String {
+        match self.breaking() {
+            0 => format!(
+                "card changed · {} field{}",
+                self.changes.len(),
+                if self.changes.len() == 1 { "" } else { "s" }
+            ),
+            n => format!("card changed · {n} breaking ✗"),
+        }
+    }
 }
 
 /// An agent's `check` in the console: running (with its progress), or done with the agent list's verdict and

@@ -134,6 +134,7 @@ pub fn agent_rows(app: &App, i: usize) -> usize {
         + usize::from(a.credential_destination().is_some())
         + usize::from(a.mtls_missing().is_some())
         + usize::from(a.check.line().is_some())
+        + usize::from(a.card_changes.is_some())
 }
 
 /// The agent drawn at `row` of the list's inside (row 0: the first agent's name).

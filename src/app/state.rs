@@ -345,6 +345,8 @@ impl App {
                 state: Reachability::Loading,
                 origin,
                 check: Default::default(),
+                known_card: None,
+                card_changes: None,
             },
         );
         id

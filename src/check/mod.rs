@@ -264,20 +264,7 @@ pub async fn run(
         )
         .await;
     } else {
-        for r in requirement::CATALOGUE.iter().filter(|r| {
-            !matches!(
-                r.area,
-                requirement::Area::Discovery
-                    | requirement::Area::Tasks
-                    | requirement::Area::Equivalence
-            )
-        }) {
-            findings.push(Finding::new(
-                r.id,
-                None,
-                Outcome::skip("no card: nothing to judge it by"),
-            ));
-        }
+        skip_without_card(&mut findings);
     }
     tell(&prober, "done", progress);
     // The report reads interface by interface, each grouped by area (the probes interleave versions, errors
@@ -303,6 +290,24 @@ pub async fn run(
         summary: Summary::of(&findings),
         findings,
     })
+}
+
+/// Without a card nothing but discovery can be judged.
+fn skip_without_card(findings: &mut Vec<Finding>) {
+    for r in requirement::CATALOGUE.iter().filter(|r| {
+        !matches!(
+            r.area,
+            requirement::Area::Discovery
+                | requirement::Area::Tasks
+                | requirement::Area::Equivalence
+        )
+    }) {
+        findings.push(Finding::new(
+            r.id,
+            None,
+            Outcome::skip("no card: nothing to judge it by"),
+        ));
+    }
 }
 
 /// The active probes on the first probed HTTP interface (the others for equivalence), or their SKIPs.

@@ -79,6 +79,10 @@ pub enum Command {
         /// Fetch the authenticated extended card (GetExtendedAgentCard).
         #[arg(long)]
         extended: bool,
+        /// Show what changed since the card kept in the local store (by the console or an earlier
+        /// `card --diff`), field by field, with the changes that break a client flagged; then keep this one.
+        #[arg(long, conflicts_with = "extended")]
+        diff: bool,
         #[arg(long)]
         json: bool,
     },

@@ -2,6 +2,7 @@
 //! script can branch on (see `exit.rs`).
 
 pub mod args;
+mod card_diff;
 mod check;
 pub mod completions;
 pub mod exit;

@@ -95,9 +95,13 @@ pub(super) async fn run_remote(
     if let Command::Card {
         extended: false,
         json,
+        diff,
         ..
     } = command
     {
+        if diff {
+            return super::card_diff::run(&target, &fetcher, json).await;
+        }
         return show_card(&target, &fetcher, json).await;
     }
     match command {

@@ -178,7 +178,7 @@ pub async fn run(global: Overrides, demo: bool) -> Result<Ended, String> {
     let mut cached_cards = Vec::new();
     let writer = match crate::store::db_path().map(|p| crate::store::Store::open(&p)) {
         Some(Ok(store)) => {
-            cached_cards = crate::tui::persist::cached_cards(&store, &app);
+            cached_cards = crate::tui::persist::cached_cards(&store, &mut app);
             crate::tui::persist::restore_check_verdicts(&store, &mut app);
             // Headers only: the first frame never waits for the store's size.
             match crate::tui::persist::restore_headers(&store, &mut app) {

@@ -428,12 +428,14 @@ fn write_export(text: &str, path: &Path) -> Result<String, String> {
     }
 }
 
-pub fn cached_cards(store: &Store, app: &App) -> Vec<crate::remote::card::FetchedCard> {
+pub fn cached_cards(store: &Store, app: &mut App) -> Vec<crate::remote::card::FetchedCard> {
     let mut out = Vec::new();
-    for a in &app.agents {
+    for a in &mut app.agents {
         let Ok(Some(c)) = store.load_card(&a.target.url) else {
             continue;
         };
+        // What a card fetched now is compared with.
+        a.known_card = Some(c.raw_json.clone());
         let Ok(url) = url::Url::parse(&c.card_url) else {
             continue;
         };

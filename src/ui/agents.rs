@@ -112,6 +112,14 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
                 Span::styled(need, t.warning),
             ]));
         }
+        // The card changed since it was seen before: how much, and whether it breaks a client.
+        if let Some(c) = &a.card_changes {
+            let style = if c.breaking() > 0 { t.error } else { t.warning };
+            lines.push(Line::from(vec![
+                Span::raw("  "),
+                Span::styled(ellipsize(&c.line(), inner_w.saturating_sub(2)), style),
+            ]));
+        }
         // The last check's verdict (`C`), or its progress while it runs.
         if let Some(verdict) = a.check.line() {
             let style = match &a.check {

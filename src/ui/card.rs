@@ -141,6 +141,7 @@ pub fn card_lines(app: &App) -> Vec<Line<'static>> {
         return raw_lines(app, info);
     }
     let mut lines = identity_lines(app, info);
+    change_lines(app, entry, &mut lines);
     signature_lines(app, &info.card, &mut lines);
     card_only_lines(app, info, &mut lines);
     lines.push(Line::default());
@@ -150,6 +151,39 @@ pub fn card_lines(app: &App) -> Vec<Line<'static>> {
     security_lines(app, entry, &info.card.card, &mut lines);
     validation_lines(app, &info.card, &mut lines);
     lines
+}
+
+/// What changed since the card seen before, when it did: breaking changes first and in red. The values are
+/// the agent's (quoted, sanitised), behind the remote bar.
+fn change_lines(app: &App, entry: &crate::app::agent::AgentEntry, lines: &mut Vec<Line<'static>>) {
+    let t = &app.theme;
+    let Some(c) = &entry.card_changes else {
+        return;
+    };
+    lines.push(Line::default());
+    lines.push(Line::styled(
+        format!(
+            "The card changed ({}, {}): {} change(s), {} breaking a client",
+            c.at.format("%H:%M:%S UTC"),
+            "against the card seen before",
+            c.changes.len(),
+            c.breaking()
+        ),
+        if c.breaking() > 0 { t.error } else { t.warning },
+    ));
+    for ch in &c.changes {
+        lines.push(Line::from(vec![
+            Span::styled(BAR, t.remote_label),
+            Span::styled(
+                ch.line(),
+                if ch.breaking.is_some() {
+                    t.error
+                } else {
+                    t.remote_text
+                },
+            ),
+        ]));
+    }
 }
 
 /// The card as the agent sent it, pretty-printed, every row behind the remote bar (`J` toggles).

@@ -20,6 +20,7 @@ pub(super) fn agent_loaded(
     result: Result<Box<AgentInfo>, String>,
 ) -> Vec<Effect> {
     let mut fx = Vec::new();
+    let mut announce: Option<(String, bool)> = None;
     let not_signed_in = super::sign_in::not_signed_in_reason(app);
     let Some(entry) = app.agent_mut(agent) else {
         return fx;
@@ -36,6 +37,25 @@ pub(super) fn agent_loaded(
     if let Ok(info) = &result
         && !info.card.revalidated
     {
+        // A card that is not the one seen before: say what changed, and what of it breaks a client.
+        if let Some(old) = entry.known_card.as_deref()
+            && old != info.card.raw
+            && let (Ok(before), Ok(after)) = (
+                serde_json::from_str::<serde_json::Value>(old),
+                serde_json::from_str::<serde_json::Value>(&info.card.raw),
+            )
+        {
+            let changes = crate::remote::card::diff::diff(&before, &after);
+            if !changes.is_empty() {
+                let c = crate::app::agent::CardChanges {
+                    at: Utc::now(),
+                    changes,
+                };
+                announce = Some((c.line(), c.breaking() > 0));
+                entry.card_changes = Some(c);
+            }
+        }
+        entry.known_card = Some(info.card.raw.clone());
         fx.push(Effect::Record(Record::Card {
             agent_url: entry.target.url.clone(),
             card_url: info.card.url.to_string(),
@@ -57,6 +77,12 @@ pub(super) fn agent_loaded(
             t.id
         })
         .collect();
+    if let Some((line, breaking)) = announce {
+        app.set_status(
+            format!("the card of {name} changed: {line} (i: the card, with what changed)"),
+            breaking,
+        );
+    }
     for id in ids {
         fx.extend(reattach_if_ready(app, id));
     }

@@ -3,6 +3,7 @@
 //! `Cache-Control: max-age`), and every way a card can be broken turned into a one-line error. Redirects are
 //! followed here, hop by hop, by the rules of `origin::judge_redirect` (the HTTP client itself follows none).
 
+pub mod diff;
 pub mod normalize;
 pub mod rules;
 
