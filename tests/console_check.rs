@@ -42,9 +42,9 @@ async fn c_checks_the_agent_and_the_page_shows_findings_and_evidence() {
     h.wait("card ", WAIT).await.unwrap();
     h.key(KeyCode::Char('C'));
     let page = h.wait("Check of demo", WAIT).await.unwrap();
-    assert!(page.contains("PASS  discovery.well-known"), "{page}");
+    assert!(page.contains("▍PASS  discovery.well-known"), "{page}");
     assert!(page.contains("read-only"), "{page}");
-    assert!(page.contains("reasons quote the agent's answers"), "{page}");
+    assert!(page.contains("rows quote the agent's answers"), "{page}");
     // Select the first rows and open one finding's evidence.
     h.key(KeyCode::Char('.'));
     h.key(KeyCode::Char('.'));

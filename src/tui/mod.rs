@@ -2,6 +2,7 @@
 //! SIGINT / SIGTERM / SIGHUP / SIGQUIT), logs sent to a size-capped private file in the state dir, agents from
 //! the config (and the demo agent with `--demo`), then the runtime's event loop.
 
+pub mod check_page;
 mod clipboard;
 mod effects;
 pub mod logfile;

@@ -4,7 +4,7 @@
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
-use ratatui::text::Line;
+use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph};
 
 use super::overlay::{boxed, keys_or, position};
@@ -37,7 +37,7 @@ pub(super) fn draw(
         ));
     }
     top.push(Line::styled(
-        super::wrap::fit_words("reasons quote the agent's answers as received (sanitised) · Enter: the requests behind a line", width),
+        super::wrap::fit_words("▍ rows quote the agent's answers as received (sanitised) · Enter: the requests behind a line", width),
         t.dim,
     ));
     let visible = (r.height.saturating_sub(2) as usize).saturating_sub(top.len());
@@ -61,7 +61,17 @@ pub(super) fn draw(
                         Some(_) => t.dim,
                     }
                 };
-                Line::styled(super::wrap::fit_words(&row.line, width), style)
+                match row.verdict {
+                    // A finding's reason quotes what the agent answered: the remote bar marks the row.
+                    Some(_) => Line::from(vec![
+                        Span::styled(super::wrap::BAR, t.remote_label),
+                        Span::styled(
+                            super::wrap::fit_words(&row.line, width.saturating_sub(1)),
+                            style,
+                        ),
+                    ]),
+                    None => Line::styled(super::wrap::fit_words(&row.line, width), style),
+                }
             }),
     );
     let close = keys_or(app, Action::CloseViewer, "q");

@@ -3,10 +3,9 @@
 //! the last one, and goes back to the app, which keeps it (`Record::Check`).
 
 use crate::app::ids::AgentId;
-use crate::app::msg::{CheckPage, CheckRow, Msg};
-use crate::check::report::{Report, evidence_text};
-use crate::check::requirement::Verdict;
+use crate::app::msg::Msg;
 use crate::remote::connect::agent::AgentTarget;
+use crate::tui::check_page::page;
 use crate::tui::runtime::Runtime;
 
 impl Runtime {
@@ -53,86 +52,5 @@ impl Runtime {
             };
             let _ = tx.send(Msg::CheckDone { agent, result });
         });
-    }
-}
-
-/// The page of a report: a heading per area (and interface), a row per finding, its evidence as the detail.
-pub fn page(report: &Report, previous: Option<&str>, label: &str) -> CheckPage {
-    let t = &report.summary.total;
-    let name = crate::remote::error::one_line(label);
-    let title = format!(
-        "Check of {name} · {} PASS · {} FAIL · {} WARN · {} SKIP · {} requests{}",
-        t.pass,
-        t.fail,
-        t.warn,
-        t.skip,
-        report.requests_sent,
-        if report.active { "" } else { ", read-only" }
-    );
-    let changes = previous
-        .and_then(|p| serde_json::from_str::<serde_json::Value>(p).ok())
-        .map(|p| crate::check::compare::compare(&p, report).line());
-    let mut rows = Vec::new();
-    let mut heading: Option<(&str, Option<&str>)> = None;
-    for f in &report.findings {
-        let this = (f.area.label(), f.on.as_deref());
-        if heading != Some(this) {
-            rows.push(CheckRow {
-                line: match f.on.as_deref() {
-                    Some(on) => format!("{} · {on}", f.area.label()),
-                    None => f.area.label().to_string(),
-                },
-                verdict: None,
-                detail: Vec::new(),
-            });
-            heading = Some(this);
-        }
-        let mut detail = vec![
-            format!(
-                "{} · {} · {} · {}",
-                f.id,
-                f.level.label(),
-                f.section,
-                f.verdict.label()
-            ),
-            format!("requirement: {}", f.title),
-        ];
-        if let Some(tck) = f.tck {
-            detail.push(format!("official TCK: {tck}"));
-        }
-        if let Some(on) = &f.on {
-            detail.push(format!("interface: {on}"));
-        }
-        detail.push(format!("seen: {}", f.reason));
-        detail.push(String::new());
-        if f.evidence.is_empty() {
-            detail.push(match f.verdict {
-                Verdict::Pass => "(a PASS keeps no evidence)".into(),
-                _ => "(no request behind this finding)".into(),
-            });
-        }
-        detail.extend(evidence_text(&f.evidence).lines().map(str::to_string));
-        rows.push(CheckRow {
-            line: format!(
-                "{:<4}  {:<32} {:<6} {}",
-                f.verdict.label(),
-                f.id,
-                f.level.label(),
-                f.reason
-            ),
-            verdict: Some(f.verdict.label()),
-            detail,
-        });
-    }
-    let badge = serde_json::to_value(report)
-        .ok()
-        .and_then(|v| crate::check::compare::badge(&v))
-        .unwrap_or_default();
-    CheckPage {
-        title,
-        changes,
-        rows,
-        badge,
-        must_failed: report.summary.must_failed,
     }
 }

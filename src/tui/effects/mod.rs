@@ -4,7 +4,7 @@
 
 mod agents;
 mod calls;
-pub mod check;
+mod check;
 mod config;
 mod local;
 mod push;
