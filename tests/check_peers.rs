@@ -262,3 +262,36 @@ fn a_rerun_says_what_changed() {
         "{line}"
     );
 }
+
+/// The official Python SDK 0.3 server: its JSON-RPC interface is probed in 0.3's method names; its answer to
+/// a body that is not JSON leaves out `id`, which JSON-RPC 2.0 §5 requires (null when it cannot be read).
+#[test]
+fn python_sdk_03_server_over_json_rpc() {
+    let peer = common::py03_peer();
+    let (code, v, report) = check(&peer.url);
+    let judged: Vec<String> = not_passing(&v)
+        .into_iter()
+        .filter(|k| !k.ends_with(" SKIP"))
+        .collect();
+    assert_eq!(
+        judged,
+        vec![
+            "discovery.cache-control WARN",
+            "discovery.etag WARN",
+            "jsonrpc.error-shape [JSONRPC] FAIL",
+            "jsonrpc.request-content-type [JSONRPC] WARN",
+        ],
+        "{report:#}"
+    );
+    for id in [
+        "jsonrpc.task-not-found [JSONRPC]",
+        "jsonrpc.parse-error [JSONRPC]",
+        "jsonrpc.method-not-found [JSONRPC]",
+        "jsonrpc.invalid-params [JSONRPC]",
+        "jsonrpc.streaming-not-supported [JSONRPC]",
+    ] {
+        assert_eq!(v[id], "PASS", "{id}: {report:#}");
+    }
+    assert_eq!(v["version.supported [JSONRPC]"], "SKIP");
+    assert_eq!(code, Some(8));
+}

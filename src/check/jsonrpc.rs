@@ -1,6 +1,10 @@
-//! Read-only probes of one v1.0 JSON-RPC interface (§9, JSON-RPC 2.0 §5.1): the standard errors, the A2A
-//! errors for an unknown task, the capability gates (§3.3.4), version negotiation (§3.6.2), content types.
-//! Nothing here can create anything: every call names a task id no agent has.
+//! Read-only probes of one JSON-RPC interface (§9, JSON-RPC 2.0 §5.1): the standard errors, the A2A errors for
+//! an unknown task, the capability gates (§3.3.4), version negotiation (§3.6.2), content types. Nothing here
+//! can create anything: every call names a task id no agent has.
+//!
+//! A v0.3 interface gets the same probes in 0.3's method names (`tasks/get` …) and without `A2A-Version`;
+//! what 0.3 does not have (version negotiation, ListTasks) is skipped with that reason. The error codes are
+//! the same in both versions.
 
 use reqwest::Method;
 use serde_json::{Value, json};
@@ -24,11 +28,33 @@ struct Rpcs<'a> {
     /// Every reply, for the content-type and error-shape requirements.
     replies: Vec<Reply>,
     shape: Vec<String>,
-    /// The exchanges whose error objects were misshapen.
-    misshapen: Vec<super::exchange::Exchange>,
+    /// The exchanges whose error objects were misshapen, with what was off in each.
+    misshapen: Vec<(Vec<String>, super::exchange::Exchange)>,
+    /// The interface speaks A2A 0.3.
+    v03: bool,
 }
 
 impl Rpcs<'_> {
+    /// A v1.0 method's name in the interface's version.
+    fn m(&self, v10: &'static str) -> &'static str {
+        if !self.v03 {
+            return v10;
+        }
+        match v10 {
+            "GetTask" => "tasks/get",
+            "CancelTask" => "tasks/cancel",
+            "ListTaskPushNotificationConfigs" => "tasks/pushNotificationConfig/list",
+            "SubscribeToTask" => "tasks/resubscribe",
+            "GetExtendedAgentCard" => "agent/getAuthenticatedExtendedCard",
+            other => other,
+        }
+    }
+
+    /// The `A2A-Version` the interface's requests carry (0.3 clients send none).
+    fn version(&self) -> Option<&'static str> {
+        (!self.v03).then_some("1.0")
+    }
+
     fn request(&self, body: Vec<u8>, version: Option<&str>, content_type: &str) -> Probe {
         let mut p = Probe::new(Method::POST, &self.iface.url)
             .header("Content-Type", content_type)
@@ -45,14 +71,16 @@ impl Rpcs<'_> {
         let before = self.shape.len();
         let answer = rpc(&reply, &mut self.shape);
         if self.shape.len() > before {
-            self.misshapen.push(reply.exchange.clone());
+            let off = self.shape.get(before..).unwrap_or_default().to_vec();
+            self.misshapen.push((off, reply.exchange.clone()));
         }
         self.replies.push(reply.clone());
         (answer, reply)
     }
 
-    async fn call(&mut self, method: &str, params: Value) -> (Rpc, Reply) {
-        self.call_as(method, params, Some("1.0")).await
+    async fn call(&mut self, method: &'static str, params: Value) -> (Rpc, Reply) {
+        let (method, version) = (self.m(method), self.version());
+        self.call_as(method, params, version).await
     }
 
     async fn call_as(
@@ -91,6 +119,7 @@ pub async fn probe(prober: &Prober, iface: &Interface, caps: &Caps, out: &mut Ve
         replies: Vec::new(),
         shape: Vec::new(),
         misshapen: Vec::new(),
+        v03: iface.version.starts_with("0."),
     };
 
     let (get, get_reply) = r.call("GetTask", json!({"id": unknown})).await;
@@ -122,19 +151,7 @@ pub async fn probe(prober: &Prober, iface: &Interface, caps: &Caps, out: &mut Ve
         }
         return;
     }
-    out.push(Finding::new(
-        "version.supported",
-        on,
-        if get.code() == Some(VERSION_NOT_SUPPORTED) {
-            Outcome::fail("A2A-Version: 1.0 refused on an interface that declares 1.0")
-                .with(&get_reply.exchange)
-        } else if matches!(get, Rpc::NotRpc(_)) {
-            Outcome::fail(format!("not a JSON-RPC answer: {}", get.describe()))
-                .with(&get_reply.exchange)
-        } else {
-            Outcome::pass(format!("processed: {}", get.describe()))
-        },
-    ));
+    versions(&mut r, &get, &get_reply, &unknown, out).await;
     let (cancel, cancel_reply) = r.call("CancelTask", json!({"id": unknown})).await;
     let get_ok = get.code() == Some(TASK_NOT_FOUND);
     let cancel_ok = cancel.code() == Some(TASK_NOT_FOUND);
@@ -158,39 +175,10 @@ pub async fn probe(prober: &Prober, iface: &Interface, caps: &Caps, out: &mut Ve
         },
     ));
 
-    let (v99, v99_reply) = r
-        .call_as("GetTask", json!({"id": unknown}), Some("99.0"))
-        .await;
-    out.push(Finding::new(
-        "version.unsupported",
-        on,
-        expect(
-            &v99,
-            &v99_reply,
-            VERSION_NOT_SUPPORTED,
-            "VersionNotSupportedError for A2A-Version: 99.0",
-        ),
-    ));
-    let (none, none_reply) = r.call_as("GetTask", json!({"id": unknown}), None).await;
-    out.push(Finding::new(
-        "version.absent-is-0.3",
-        on,
-        match none.code() {
-            // 0.3 has no method called GetTask (it was tasks/get), so "method not found" is 0.3's answer too.
-            Some(VERSION_NOT_SUPPORTED) | Some(-32601) => Outcome::pass(none.describe()),
-            Some(TASK_NOT_FOUND) => Outcome::fail(
-                "without A2A-Version, GetTask was processed as 1.0 (TaskNotFoundError); 0.3 has no GetTask",
-            )
-            .with(&none_reply.exchange),
-            _ => Outcome::warn(format!("unclear answer without A2A-Version: {}", none.describe()))
-                .with(&none_reply.exchange),
-        },
-    ));
-
     let (parse, parse_reply) = r
         .send_raw(
             b"{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": ".to_vec(),
-            Some("1.0"),
+            r.version(),
             "application/json",
         )
         .await;
@@ -202,7 +190,7 @@ pub async fn probe(prober: &Prober, iface: &Interface, caps: &Caps, out: &mut Ve
     let (invalid, invalid_reply) = r
         .send_raw(
             br#"{"jsonrpc": "2.0", "id": 2}"#.to_vec(),
-            Some("1.0"),
+            r.version(),
             "application/json",
         )
         .await;
@@ -225,9 +213,11 @@ pub async fn probe(prober: &Prober, iface: &Interface, caps: &Caps, out: &mut Ve
         on,
         expect(&params, &params_reply, -32602, "invalid params"),
     ));
-    let body = json!({"jsonrpc": "2.0", "id": 9, "method": "GetTask", "params": {"id": unknown}});
+    let body =
+        json!({"jsonrpc": "2.0", "id": 9, "method": r.m("GetTask"), "params": {"id": unknown}});
+    let version = r.version();
     let (ct, ct_reply) = r
-        .send_raw(body.to_string().into_bytes(), Some("1.0"), "text/plain")
+        .send_raw(body.to_string().into_bytes(), version, "text/plain")
         .await;
     out.push(Finding::new(
         "jsonrpc.request-content-type",
@@ -244,30 +234,42 @@ pub async fn probe(prober: &Prober, iface: &Interface, caps: &Caps, out: &mut Ve
             }
         },
     ));
-    let (list, list_reply) = r
-        .call(
-            "ListTasks",
-            json!({"pageToken": "a2a-console-check-not-a-token"}),
-        )
-        .await;
-    out.push(Finding::new(
-        "jsonrpc.list-bad-page-token",
-        on,
-        match list.code() {
-            Some(-32602) => Outcome::pass("invalid params (-32602)"),
-            Some(c) => Outcome::fail(format!("error {c}, not invalid params (-32602)"))
+    if r.v03 {
+        out.push(Finding::new(
+            "jsonrpc.list-bad-page-token",
+            on,
+            Outcome::skip("a v0.3 interface: 0.3 has no ListTasks"),
+        ));
+    } else {
+        let (list, list_reply) = r
+            .call(
+                "ListTasks",
+                json!({"pageToken": "a2a-console-check-not-a-token"}),
+            )
+            .await;
+        out.push(Finding::new(
+            "jsonrpc.list-bad-page-token",
+            on,
+            match list.code() {
+                Some(-32602) => Outcome::pass("invalid params (-32602)"),
+                Some(c) => Outcome::fail(format!("error {c}, not invalid params (-32602)"))
+                    .with(&list_reply.exchange),
+                None => Outcome::fail(format!(
+                    "a page token it never issued was accepted: {}",
+                    list.describe()
+                ))
                 .with(&list_reply.exchange),
-            None => Outcome::fail(format!(
-                "a page token it never issued was accepted: {}",
-                list.describe()
-            ))
-            .with(&list_reply.exchange),
-        },
-    ));
+            },
+        ));
+    }
     let (push, push_reply) = r
         .call(
             "ListTaskPushNotificationConfigs",
-            json!({"taskId": unknown}),
+            if r.v03 {
+                json!({"id": unknown})
+            } else {
+                json!({"taskId": unknown})
+            },
         )
         .await;
     out.push(Finding::new(
@@ -317,7 +319,19 @@ pub async fn probe(prober: &Prober, iface: &Interface, caps: &Caps, out: &mut Ve
                 .with_all(evidence.iter().take(2))
         },
     ));
-    let mut shape = std::mem::take(&mut r.shape);
+    // 0.3's error.data was any value; the list of @type objects is v1.0's (§9.5).
+    let v03 = r.v03;
+    let counts = |p: &String| !(v03 && (p.contains("@type") || p.contains("error.data")));
+    let mut shape: Vec<String> = std::mem::take(&mut r.shape)
+        .into_iter()
+        .filter(counts)
+        .collect();
+    let evidence: Vec<super::exchange::Exchange> = r
+        .misshapen
+        .iter()
+        .filter(|(off, _)| off.iter().any(counts))
+        .map(|(_, e)| e.clone())
+        .collect();
     shape.sort();
     shape.dedup();
     out.push(Finding::new(
@@ -326,7 +340,74 @@ pub async fn probe(prober: &Prober, iface: &Interface, caps: &Caps, out: &mut Ve
         if shape.is_empty() {
             Outcome::pass("every error was a well-formed JSON-RPC error")
         } else {
-            Outcome::fail(shape.join("; ")).with_all(r.misshapen.iter().take(2))
+            Outcome::fail(shape.join("; ")).with_all(evidence.iter().take(2))
+        },
+    ));
+}
+
+/// Version negotiation (§3.6.2): the interface's own version processed, 99.0 refused, none taken as 0.3. A
+/// v0.3 interface has no negotiation: skipped.
+async fn versions(
+    r: &mut Rpcs<'_>,
+    get: &Rpc,
+    get_reply: &Reply,
+    unknown: &str,
+    out: &mut Vec<Finding>,
+) {
+    let on = Some(r.iface.label.as_str());
+    if r.v03 {
+        for id in [
+            "version.supported",
+            "version.unsupported",
+            "version.absent-is-0.3",
+        ] {
+            out.push(Finding::new(
+                id,
+                on,
+                Outcome::skip("a v0.3 interface: A2A-Version negotiation is v1.0's"),
+            ));
+        }
+        return;
+    }
+    out.push(Finding::new(
+        "version.supported",
+        on,
+        if get.code() == Some(VERSION_NOT_SUPPORTED) {
+            Outcome::fail("A2A-Version: 1.0 refused on an interface that declares 1.0")
+                .with(&get_reply.exchange)
+        } else if matches!(get, Rpc::NotRpc(_)) {
+            Outcome::fail(format!("not a JSON-RPC answer: {}", get.describe()))
+                .with(&get_reply.exchange)
+        } else {
+            Outcome::pass(format!("processed: {}", get.describe()))
+        },
+    ));
+    let (v99, v99_reply) = r
+        .call_as("GetTask", json!({"id": unknown}), Some("99.0"))
+        .await;
+    out.push(Finding::new(
+        "version.unsupported",
+        on,
+        expect(
+            &v99,
+            &v99_reply,
+            VERSION_NOT_SUPPORTED,
+            "VersionNotSupportedError for A2A-Version: 99.0",
+        ),
+    ));
+    let (none, none_reply) = r.call_as("GetTask", json!({"id": unknown}), None).await;
+    out.push(Finding::new(
+        "version.absent-is-0.3",
+        on,
+        match none.code() {
+            // 0.3 has no method called GetTask (it was tasks/get), so "method not found" is 0.3's answer too.
+            Some(VERSION_NOT_SUPPORTED) | Some(-32601) => Outcome::pass(none.describe()),
+            Some(TASK_NOT_FOUND) => Outcome::fail(
+                "without A2A-Version, GetTask was processed as 1.0 (TaskNotFoundError); 0.3 has no GetTask",
+            )
+            .with(&none_reply.exchange),
+            _ => Outcome::warn(format!("unclear answer without A2A-Version: {}", none.describe()))
+                .with(&none_reply.exchange),
         },
     ));
 }
@@ -372,6 +453,19 @@ async fn extended(r: &mut Rpcs<'_>, caps: &Caps, out: &mut Vec<Finding>) {
     let on = Some(r.iface.label.as_str());
     if !caps.extended {
         let (a, reply) = r.call("GetExtendedAgentCard", json!({})).await;
+        if r.v03 {
+            // 0.3 names no error for an extended card it does not declare: any error will do.
+            out.push(Finding::new(
+                "extended-card.declared",
+                on,
+                match &a {
+                    Rpc::Error { .. } => Outcome::pass(a.describe()),
+                    _ => Outcome::warn(format!("not declared, yet answered: {}", a.describe()))
+                        .with(&reply.exchange),
+                },
+            ));
+            return;
+        }
         out.push(Finding::new(
             "extended-card.declared",
             on,
@@ -384,11 +478,12 @@ async fn extended(r: &mut Rpcs<'_>, caps: &Caps, out: &mut Vec<Finding>) {
         ));
         return;
     }
-    let body = json!({"jsonrpc": "2.0", "id": 90, "method": "GetExtendedAgentCard", "params": {}});
+    let body =
+        json!({"jsonrpc": "2.0", "id": 90, "method": r.m("GetExtendedAgentCard"), "params": {}});
     let anon = r
         .request(
             body.to_string().into_bytes(),
-            Some("1.0"),
+            r.version(),
             "application/json",
         )
         .anonymous();

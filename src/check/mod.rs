@@ -203,10 +203,11 @@ pub async fn run(
         findings.push(signature(doc, target).await);
         let caps = plan::Caps::of(&doc.value);
         let steps = plan::steps(&plan::interfaces(&doc.value), &prober);
+        // The active probes speak v1.0: they go to v1.0 interfaces only.
         let http_ifaces: Vec<&plan::Interface> = steps
             .iter()
             .filter_map(|s| match s {
-                Step::JsonRpc(i) | Step::Rest(i) => Some(i),
+                Step::JsonRpc(i) | Step::Rest(i) if i.version.starts_with("1.") => Some(i),
                 _ => None,
             })
             .collect();

@@ -37,7 +37,12 @@ impl Caps {
         Caps {
             streaming: flag("streaming"),
             push: flag("pushNotifications"),
-            extended: flag("extendedAgentCard"),
+            // A v0.3 card says it at the top level.
+            extended: flag("extendedAgentCard")
+                || card
+                    .get("supportsAuthenticatedExtendedCard")
+                    .and_then(Value::as_bool)
+                    .unwrap_or(false),
         }
     }
 }
@@ -66,7 +71,7 @@ impl Step {
 /// card's own findings).
 pub fn interfaces(card: &Map<String, Value>) -> Vec<Interface> {
     let Some(list) = card.get("supportedInterfaces").and_then(Value::as_array) else {
-        return Vec::new();
+        return legacy_interfaces(card);
     };
     list.iter()
         .filter_map(|i| {
@@ -89,6 +94,50 @@ pub fn interfaces(card: &Map<String, Value>) -> Vec<Interface> {
         .collect()
 }
 
+/// A v0.3 card's interfaces: `url` with `preferredTransport` (JSON-RPC when absent), then each of
+/// `additionalInterfaces` not already named, all at the card's `protocolVersion`.
+fn legacy_interfaces(card: &Map<String, Value>) -> Vec<Interface> {
+    let version = card
+        .get("protocolVersion")
+        .and_then(Value::as_str)
+        .unwrap_or("0.3")
+        .to_string();
+    let mut out: Vec<Interface> = Vec::new();
+    let mut add = |url: Option<&str>, binding: &str| {
+        let Some(url) = url else { return };
+        if out.iter().any(|i| i.url == url && i.binding == binding) {
+            return;
+        }
+        let label = crate::trust::sanitize::sanitize_line(&format!("{binding} {version} {url}")).0;
+        out.push(Interface {
+            binding: binding.to_string(),
+            version: version.clone(),
+            url: url.to_string(),
+            label,
+        });
+    };
+    add(
+        card.get("url").and_then(Value::as_str),
+        card.get("preferredTransport")
+            .and_then(Value::as_str)
+            .unwrap_or("JSONRPC"),
+    );
+    for i in card
+        .get("additionalInterfaces")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        add(
+            i.get("url").and_then(Value::as_str),
+            i.get("transport")
+                .and_then(Value::as_str)
+                .unwrap_or("JSONRPC"),
+        );
+    }
+    out
+}
+
 /// The step for each interface.
 pub fn steps(interfaces: &[Interface], prober: &Prober) -> Vec<Step> {
     interfaces
@@ -107,12 +156,14 @@ pub fn steps(interfaces: &[Interface], prober: &Prober) -> Vec<Step> {
                 }
             };
             let major = i.version.split('.').next().unwrap_or_default();
-            if major != "1" {
+            // JSON-RPC at 0.3 (and 0.2.x, the same wire) is probed in 0.3's method names.
+            let v03_rpc = area == Area::JsonRpc && (i.version == "0.3" || i.version.starts_with("0.3.") || i.version.starts_with("0.2."));
+            if major != "1" && !v03_rpc {
                 return Step::Skip(
                     i.clone(),
                     area,
                     format!(
-                        "protocol version {:?}: check judges v1.0 interfaces (no probes for this version yet)",
+                        "protocol version {:?}: check probes v1.0 interfaces, and v0.3 over JSON-RPC (no probes for this one yet)",
                         i.version
                     ),
                 );
