@@ -518,7 +518,13 @@ async fn extended(c: &mut Calls<'_>, caps: &Caps, on: Option<&str>, out: &mut Ve
         match a.code {
             None => Outcome::fail("the extended card was served to a call without credentials")
                 .with(&a.exchange),
-            Some(_) => Outcome::pass(a.describe()),
+            Some(Code::Unauthenticated | Code::PermissionDenied) => Outcome::pass(a.describe()),
+            // Refused, but not as an authentication error (§3.3.2: UNAUTHENTICATED or PERMISSION_DENIED).
+            Some(_) => Outcome::warn(format!(
+                "refused without credentials, but with {} rather than UNAUTHENTICATED (§3.3.2)",
+                a.describe()
+            ))
+            .with(&a.exchange),
         },
     ));
     if !c.prober.has_credentials() {

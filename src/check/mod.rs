@@ -276,7 +276,17 @@ pub async fn run(
             order.push(f.on.clone());
         }
     }
-    findings.sort_by_key(|f| (order.iter().position(|o| *o == f.on), f.area));
+    // The active probes' findings close the report (they are about tasks, not one interface's answers).
+    findings.sort_by_key(|f| {
+        (
+            matches!(
+                f.area,
+                requirement::Area::Tasks | requirement::Area::Equivalence
+            ),
+            order.iter().position(|o| *o == f.on),
+            f.area,
+        )
+    });
     let (sent, budget) = prober.used();
     Ok(Report {
         schema: SCHEMA,

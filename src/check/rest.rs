@@ -313,7 +313,12 @@ async fn extended(c: &mut Calls<'_>, caps: &Caps, on: Option<&str>, out: &mut Ve
                     .with(&reply.exchange)
             }
             Some(401 | 403) => Outcome::pass(described(&e, &reply)),
-            Some(s) if s >= 400 => Outcome::pass(described(&e, &reply)),
+            // Refused, but not as an authentication error (§3.3.2: 401 or 403).
+            Some(s) if s >= 400 => Outcome::warn(format!(
+                "refused without credentials, but with {} rather than 401 or 403 (§3.3.2)",
+                described(&e, &reply)
+            ))
+            .with(&reply.exchange),
             _ => Outcome::warn(format!("unclear answer: {}", described(&e, &reply)))
                 .with(&reply.exchange),
         },

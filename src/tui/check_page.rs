@@ -23,8 +23,47 @@ pub fn page(report: &Report, previous: Option<&str>, label: &str) -> CheckPage {
         .map(|p| crate::check::compare::compare(&p, report).line());
     let mut rows = Vec::new();
     let mut heading: Option<(&str, Option<&str>)> = None;
+    // An area whose findings are all skipped for one reason (the active probes, unless asked for) is one row.
+    let mut folded: Vec<(&str, Option<&str>)> = Vec::new();
     for f in &report.findings {
         let this = (f.area.label(), f.on.as_deref());
+        let same: Vec<_> = report
+            .findings
+            .iter()
+            .filter(|g| (g.area.label(), g.on.as_deref()) == this)
+            .collect();
+        if same.len() > 1
+            && same
+                .iter()
+                .all(|g| g.verdict == Verdict::Skip && g.reason == f.reason)
+        {
+            if !folded.contains(&this) {
+                folded.push(this);
+                rows.push(CheckRow {
+                    line: format!(
+                        "{} · {} requirements skipped: {}",
+                        f.area.label(),
+                        same.len(),
+                        f.reason
+                    ),
+                    verdict: Some("SKIP"),
+                    detail: same
+                        .iter()
+                        .map(|g| {
+                            format!(
+                                "{} · {} · {} · {}",
+                                g.id,
+                                g.level.label(),
+                                g.section,
+                                g.title
+                            )
+                        })
+                        .chain([String::new(), format!("skipped: {}", f.reason)])
+                        .collect(),
+                });
+            }
+            continue;
+        }
         if heading != Some(this) {
             rows.push(CheckRow {
                 line: match f.on.as_deref() {
