@@ -268,25 +268,7 @@ pub async fn run(
         skip_without_card(&mut findings);
     }
     tell(&prober, "done", progress);
-    // The report reads interface by interface, each grouped by area (the probes interleave versions, errors
-    // and the extended card as they go).
-    let mut order: Vec<Option<String>> = Vec::new();
-    for f in &findings {
-        if !order.contains(&f.on) {
-            order.push(f.on.clone());
-        }
-    }
-    // The active probes' findings close the report (they are about tasks, not one interface's answers).
-    findings.sort_by_key(|f| {
-        (
-            matches!(
-                f.area,
-                requirement::Area::Tasks | requirement::Area::Equivalence
-            ),
-            order.iter().position(|o| *o == f.on),
-            f.area,
-        )
-    });
+    order_for_report(&mut findings);
     let (sent, budget) = prober.used();
     Ok(Report {
         schema: SCHEMA,
@@ -301,6 +283,28 @@ pub async fn run(
         summary: Summary::of(&findings),
         findings,
     })
+}
+
+/// The report reads interface by interface, each grouped by area (the probes interleave versions, errors and
+/// the extended card as they go); the active probes' findings close it (they are about tasks, not one
+/// interface's answers).
+fn order_for_report(findings: &mut [Finding]) {
+    let mut order: Vec<Option<String>> = Vec::new();
+    for f in findings.iter() {
+        if !order.contains(&f.on) {
+            order.push(f.on.clone());
+        }
+    }
+    findings.sort_by_key(|f| {
+        (
+            matches!(
+                f.area,
+                requirement::Area::Tasks | requirement::Area::Equivalence
+            ),
+            order.iter().position(|o| *o == f.on),
+            f.area,
+        )
+    });
 }
 
 /// Without a card nothing but discovery can be judged.
