@@ -90,7 +90,9 @@ pub fn diff(old: &Value, new: &Value) -> Vec<CardChange> {
             out.push(change(k, o.get(k), n.get(k), None));
         }
     }
-    if o.get("signatures") != n.get("signatures") {
+    // A card signed again over the same content has new signature bytes (ES256 signatures are randomised):
+    // only a change of the signing keys and algorithms (the protected headers) is a change of the card.
+    if protected(o.get("signatures")) != protected(n.get("signatures")) {
         out.push(CardChange {
             field: "signatures".into(),
             before: Some(count(o.get("signatures"))),
@@ -100,6 +102,13 @@ pub fn diff(old: &Value, new: &Value) -> Vec<CardChange> {
     }
     out.sort_by_key(|c| c.breaking.is_none());
     out
+}
+
+/// The protected headers of a card's signatures (which keys, which algorithms), in order.
+fn protected(v: Option<&Value>) -> Vec<Option<&Value>> {
+    v.and_then(Value::as_array)
+        .map(|a| a.iter().map(|s| s.get("protected")).collect())
+        .unwrap_or_default()
 }
 
 fn count(v: Option<&Value>) -> String {
@@ -411,6 +420,17 @@ mod tests {
             .unwrap()
             .push(json!({"id": "new", "name": "New", "description": "d", "tags": []}));
         assert!(breaking(&diff(&card(), &b)).is_empty());
+    }
+
+    #[test]
+    fn a_card_signed_again_is_not_a_changed_card_but_another_key_is() {
+        let mut a = card();
+        a["signatures"] = json!([{"protected": "eyJraWQiOiJrMSJ9", "signature": "AAA"}]);
+        let mut b = a.clone();
+        b["signatures"][0]["signature"] = "BBB".into();
+        assert_eq!(diff(&a, &b), vec![]);
+        b["signatures"][0]["protected"] = "eyJraWQiOiJrMiJ9".into();
+        assert_eq!(diff(&a, &b).len(), 1);
     }
 
     #[test]
