@@ -38,14 +38,17 @@ pub(super) fn audit_key(
     let is = |a: Action| keymap.bindings(a).contains(&pressed);
     // `,` `.` select a row as in a transcript; Enter or J opens the selected one.
     if is(Action::SelectPrev) || is(Action::SelectNext) {
-        let last = rows.len().saturating_sub(1);
         let visible = crate::app::scroll::viewer_rows(app.size);
-        let at = match (selected, is(Action::SelectPrev)) {
-            (None, _) => (scroll + visible).min(rows.len()).saturating_sub(1),
-            (Some(i), true) => i.saturating_sub(1),
-            (Some(i), false) => (i + 1).min(last),
-        };
-        let scroll = scroll.min(at).max((at + 1).saturating_sub(visible));
+        // Nothing selected yet: start from the last row on screen (the log opens on its newest page).
+        let first = (scroll + visible).min(rows.len()).saturating_sub(1);
+        let (at, scroll) = super::overlay::select_row(
+            selected,
+            is(Action::SelectPrev),
+            rows.len(),
+            scroll,
+            visible,
+            first,
+        );
         app.overlay = Some(Overlay::Audit {
             rows,
             scroll,

@@ -160,14 +160,16 @@ pub(super) fn check_key(
     let pressed = crate::config::keymap::keys::KeyBinding::from_event(&k);
     let is = |a: Action| keymap.bindings(a).contains(&pressed);
     if is(Action::SelectPrev) || is(Action::SelectNext) {
-        let rows = page.rows.len();
         let visible = crate::app::scroll::viewer_rows(app.size);
-        let at = match (selected, is(Action::SelectPrev)) {
-            (None, _) => scroll.min(rows.saturating_sub(1)),
-            (Some(i), true) => i.saturating_sub(1),
-            (Some(i), false) => (i + 1).min(rows.saturating_sub(1)),
-        };
-        let scroll = scroll.min(at).max((at + 1).saturating_sub(visible));
+        // Nothing selected yet: start from the first row on screen (the report reads top down).
+        let (at, scroll) = super::overlay::select_row(
+            selected,
+            is(Action::SelectPrev),
+            page.rows.len(),
+            scroll,
+            visible,
+            scroll,
+        );
         app.overlay = Some(Overlay::Check {
             page,
             scroll,

@@ -154,3 +154,22 @@ fn overlay_key_inner(app: &mut App, overlay: Overlay, k: KeyEvent) -> Vec<Effect
         Overlay::Prompt { kind, input } => super::prompt::prompt_key(app, kind, input, k),
     }
 }
+
+/// `,` `.` in a viewer's list of `rows` shown from `scroll`: the row selected now and the scroll that keeps
+/// it in view. With nothing selected yet, the selection starts at `first`.
+pub(super) fn select_row(
+    selected: Option<usize>,
+    prev: bool,
+    rows: usize,
+    scroll: usize,
+    visible: usize,
+    first: usize,
+) -> (usize, usize) {
+    let last = rows.saturating_sub(1);
+    let at = match (selected, prev) {
+        (None, _) => first.min(last),
+        (Some(i), true) => i.saturating_sub(1),
+        (Some(i), false) => (i + 1).min(last),
+    };
+    (at, scroll.min(at).max((at + 1).saturating_sub(visible)))
+}
