@@ -339,7 +339,11 @@ pub async fn probe(
     let api = Api::new(prober, primary);
     let on = Some(primary.label.as_str());
     let mut first: Option<(Seen, Option<Seen>)> = None;
-    for text in messages {
+    for (n, text) in messages.iter().enumerate() {
+        // Several messages (`--examples`): each one's findings name it, so none hides another.
+        let per_message =
+            (messages.len() > 1).then(|| format!("{} · message {}", primary.label, n + 1));
+        let on = per_message.as_deref().or(on);
         let streamed = if caps.streaming {
             let reply = api.send(text, None, true).await;
             let (events, error) = api.events(&reply);
