@@ -121,6 +121,7 @@ pub async fn probe(prober: &Prober, iface: &Interface, caps: &Caps, out: &mut Ve
         misshapen: Vec::new(),
         v03: iface.version.starts_with("0."),
     };
+    let first = out.len();
 
     let (get, get_reply) = r.call("GetTask", json!({"id": unknown})).await;
     if get_reply.status.is_none() {
@@ -343,6 +344,26 @@ pub async fn probe(prober: &Prober, iface: &Interface, caps: &Caps, out: &mut Ve
             Outcome::fail(shape.join("; ")).with_all(evidence.iter().take(2))
         },
     ));
+    if r.v03 {
+        soften_03(out.get_mut(first..).unwrap_or_default());
+    }
+}
+
+/// v0.3 asked for its A2A error codes with a SHOULD (v0.3 §8.2: "Servers SHOULD use these codes"): a miss of
+/// one on a 0.3 interface is a WARN. JSON-RPC's own codes stay a MUST.
+fn soften_03(findings: &mut [Finding]) {
+    const A2A_CODES: &[&str] = &[
+        "jsonrpc.task-not-found",
+        "jsonrpc.push-not-supported",
+        "jsonrpc.streaming-not-supported",
+    ];
+    for f in findings.iter_mut() {
+        if f.verdict == super::requirement::Verdict::Fail && A2A_CODES.contains(&f.id) {
+            f.verdict = super::requirement::Verdict::Warn;
+            f.reason
+                .push_str(" (v0.3 §8.2 makes A2A error codes a SHOULD)");
+        }
+    }
 }
 
 /// Version negotiation (§3.6.2): the interface's own version processed, 99.0 refused, none taken as 0.3. A
@@ -529,4 +550,30 @@ async fn extended(r: &mut Rpcs<'_>, caps: &Caps, out: &mut Vec<Finding>) {
             .with(&reply.exchange),
         },
     ));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::requirement::Verdict;
+
+    #[test]
+    fn a_03_interface_misses_an_a2a_code_as_a_should_and_a_json_rpc_code_as_a_must() {
+        let mut f = vec![
+            Finding::new(
+                "jsonrpc.task-not-found",
+                Some("x"),
+                Outcome::fail("got -32602"),
+            ),
+            Finding::new(
+                "jsonrpc.parse-error",
+                Some("x"),
+                Outcome::fail("got -32600"),
+            ),
+        ];
+        soften_03(&mut f);
+        assert_eq!(f[0].verdict, Verdict::Warn);
+        assert!(f[0].reason.contains("v0.3 §8.2"));
+        assert_eq!(f[1].verdict, Verdict::Fail);
+    }
 }

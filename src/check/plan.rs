@@ -159,14 +159,14 @@ pub fn steps(interfaces: &[Interface], prober: &Prober) -> Vec<Step> {
             // JSON-RPC at 0.3 (and 0.2.x, the same wire) is probed in 0.3's method names.
             let v03_rpc = area == Area::JsonRpc && (i.version == "0.3" || i.version.starts_with("0.3.") || i.version.starts_with("0.2."));
             if major != "1" && !v03_rpc {
-                return Step::Skip(
-                    i.clone(),
-                    area,
-                    format!(
-                        "protocol version {:?}: check probes v1.0 interfaces, and v0.3 over JSON-RPC (no probes for this one yet)",
-                        i.version
-                    ),
-                );
+                let why = match (major, area) {
+                    // 0.3 fixes no error body for HTTP+JSON (v0.3 §3.2.3 only says "map consistently"), and its
+                    // gRPC service is another proto package (`a2a.v1`) than the SDK's generated client speaks.
+                    ("0", Area::HttpJson) => "v0.3 HTTP+JSON: 0.3 fixes no error format to judge it by (its §3.2.3)",
+                    ("0", Area::Grpc) => "v0.3 gRPC: its service (package a2a.v1) is not the one check's client speaks",
+                    _ => "a protocol version check has no probes for",
+                };
+                return Step::Skip(i.clone(), area, format!("protocol version {:?}: {why}", i.version));
             }
             let url = if area == Area::Grpc && !i.url.contains("://") {
                 format!("http://{}", i.url)
