@@ -79,7 +79,10 @@ pub(super) fn agent_loaded(
         .collect();
     if let Some((line, breaking)) = announce {
         app.set_status(
-            format!("the card of {name} changed: {line} (i: the card, with what changed)"),
+            format!(
+                "the card of {name} changed: {} (i: the card, with what changed)",
+                line.strip_prefix("card changed · ").unwrap_or(&line)
+            ),
             breaking,
         );
     }
