@@ -53,7 +53,7 @@ pub fn rpc(reply: &Reply, shape: &mut Vec<String>) -> Rpc {
     let text = String::from_utf8_lossy(&reply.body);
     // A stream's first event carries the response (the SDKs answer some errors that way).
     let doc = if reply.media_type() == "text/event-stream" {
-        match first_sse_data(&text) {
+        match sse_data(&text).into_iter().next() {
             Some(d) => d,
             None => return Rpc::NotRpc("an event stream with no event".into()),
         }
@@ -119,42 +119,13 @@ pub fn rpc(reply: &Reply, shape: &mut Vec<String>) -> Rpc {
     }
 }
 
-/// The data of the first event of an SSE body.
-pub fn first_sse_data(text: &str) -> Option<String> {
-    let mut data: Vec<&str> = Vec::new();
-    for line in text.lines() {
-        let line = line.trim_end_matches('\r');
-        if line.is_empty() {
-            if !data.is_empty() {
-                break;
-            }
-            continue;
-        }
-        if let Some(d) = line.strip_prefix("data:") {
-            data.push(d.strip_prefix(' ').unwrap_or(d));
-        }
-    }
-    (!data.is_empty()).then(|| data.join("\n"))
-}
-
-/// The data of every event of an SSE body, in order.
+/// The data of every event of an SSE body, in order (read with the wire layer's own SSE field rules).
 pub fn sse_data(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut data: Vec<&str> = Vec::new();
-    for line in text.lines().chain(std::iter::once("")) {
-        let line = line.trim_end_matches('\r');
-        if line.is_empty() {
-            if !data.is_empty() {
-                out.push(data.join("\n"));
-                data.clear();
-            }
-            continue;
-        }
-        if let Some(d) = line.strip_prefix("data:") {
-            data.push(d.strip_prefix(' ').unwrap_or(d));
-        }
-    }
-    out
+    let mut fields = crate::remote::wire::sse::EventFields::default();
+    text.split_inclusive('\n')
+        .chain(["\n"])
+        .filter_map(|line| fields.line(line.as_bytes()))
+        .collect()
 }
 
 /// An HTTP+JSON error answer.

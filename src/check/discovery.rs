@@ -13,6 +13,9 @@ pub struct CardDoc {
     pub url: String,
     pub raw: String,
     pub value: Map<String, Value>,
+    /// The card as the console reads it (`card::parse_card`: v0.3 shapes mapped onto v1.0), for which
+    /// interfaces and capabilities to probe; `None` when even the lenient reader refuses it.
+    pub read: Option<a2a::AgentCard>,
 }
 
 /// Requests discovery may send: the card, the legacy path, one conditional GET.
@@ -116,10 +119,16 @@ pub async fn discover(prober: &Prober, input: &str, out: &mut Vec<Finding>) -> O
         return None;
     };
     headers(prober, &url, &reply, out).await;
+    let read = url::Url::parse(&url).ok().and_then(|u| {
+        crate::remote::card::parse_card(&u, &u, &reply.content_type(), reply.body.clone(), &reply.headers)
+            .ok()
+            .map(|c| c.card)
+    });
     Some(CardDoc {
         url,
         raw: String::from_utf8_lossy(&reply.body).into_owned(),
         value,
+        read,
     })
 }
 

@@ -233,7 +233,7 @@ impl Prober {
     pub async fn send(&self, probe: Probe) -> Reply {
         let mut exchange = Exchange {
             method: probe.method.to_string(),
-            url: redact(&probe.url).into_owned(),
+            url: shown(&probe.url),
             request_headers: probe
                 .headers
                 .iter()
@@ -243,6 +243,7 @@ impl Prober {
             ..Exchange::default()
         };
         let fail = |mut exchange: Exchange, why: String| {
+            let why = shown(&why);
             exchange.error = Some(why.clone());
             Reply {
                 error: Some(why),
@@ -328,6 +329,7 @@ impl Prober {
             })
             .collect();
         exchange.response_body = (!body.is_empty()).then(|| excerpt(&body));
+        let error = error.map(|e| shown(&e));
         exchange.error = error.clone();
         Reply {
             status: Some(status),
@@ -387,13 +389,10 @@ fn shown_value(name: &str, value: &str) -> String {
 /// The start of a body, sanitised (no escape sequence reaches the terminal) and redacted.
 pub fn excerpt(bytes: &[u8]) -> String {
     let (clean, _) = sanitize_bytes(bytes);
-    let clean = redact(&clean).into_owned();
-    match clean.char_indices().nth(EXCERPT_CHARS) {
-        None => clean,
-        Some((cut, _)) => format!(
-            "{}… ({} more bytes)",
-            clean.get(..cut).unwrap_or_default(),
-            clean.len() - cut
-        ),
-    }
+    crate::remote::error::truncate_chars(&redact(&clean), EXCERPT_CHARS)
+}
+
+/// A URL or an error as the evidence shows it: one line, sanitised (a card's URL is the agent's text), redacted.
+pub fn shown(text: &str) -> String {
+    sanitize_line(&redact(text)).0
 }

@@ -151,7 +151,7 @@ impl Calls<'_> {
             method: "gRPC".into(),
             url: format!(
                 "{} /lf.a2a.v1.A2AService/{rpc}",
-                crate::trust::redact::redact(&self.url)
+                super::exchange::shown(&self.url)
             ),
             request_headers: shown,
             elapsed_ms: started.elapsed().as_millis() as u64,
@@ -230,9 +230,10 @@ pub async fn probe(
     let ch = match ch {
         Ok(c) => c,
         Err(why) => {
+            let why = super::exchange::shown(&why);
             let exchange = Exchange {
                 method: "gRPC".into(),
-                url: iface.url.clone(),
+                url: super::exchange::shown(&iface.url),
                 error: Some(why.clone()),
                 ..Exchange::default()
             };

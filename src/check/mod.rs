@@ -201,8 +201,8 @@ pub async fn run(
             findings.extend(card_rules::judge(&doc.value));
         }
         findings.push(signature(doc, target).await);
-        let caps = plan::Caps::of(&doc.value);
-        let steps = plan::steps(&plan::interfaces(&doc.value), &prober);
+        let caps = plan::Caps::of(doc.read.as_ref());
+        let steps = plan::steps(&plan::interfaces(doc.read.as_ref()), &prober);
         // The active probes speak v1.0: they go to v1.0 interfaces only.
         let http_ifaces: Vec<&plan::Interface> = steps
             .iter()

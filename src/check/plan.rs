@@ -2,7 +2,6 @@
 //! probes, which are skipped and why (a binding or version we have no probes for, another origin the user has
 //! not allowed), and the most requests it can take, said up front.
 
-use serde_json::{Map, Value};
 
 use super::exchange::Prober;
 use super::report::{Finding, Outcome};
@@ -27,22 +26,13 @@ pub struct Caps {
 }
 
 impl Caps {
-    pub fn of(card: &Map<String, Value>) -> Caps {
-        let flag = |f: &str| {
-            card.get("capabilities")
-                .and_then(|c| c.get(f))
-                .and_then(Value::as_bool)
-                .unwrap_or(false)
-        };
+    /// From the card as the console reads it (a v0.3 card's top-level extended-card flag included).
+    pub fn of(card: Option<&a2a::AgentCard>) -> Caps {
+        let caps = card.map(|c| &c.capabilities);
         Caps {
-            streaming: flag("streaming"),
-            push: flag("pushNotifications"),
-            // A v0.3 card says it at the top level.
-            extended: flag("extendedAgentCard")
-                || card
-                    .get("supportsAuthenticatedExtendedCard")
-                    .and_then(Value::as_bool)
-                    .unwrap_or(false),
+            streaming: caps.and_then(|c| c.streaming).unwrap_or(false),
+            push: caps.and_then(|c| c.push_notifications).unwrap_or(false),
+            extended: caps.and_then(|c| c.extended_agent_card).unwrap_or(false),
         }
     }
 }
@@ -67,75 +57,23 @@ impl Step {
     }
 }
 
-/// The interfaces of a card as written (sanitised labels; entries without a url or binding are left to the
-/// card's own findings).
-pub fn interfaces(card: &Map<String, Value>) -> Vec<Interface> {
-    let Some(list) = card.get("supportedInterfaces").and_then(Value::as_array) else {
-        return legacy_interfaces(card);
-    };
-    list.iter()
-        .filter_map(|i| {
-            let url = i.get("url")?.as_str()?.to_string();
-            let binding = i.get("protocolBinding")?.as_str()?.to_string();
-            let version = i
-                .get("protocolVersion")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_string();
-            let label =
-                crate::trust::sanitize::sanitize_line(&format!("{binding} {version} {url}")).0;
-            Some(Interface {
-                binding,
-                version,
-                url,
-                label,
-            })
+/// The interfaces of a card as the console reads it (a v0.3 card's `url`, `preferredTransport` and
+/// `additionalInterfaces` become interfaces there), with sanitised labels.
+pub fn interfaces(card: Option<&a2a::AgentCard>) -> Vec<Interface> {
+    card.map(|c| c.supported_interfaces.as_slice())
+        .unwrap_or_default()
+        .iter()
+        .map(|i| Interface {
+            binding: i.protocol_binding.clone(),
+            version: i.protocol_version.clone(),
+            url: i.url.clone(),
+            label: crate::trust::sanitize::sanitize_line(&format!(
+                "{} {} {}",
+                i.protocol_binding, i.protocol_version, i.url
+            ))
+            .0,
         })
         .collect()
-}
-
-/// A v0.3 card's interfaces: `url` with `preferredTransport` (JSON-RPC when absent), then each of
-/// `additionalInterfaces` not already named, all at the card's `protocolVersion`.
-fn legacy_interfaces(card: &Map<String, Value>) -> Vec<Interface> {
-    let version = card
-        .get("protocolVersion")
-        .and_then(Value::as_str)
-        .unwrap_or("0.3")
-        .to_string();
-    let mut out: Vec<Interface> = Vec::new();
-    let mut add = |url: Option<&str>, binding: &str| {
-        let Some(url) = url else { return };
-        if out.iter().any(|i| i.url == url && i.binding == binding) {
-            return;
-        }
-        let label = crate::trust::sanitize::sanitize_line(&format!("{binding} {version} {url}")).0;
-        out.push(Interface {
-            binding: binding.to_string(),
-            version: version.clone(),
-            url: url.to_string(),
-            label,
-        });
-    };
-    add(
-        card.get("url").and_then(Value::as_str),
-        card.get("preferredTransport")
-            .and_then(Value::as_str)
-            .unwrap_or("JSONRPC"),
-    );
-    for i in card
-        .get("additionalInterfaces")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        add(
-            i.get("url").and_then(Value::as_str),
-            i.get("transport")
-                .and_then(Value::as_str)
-                .unwrap_or("JSONRPC"),
-        );
-    }
-    out
 }
 
 /// The step for each interface.
