@@ -120,9 +120,15 @@ pub async fn discover(prober: &Prober, input: &str, out: &mut Vec<Finding>) -> O
     };
     headers(prober, &url, &reply, out).await;
     let read = url::Url::parse(&url).ok().and_then(|u| {
-        crate::remote::card::parse_card(&u, &u, &reply.content_type(), reply.body.clone(), &reply.headers)
-            .ok()
-            .map(|c| c.card)
+        crate::remote::card::parse_card(
+            &u,
+            &u,
+            &reply.content_type(),
+            reply.body.clone(),
+            &reply.headers,
+        )
+        .ok()
+        .map(|c| c.card)
     });
     Some(CardDoc {
         url,

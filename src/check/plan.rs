@@ -2,7 +2,6 @@
 //! probes, which are skipped and why (a binding or version we have no probes for, another origin the user has
 //! not allowed), and the most requests it can take, said up front.
 
-
 use super::exchange::Prober;
 use super::report::{Finding, Outcome};
 use super::requirement::{Area, CATALOGUE};

@@ -185,7 +185,12 @@ fn keep(agent_url: &str, report: &Report) -> Option<String> {
     };
     let previous = store.last_check(agent_url).ok().flatten();
     let json = serde_json::to_string(report).ok()?;
-    if let Err(e) = store.save_check(agent_url, &json) {
+    let kept = crate::store::KeptCheck {
+        report: json,
+        badge: crate::check::compare::badge(report),
+        must_failed: report.summary.must_failed,
+    };
+    if let Err(e) = store.save_check(agent_url, &kept) {
         super::report::warning(&format!("the report is not kept: {e}"));
     }
     let (at, prev) = previous?;

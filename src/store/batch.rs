@@ -318,7 +318,7 @@ impl Store {
                 raw,
                 etag,
             } => self.save_card(agent_url, card_url, raw, etag.as_deref())?,
-            Record::Check { agent_url, report } => self.save_check(agent_url, report)?,
+            Record::Check { agent_url, kept } => self.save_check(agent_url, kept)?,
             Record::Audit(entry) => self.audit(entry)?,
             Record::DeleteTab { tab } => {
                 self.delete_tab_in(tx, tab)?;

@@ -4,16 +4,25 @@
 
 use super::*;
 
+/// One run as kept: the report and the verdict the agent list shows for it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KeptCheck {
+    /// The `--json` object.
+    pub report: String,
+    pub badge: String,
+    pub must_failed: bool,
+}
+
 /// Runs kept per agent.
 pub const KEEP_PER_AGENT: i64 = 20;
 
 impl Store {
-    /// Keep a check's report (its `--json` object) for the agent at `agent_url`.
-    pub fn save_check(&self, agent_url: &str, report_json: &str) -> Result<(), StoreError> {
+    /// Keep a check's report (its `--json` object) for the agent at `agent_url`, with its verdict.
+    pub fn save_check(&self, agent_url: &str, kept: &KeptCheck) -> Result<(), StoreError> {
         self.conn
             .execute(
-                "INSERT INTO checks (agent_url, at, report) VALUES (?1, ?2, ?3)",
-                params![agent_url, ts(&Utc::now()), report_json],
+                "INSERT INTO checks (agent_url, at, badge, must_failed, report) VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![agent_url, ts(&Utc::now()), kept.badge, kept.must_failed, kept.report],
             )
             .map_err(|e| self.err(e))?;
         self.conn
@@ -41,17 +50,17 @@ impl Store {
             .map_err(|e| self.err(e))
     }
 
-    /// Every agent's last report: `(agent_url, report)`.
-    pub fn last_checks(&self) -> Result<Vec<(String, String)>, StoreError> {
+    /// Every agent's last verdict: `(agent_url, badge, a MUST failed)` (the reports stay unread).
+    pub fn last_checks(&self) -> Result<Vec<(String, String, bool)>, StoreError> {
         let mut stmt = self
             .conn
             .prepare(
-                "SELECT agent_url, report FROM checks WHERE id IN
+                "SELECT agent_url, badge, must_failed FROM checks WHERE id IN
                    (SELECT MAX(id) FROM checks GROUP BY agent_url)",
             )
             .map_err(|e| self.err(e))?;
         let rows = stmt
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
             .map_err(|e| self.err(e))?;
         rows.collect::<Result<Vec<_>, _>>().map_err(|e| self.err(e))
     }
@@ -65,12 +74,17 @@ mod tests {
     fn keeps_the_last_runs_per_agent_and_finds_the_newest() {
         let store = Store::open_in_memory().unwrap();
         assert_eq!(store.last_check("http://a").unwrap(), None);
+        let kept = |report: String, badge: &str, must_failed| KeptCheck {
+            report,
+            badge: badge.into(),
+            must_failed,
+        };
         for i in 0..25 {
-            store
-                .save_check("http://a", &format!("{{\"run\":{i}}}"))
-                .unwrap();
+            let k = kept(format!("{{\"run\":{i}}}"), "check 1/1 ✓", false);
+            store.save_check("http://a", &k).unwrap();
         }
-        store.save_check("http://b", "{\"run\":\"b\"}").unwrap();
+        let b = kept("{\"run\":\"b\"}".into(), "check 1 MUST ✗", true);
+        store.save_check("http://b", &b).unwrap();
         let (_, last) = store.last_check("http://a").unwrap().unwrap();
         assert_eq!(last, "{\"run\":24}");
         let n: i64 = store
@@ -87,8 +101,8 @@ mod tests {
         assert_eq!(
             all,
             vec![
-                ("http://a".to_string(), "{\"run\":24}".to_string()),
-                ("http://b".to_string(), "{\"run\":\"b\"}".to_string())
+                ("http://a".to_string(), "check 1/1 ✓".to_string(), false),
+                ("http://b".to_string(), "check 1 MUST ✗".to_string(), true)
             ]
         );
     }

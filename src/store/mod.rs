@@ -13,6 +13,7 @@ mod audit;
 mod batch;
 mod cards;
 mod checks;
+pub use checks::KeptCheck;
 mod codes;
 mod events;
 mod export;

@@ -79,10 +79,10 @@ pub enum Record {
         raw: String,
         etag: Option<String>,
     },
-    /// A `check` report (its `--json` object) for the agent at `agent_url`.
+    /// A `check` report (its `--json` object) and its verdict, for the agent at `agent_url`.
     Check {
         agent_url: String,
-        report: String,
+        kept: Box<super::KeptCheck>,
     },
     /// A request, a response or a decision (events are not copied here: the audit log reads them from the
     /// events table).

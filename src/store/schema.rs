@@ -60,12 +60,15 @@ pub(super) const MIGRATIONS: &[&str] = &[
     // 5: lean event rows (the tab, the agent/task/source and the kind as small numbers, the time in µs),
     // read through the `events` view in the old columns.
     MIGRATION_5,
-    // 6: the reports of `check`, one row per run (the console shows what changed since the last one).
+    // 6: the reports of `check`, one row per run, with the agent list's verdict beside each (the console shows
+    // what changed since the last one, and the verdicts at start without reading reports).
     "CREATE TABLE checks (
-        id        INTEGER PRIMARY KEY AUTOINCREMENT,
-        agent_url TEXT NOT NULL,
-        at        TEXT NOT NULL,
-        report    TEXT NOT NULL
+        id          INTEGER PRIMARY KEY AUTOINCREMENT,
+        agent_url   TEXT NOT NULL,
+        at          TEXT NOT NULL,
+        badge       TEXT NOT NULL,
+        must_failed INTEGER NOT NULL,
+        report      TEXT NOT NULL
     );
     CREATE INDEX checks_by_agent ON checks (agent_url, id);",
 ];

@@ -112,10 +112,7 @@ pub fn page(report: &Report, previous: Option<&str>, label: &str) -> CheckPage {
             detail,
         });
     }
-    let badge = serde_json::to_value(report)
-        .ok()
-        .and_then(|v| crate::check::compare::badge(&v))
-        .unwrap_or_default();
+    let badge = crate::check::compare::badge(report);
     CheckPage {
         title,
         changes,

@@ -37,23 +37,9 @@ pub fn restore_headers(store: &Store, app: &mut App) -> Result<usize, String> {
 /// Each agent's last check verdict, for the agent list (read once at start; a store that cannot answer
 /// leaves the list without verdicts).
 pub fn restore_check_verdicts(store: &Store, app: &mut App) {
-    let Ok(rows) = store.last_checks() else {
-        return;
-    };
-    let verdicts = rows
-        .into_iter()
-        .filter_map(|(url, report)| {
-            let v: serde_json::Value = serde_json::from_str(&report).ok()?;
-            let badge = crate::check::compare::badge(&v)?;
-            let must_failed = v
-                .get("summary")
-                .and_then(|s| s.get("must_failed"))
-                .and_then(serde_json::Value::as_bool)
-                .unwrap_or(false);
-            Some((url, badge, must_failed))
-        })
-        .collect();
-    crate::app::update::update(app, crate::app::msg::Msg::CheckVerdicts(verdicts));
+    if let Ok(verdicts) = store.last_checks() {
+        crate::app::update::update(app, crate::app::msg::Msg::CheckVerdicts(verdicts));
+    }
 }
 
 /// How many stored rows go to the app in one message (each is replayed in one `update`) …

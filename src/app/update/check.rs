@@ -78,7 +78,11 @@ pub(super) fn done(
         Ok((page, agent_url, report)) => {
             fx.push(Effect::Record(crate::store::record::Record::Check {
                 agent_url,
-                report,
+                kept: Box::new(crate::store::KeptCheck {
+                    report,
+                    badge: page.badge.clone(),
+                    must_failed: page.must_failed,
+                }),
             }));
             a.check = CheckState::Done {
                 badge: page.badge.clone(),
