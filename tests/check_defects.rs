@@ -76,127 +76,69 @@ enum Defect {
     RestSendsFailed,
 }
 
-/// The requirement each defect must be flagged under.
-fn expected(d: Defect) -> &'static str {
-    use Defect::*;
-    match d {
-        Conformant => "",
-        NoWellKnown => "discovery.well-known",
-        LegacyDiffers => "discovery.legacy-path",
-        CardAsText => "discovery.content-type",
-        NoCacheControl => "discovery.cache-control",
-        NoEtag => "discovery.etag",
-        IgnoresIfNoneMatch => "discovery.conditional-get",
-        CardMissingVersion => "card.required-fields",
-        CardStreamingIsText => "card.field-types",
-        CardDuplicateSkill => "card.skills",
-        CardUndeclaredScheme => "card.security-requirements",
-        CardV03Scheme => "card.security-schemes",
-        CardV03Fields => "card.v1-shape",
-        CardBadMediaType => "card.media-types",
-        CardPatchVersion => "card.interfaces",
-        AcceptsAnyVersion => "version.unsupported",
-        AbsentVersionIsV1 => "version.absent-is-0.3",
-        ParseErrorCode => "jsonrpc.parse-error",
-        InvalidRequestCode => "jsonrpc.invalid-request",
-        MethodNotFoundCode => "jsonrpc.method-not-found",
-        InvalidParamsProcessed => "jsonrpc.invalid-params",
-        RpcAcceptsTextPlain => "jsonrpc.request-content-type",
-        RpcAnswersTextPlain => "jsonrpc.response-content-type",
-        RpcErrorWithoutMessage => "jsonrpc.error-shape",
-        RpcTaskNotFoundCode => "jsonrpc.task-not-found",
-        RpcAcceptsBadPageToken => "jsonrpc.list-bad-page-token",
-        RpcPushAnswered => "jsonrpc.push-not-supported",
-        RpcSubscribeUnknownMethod => "jsonrpc.streaming-not-supported",
-        ExtendedCardWrongError => "extended-card.declared",
-        RestTaskNotFoundStatus => "rest.task-not-found",
-        RestWrongDomain => "rest.error-body",
-        RestMalformed500 => "rest.malformed-json",
-        RestInvalidParams500 => "rest.invalid-params",
-        RestUnknownRoute200 => "rest.unknown-route",
-        RestAcceptsTextPlain => "rest.request-content-type",
-        RestPlainJson => "rest.response-content-type",
-        RestAcceptsBadPageToken => "rest.list-bad-page-token",
-        RestPushAnswered => "rest.push-not-supported",
-        RestSubscribeTaskFirst => "rest.streaming-not-supported",
-        StreamFirstEventStatus => "task.stream-first-event",
-        StreamEventAfterTerminal => "task.stream-states",
-        StreamEndsWorking => "task.stream-states",
-        StreamWrongTaskId => "task.stream-ids",
-        StreamAppendBeforeFirstChunk => "task.artifact-chunks",
-        StreamChunkAfterLast => "task.artifact-chunks",
-        SendTaskWithoutId => "task.send-shape",
-        GetDisagrees => "task.get-agrees",
-        HistoryIgnored => "task.history-length",
-        ListMissesTask => "task.list-finds",
-        CancelCompletedOk => "task.cancel-terminal",
-        SubscribeCompletedStreams => "task.subscribe-terminal",
-        ContextChanged => "task.context-continues",
-        RestSendsFailed => "equivalence.bindings",
-    }
-}
-
-const ALL: &[Defect] = {
+/// Each read-only defect, and the requirement it must be flagged under.
+const ALL: &[(Defect, &str)] = {
     use Defect::*;
     &[
-        NoWellKnown,
-        LegacyDiffers,
-        CardAsText,
-        NoCacheControl,
-        NoEtag,
-        IgnoresIfNoneMatch,
-        CardMissingVersion,
-        CardStreamingIsText,
-        CardDuplicateSkill,
-        CardUndeclaredScheme,
-        CardV03Scheme,
-        CardV03Fields,
-        CardBadMediaType,
-        CardPatchVersion,
-        AcceptsAnyVersion,
-        AbsentVersionIsV1,
-        ParseErrorCode,
-        InvalidRequestCode,
-        MethodNotFoundCode,
-        InvalidParamsProcessed,
-        RpcAcceptsTextPlain,
-        RpcAnswersTextPlain,
-        RpcErrorWithoutMessage,
-        RpcTaskNotFoundCode,
-        RpcAcceptsBadPageToken,
-        RpcPushAnswered,
-        RpcSubscribeUnknownMethod,
-        ExtendedCardWrongError,
-        RestTaskNotFoundStatus,
-        RestWrongDomain,
-        RestMalformed500,
-        RestInvalidParams500,
-        RestUnknownRoute200,
-        RestAcceptsTextPlain,
-        RestPlainJson,
-        RestAcceptsBadPageToken,
-        RestPushAnswered,
-        RestSubscribeTaskFirst,
+        (NoWellKnown, "discovery.well-known"),
+        (LegacyDiffers, "discovery.legacy-path"),
+        (CardAsText, "discovery.content-type"),
+        (NoCacheControl, "discovery.cache-control"),
+        (NoEtag, "discovery.etag"),
+        (IgnoresIfNoneMatch, "discovery.conditional-get"),
+        (CardMissingVersion, "card.required-fields"),
+        (CardStreamingIsText, "card.field-types"),
+        (CardDuplicateSkill, "card.skills"),
+        (CardUndeclaredScheme, "card.security-requirements"),
+        (CardV03Scheme, "card.security-schemes"),
+        (CardV03Fields, "card.v1-shape"),
+        (CardBadMediaType, "card.media-types"),
+        (CardPatchVersion, "card.interfaces"),
+        (AcceptsAnyVersion, "version.unsupported"),
+        (AbsentVersionIsV1, "version.absent-is-0.3"),
+        (ParseErrorCode, "jsonrpc.parse-error"),
+        (InvalidRequestCode, "jsonrpc.invalid-request"),
+        (MethodNotFoundCode, "jsonrpc.method-not-found"),
+        (InvalidParamsProcessed, "jsonrpc.invalid-params"),
+        (RpcAcceptsTextPlain, "jsonrpc.request-content-type"),
+        (RpcAnswersTextPlain, "jsonrpc.response-content-type"),
+        (RpcErrorWithoutMessage, "jsonrpc.error-shape"),
+        (RpcTaskNotFoundCode, "jsonrpc.task-not-found"),
+        (RpcAcceptsBadPageToken, "jsonrpc.list-bad-page-token"),
+        (RpcPushAnswered, "jsonrpc.push-not-supported"),
+        (RpcSubscribeUnknownMethod, "jsonrpc.streaming-not-supported"),
+        (ExtendedCardWrongError, "extended-card.declared"),
+        (RestTaskNotFoundStatus, "rest.task-not-found"),
+        (RestWrongDomain, "rest.error-body"),
+        (RestMalformed500, "rest.malformed-json"),
+        (RestInvalidParams500, "rest.invalid-params"),
+        (RestUnknownRoute200, "rest.unknown-route"),
+        (RestAcceptsTextPlain, "rest.request-content-type"),
+        (RestPlainJson, "rest.response-content-type"),
+        (RestAcceptsBadPageToken, "rest.list-bad-page-token"),
+        (RestPushAnswered, "rest.push-not-supported"),
+        (RestSubscribeTaskFirst, "rest.streaming-not-supported"),
     ]
 };
 
-const ACTIVE: &[Defect] = {
+/// Each defect of the task-making agent (`check --send`), and the requirement it must be flagged under.
+const ACTIVE: &[(Defect, &str)] = {
     use Defect::*;
     &[
-        StreamFirstEventStatus,
-        StreamEventAfterTerminal,
-        StreamEndsWorking,
-        StreamWrongTaskId,
-        StreamAppendBeforeFirstChunk,
-        StreamChunkAfterLast,
-        SendTaskWithoutId,
-        GetDisagrees,
-        HistoryIgnored,
-        ListMissesTask,
-        CancelCompletedOk,
-        SubscribeCompletedStreams,
-        ContextChanged,
-        RestSendsFailed,
+        (StreamFirstEventStatus, "task.stream-first-event"),
+        (StreamEventAfterTerminal, "task.stream-states"),
+        (StreamEndsWorking, "task.stream-states"),
+        (StreamWrongTaskId, "task.stream-ids"),
+        (StreamAppendBeforeFirstChunk, "task.artifact-chunks"),
+        (StreamChunkAfterLast, "task.artifact-chunks"),
+        (SendTaskWithoutId, "task.send-shape"),
+        (GetDisagrees, "task.get-agrees"),
+        (HistoryIgnored, "task.history-length"),
+        (ListMissesTask, "task.list-finds"),
+        (CancelCompletedOk, "task.cancel-terminal"),
+        (SubscribeCompletedStreams, "task.subscribe-terminal"),
+        (ContextChanged, "task.context-continues"),
+        (RestSendsFailed, "equivalence.bindings"),
     ]
 };
 
@@ -588,9 +530,9 @@ async fn a_conformant_agent_passes_every_read_only_probe() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn each_defect_is_flagged_under_its_own_id_and_nothing_else() {
     let mut wrong = Vec::new();
-    for d in ALL {
+    for (d, id) in ALL {
         let got = flagged(*d).await;
-        let want: BTreeSet<String> = [expected(*d).to_string()].into();
+        let want: BTreeSet<String> = [id.to_string()].into();
         if got != want {
             wrong.push(format!("{d:?}: expected {want:?}, got {got:?}"));
         }
@@ -867,9 +809,9 @@ async fn flagged_active(defect: Defect) -> BTreeSet<String> {
 async fn active_probes_pass_a_conformant_agent_and_flag_each_defect_under_its_id() {
     assert_eq!(flagged_active(Defect::Conformant).await, BTreeSet::new());
     let mut wrong = Vec::new();
-    for d in ACTIVE {
+    for (d, id) in ACTIVE {
         let got = flagged_active(*d).await;
-        let want: BTreeSet<String> = [expected(*d).to_string()].into();
+        let want: BTreeSet<String> = [id.to_string()].into();
         if got != want {
             wrong.push(format!("{d:?}: expected {want:?}, got {got:?}"));
         }

@@ -223,7 +223,11 @@ pub async fn probe(
         "grpc.push-not-supported",
         "grpc.streaming-not-supported",
     ];
+    // The plan sends nothing out of scope; a gRPC channel is not the prober's, so it says so again here.
     let ch = match prober.take() {
+        Ok(()) if !prober.in_scope(&iface.url) => Err(
+            "not sent: another origin than the agent's (allow it with --allow-origin)".to_string(),
+        ),
         Ok(()) => channel(&iface.url, tls, prober.timeout()).await,
         Err(e) => Err(e),
     };
@@ -528,12 +532,7 @@ async fn extended(c: &mut Calls<'_>, caps: &Caps, on: Option<&str>, out: &mut Ve
             .with(&a.exchange),
         },
     ));
-    if !c.prober.has_credentials() {
-        out.push(Finding::new(
-            "extended-card.served",
-            on,
-            Outcome::skip("no credential is configured for this agent"),
-        ));
+    if !super::plan::can_ask_for_extended_card(c.prober, on, out) {
         return;
     }
     let _ = c.prober.take();

@@ -527,12 +527,7 @@ async fn extended(r: &mut Rpcs<'_>, caps: &Caps, out: &mut Vec<Finding>) {
                 .with(&reply.exchange),
         },
     ));
-    if !r.prober.has_credentials() {
-        out.push(Finding::new(
-            "extended-card.served",
-            on,
-            Outcome::skip("no credential is configured for this agent"),
-        ));
+    if !super::plan::can_ask_for_extended_card(r.prober, on, out) {
         return;
     }
     let (a, reply) = r.call("GetExtendedAgentCard", json!({})).await;

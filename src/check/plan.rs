@@ -151,6 +151,23 @@ pub fn skipped(iface: &Interface, area: Area, why: &str, out: &mut Vec<Finding>)
     }
 }
 
+/// Whether the extended card can be asked for with a credential; when none is configured, the finding says
+/// so (the same on every binding).
+pub fn can_ask_for_extended_card(
+    prober: &Prober,
+    on: Option<&str>,
+    out: &mut Vec<Finding>,
+) -> bool {
+    if !prober.has_credentials() {
+        out.push(Finding::new(
+            "extended-card.served",
+            on,
+            Outcome::skip("no credential is configured for this agent"),
+        ));
+    }
+    prober.has_credentials()
+}
+
 /// A task id no agent has: every read-only probe asks about it.
 pub fn unknown_task_id() -> String {
     format!("a2a-console-check-{}", uuid::Uuid::new_v4())

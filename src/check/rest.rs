@@ -323,12 +323,7 @@ async fn extended(c: &mut Calls<'_>, caps: &Caps, on: Option<&str>, out: &mut Ve
                 .with(&reply.exchange),
         },
     ));
-    if !c.prober.has_credentials() {
-        out.push(Finding::new(
-            "extended-card.served",
-            on,
-            Outcome::skip("no credential is configured for this agent"),
-        ));
+    if !super::plan::can_ask_for_extended_card(c.prober, on, out) {
         return;
     }
     let (_, reply) = c.get("/extendedAgentCard").await;
