@@ -13,6 +13,8 @@
 //! - [`remote`]: the network as a client, and nothing that draws or stores: `card/`, `wire/`, `connect/`,
 //!   `auth/`, `signature/`.
 //! - [`check`]: judging a live agent against the spec (read-only probes, findings with evidence, the report).
+//! - [`suite`]: regression suites: cases in TOML run against live agents, judged, reported (JSON, JUnit) and
+//!   compared run against run or task against task.
 //! - [`push`]: the local webhook receiver for push notifications (a server, not a client call).
 //! - [`store`]: the SQLite store (tabs, events, drafts, cached cards, audit log) and task export.
 //! - [`app`]: the console's state machine: `App`, `Msg`/`Effect`, `update`, a tab's model, the board, layout.
@@ -34,6 +36,7 @@ pub mod markup;
 pub mod push;
 pub mod remote;
 pub mod store;
+pub mod suite;
 pub mod task;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;

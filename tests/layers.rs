@@ -40,6 +40,15 @@ const FORBIDDEN: &[(&str, &[&str])] = &[
         &["app", "ui", "tui", "cli", "store", "demo", "markup"],
     ),
     // The state machine: no terminal, no I/O; the demo agent is reached through the runtime.
+    // Suites and checks are a client's work: the protocol and task layers, never the console or the store.
+    (
+        "suite",
+        &["app", "ui", "tui", "cli", "store", "push", "demo", "markup"],
+    ),
+    (
+        "check",
+        &["app", "ui", "tui", "cli", "store", "push", "demo", "markup"],
+    ),
     ("app", &["ui", "tui", "cli", "demo", "push"]),
     ("ui", &["tui", "cli", "demo", "push", "store"]),
     ("cli", &["app", "tui", "ui"]),

@@ -285,8 +285,9 @@ fn one_line(s: &str) -> String {
     s.replace("\r\n", "⏎").replace(['\n', '\r'], "⏎")
 }
 
-/// Text escaped for an XML attribute or element; characters XML 1.0 cannot carry at all are dropped.
-fn xml(s: &str) -> String {
+/// Text escaped for an XML attribute or element (JUnit files: `check`'s and `test`'s); characters XML 1.0
+/// cannot carry at all are dropped.
+pub fn xml(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {

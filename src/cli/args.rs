@@ -120,6 +120,57 @@ pub enum Command {
         #[arg(long)]
         examples: bool,
     },
+    /// Run regression suites (TOML; `suite.example.toml` is the annotated example): every case sends its
+    /// message, answers interrupted states with its replies, and is judged on its expectations (state, text,
+    /// JSONPath, media types, timings, flags). One PASS/FAIL line per case with what failed and what was seen;
+    /// the run is kept in the local store (`runs`, `compare`). Exit 0 only when every case passes, 9 when one
+    /// fails. --binding / --protocol run the same suite over another interface.
+    Test {
+        #[arg(required = true, value_name = "SUITE.toml")]
+        suites: Vec<PathBuf>,
+        /// Run every case on this agent (a configured name or a URL) instead of the ones the files name.
+        #[arg(long, add = ArgValueCompleter::new(super::completions::agent_candidates))]
+        agent: Option<String>,
+        /// Only the cases whose name contains this text (case-insensitive).
+        #[arg(long, value_name = "TEXT")]
+        filter: Option<String>,
+        /// Run each case N times and report its pass rate (a flakiness measure).
+        #[arg(long, value_name = "N", default_value_t = 1)]
+        repeat: u32,
+        /// Cases run at the same time.
+        #[arg(long, value_name = "N", default_value_t = 4)]
+        jobs: usize,
+        /// Also write the results as JUnit XML (one test case per case and row).
+        #[arg(long, value_name = "FILE")]
+        junit: Option<PathBuf>,
+        /// Also write the run's report as JSON (schema in the README).
+        #[arg(long, value_name = "FILE")]
+        json: Option<PathBuf>,
+        /// Print every expectation of every case, not only the failing ones.
+        #[arg(long)]
+        verbose: bool,
+    },
+    /// List the suite runs kept in the local store, newest first.
+    Runs {
+        /// Print a JSON array (one object per run, with its `id`).
+        #[arg(long)]
+        json: bool,
+        /// At most this many runs.
+        #[arg(long, value_name = "N", default_value_t = 20)]
+        last: usize,
+    },
+    /// Show what changed between two suite runs (ids from `runs`; default: the last two), case by case, or
+    /// between two tasks kept in the store (task ids or the console's short ids): states, artifacts (text
+    /// diff, JSON diff, file size and hash), agent messages, flags and timing deltas.
+    Compare {
+        /// A run id or a task id (default: the run before the last).
+        a: Option<String>,
+        /// A run id or a task id (default: the last run).
+        b: Option<String>,
+        /// Print the comparison as JSON lines (kind, depth, text).
+        #[arg(long)]
+        json: bool,
+    },
     /// Send a message; continue a task with --task. Exit code follows the task's state.
     Send {
         #[arg(add = ArgValueCompleter::new(super::completions::agent_candidates))]

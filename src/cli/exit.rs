@@ -26,6 +26,8 @@ pub enum Exit {
     SignatureAlarm = 7,
     /// `check`: the agent fails at least one MUST requirement (the report is still printed in full).
     CheckFailed = 8,
+    /// `test`: at least one case failed (every result is still printed, and kept).
+    SuiteFailed = 9,
     /// Stdout could not be written: a reader such as `head` closed the pipe (quietly, the code a shell gives a
     /// tool killed by SIGPIPE), or another write error (said on stderr). See `print.rs`.
     OutputClosed = 141,
@@ -36,7 +38,7 @@ or a command the agent's protocol lacks (list over A2A 0.3); 3 network/transport
 5 task ended failed, rejected or canceled; 6 task is waiting for you (input-required or auth-required; stderr says \
 how to continue); 7 (card) the agent's pinned or configured signing \
 key did not sign the card: signed by another key, or the signature removed; 8 (check) the agent fails a MUST \
-requirement; 141 stdout closed early (e.g. piped to head) or not \
+requirement; 9 (test) a suite case failed; 141 stdout closed early (e.g. piped to head) or not \
 writable. With --json, errors (and the exit-6 hint) are one JSON object per line on stderr.";
 
 impl Exit {

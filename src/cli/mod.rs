@@ -14,6 +14,7 @@ mod remote;
 pub mod report;
 mod stored;
 pub mod stream_print;
+mod suite;
 mod trust;
 
 use std::time::Duration;
@@ -138,6 +139,13 @@ pub async fn run(global: GlobalOpts, command: Command) -> Exit {
             Err(e) => usage(&e),
         };
     }
+    match &command {
+        Command::Runs { json, last } => return suite::runs(*json, *last),
+        Command::Compare { a, b, json } => {
+            return suite::compare(a.as_deref(), b.as_deref(), *json);
+        }
+        _ => {}
+    }
     if matches!(
         command,
         Command::History { .. } | Command::Export { .. } | Command::Audit { .. }
@@ -169,6 +177,29 @@ pub async fn run(global: GlobalOpts, command: Command) -> Exit {
             Err(e) => fail(&e),
         };
     }
+    if let Command::Test {
+        suites,
+        agent,
+        filter,
+        repeat,
+        jobs,
+        junit,
+        json,
+        verbose,
+    } = &command
+    {
+        let args = suite::TestArgs {
+            suites,
+            agent: agent.as_deref(),
+            filter: filter.clone(),
+            repeat: *repeat,
+            jobs: *jobs,
+            junit: junit.as_deref(),
+            json: json.as_deref(),
+            verbose: *verbose,
+        };
+        return suite::test(&config, &global, &args).await;
+    }
     if let Command::Trust { agent, yes } = &command {
         let path = path.or_else(config::default_path);
         return match trust::run(&config, &global, agent, *yes, path.as_deref()).await {
@@ -197,6 +228,8 @@ pub fn json_of(command: &Command) -> bool {
         | Command::Cancel { json, .. }
         | Command::Subscribe { json, .. }
         | Command::History { json }
+        | Command::Runs { json, .. }
+        | Command::Compare { json, .. }
         | Command::Check { json, .. } => *json,
         Command::Push { action } => match action {
             PushAction::Create { json, .. }
@@ -205,6 +238,7 @@ pub fn json_of(command: &Command) -> bool {
             | PushAction::Delete { json, .. } => *json,
         },
         Command::Trust { .. }
+        | Command::Test { .. }
         | Command::Login { .. }
         | Command::Logout { .. }
         | Command::DemoAgent { .. }
@@ -238,6 +272,9 @@ fn agent_of(command: &Command) -> &str {
         | Command::Prune { .. }
         | Command::History { .. }
         | Command::Export { .. }
+        | Command::Test { .. }
+        | Command::Runs { .. }
+        | Command::Compare { .. }
         | Command::Audit { .. } => "",
     }
 }

@@ -161,6 +161,9 @@ pub(super) async fn run_remote(
         | Command::Logout { .. }
         | Command::Trust { .. }
         | Command::Check { .. }
+        | Command::Test { .. }
+        | Command::Runs { .. }
+        | Command::Compare { .. }
         | Command::Completions { .. }
         | Command::Prune { .. }
         | Command::History { .. }

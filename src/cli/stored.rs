@@ -115,7 +115,7 @@ pub(super) fn stored(command: Command) -> Result<(), String> {
 
 /// The stored task a user named: its full id, or the short id the console shows (the id's last characters;
 /// `#N` picks the N-th agent when two agents' tasks share it, agents in the order of their URLs).
-fn find_task(
+pub(super) fn find_task(
     tasks: &[crate::store::TaskRecord],
     wanted: &str,
 ) -> Result<crate::store::TaskRecord, String> {

@@ -14,6 +14,8 @@ mod batch;
 mod cards;
 mod checks;
 pub use checks::KeptCheck;
+mod runs;
+pub use runs::KeptRun;
 mod codes;
 mod events;
 mod export;
@@ -43,7 +45,7 @@ pub use export::export_task_markdown;
 pub use export::{TabExport, export_conversation_markdown, export_task_json, tab_export, tasks_in};
 pub use schema::SCHEMA_VERSION;
 pub use tabs::{Pruned, Retention, StoredTab};
-pub use tasks::{StoredEvent, TaskRecord};
+pub use tasks::{StoredEvent, TaskRecord, stream_response};
 
 /// How long a write waits for another connection's lock before giving up with [`StoreError::Locked`]. Short,
 /// because callers sit on the console's event loop: a second console holding the file must produce a message,

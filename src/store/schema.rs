@@ -71,6 +71,16 @@ pub(super) const MIGRATIONS: &[&str] = &[
         report      TEXT NOT NULL
     );
     CREATE INDEX checks_by_agent ON checks (agent_url, id);",
+    // 7: suite runs (`a2a-console test`, the console's suite page): each run's report as JSON (cases, checks,
+    // what was seen: states, timings, events, artifacts), with its counts for `runs` to list without parsing.
+    "CREATE TABLE runs (
+        id       INTEGER PRIMARY KEY AUTOINCREMENT,
+        at       TEXT NOT NULL,
+        suites   TEXT NOT NULL,
+        passed   INTEGER NOT NULL,
+        failed   INTEGER NOT NULL,
+        report   TEXT NOT NULL
+    );",
 ];
 
 /// The schema version this build writes.

@@ -30,6 +30,22 @@ pub struct StoredEvent {
     pub at: DateTime<Utc>,
 }
 
+/// A stored event read back as the stream response it was; `None` for what is not one (the user's messages,
+/// the console's notes, kinds this build does not know).
+pub fn stream_response(
+    kind_name: &str,
+    json: &str,
+) -> Option<Result<a2a::StreamResponse, serde_json::Error>> {
+    use crate::task::event_serde::from_json;
+    Some(match kind_name {
+        kind::TASK => from_json(json).map(a2a::StreamResponse::Task),
+        kind::MESSAGE => from_json(json).map(a2a::StreamResponse::Message),
+        kind::STATUS => from_json(json).map(a2a::StreamResponse::StatusUpdate),
+        kind::ARTIFACT => from_json(json).map(a2a::StreamResponse::ArtifactUpdate),
+        _ => return None,
+    })
+}
+
 impl Store {
     /// Insert or replace the task's row (one per `(agent_url, task_id)`).
     pub fn upsert_task(&self, rec: &TaskRecord) -> Result<(), StoreError> {

@@ -139,11 +139,10 @@ pub fn decode(e: TabEvent) -> Option<StoredItem> {
             None
         }
     };
+    if let Some(decoded) = crate::store::stream_response(&e.kind, &e.json) {
+        return event(decoded);
+    }
     match e.kind.as_str() {
-        kind::TASK => event(from_json(&e.json).map(a2a::StreamResponse::Task)),
-        kind::MESSAGE => event(from_json(&e.json).map(a2a::StreamResponse::Message)),
-        kind::STATUS => event(from_json(&e.json).map(a2a::StreamResponse::StatusUpdate)),
-        kind::ARTIFACT => event(from_json(&e.json).map(a2a::StreamResponse::ArtifactUpdate)),
         kind::USER => {
             let m: a2a::Message = from_json(&e.json).ok()?;
             Some(StoredItem::User {

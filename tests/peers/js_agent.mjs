@@ -157,6 +157,15 @@ class PeerExecutor {
       } else if (word === 'fail') {
         publish(statusEvent(taskId, contextId, 'TASK_STATE_FAILED',
           agentMessage('Scenario failure requested', contextId, taskId)));
+      } else if (word === 'code') {
+        // A text part and a data part in one artifact (the suites' JSONPath checks read the data).
+        publish(statusEvent(taskId, contextId, 'TASK_STATE_WORKING'));
+        publish(artifactEvent(taskId, contextId, {
+          artifactId: 'code', name: 'code',
+          parts: [{ text: '# Fibonacci\n', mediaType: 'text/markdown' },
+                  { data: { language: 'javascript', tests: { passed: 3 } }, mediaType: 'application/json' }],
+        }));
+        publish(statusEvent(taskId, contextId, 'TASK_STATE_COMPLETED'));
       } else { // echo and anything unrecognised
         publish(statusEvent(taskId, contextId, 'TASK_STATE_WORKING'));
         publish(artifactEvent(taskId, contextId,

@@ -38,6 +38,7 @@ from a2a.types import (  # noqa: E402
     AgentSkill,
     HTTPAuthSecurityScheme,
     Message,
+    DataPart,
     Part,
     Role,
     SecurityScheme,
@@ -129,6 +130,13 @@ class PeerExecutor(AgentExecutor):
             await updater.complete()
         elif word == 'fail':
             await updater.failed(agent_msg('Scenario failure requested', context_id, task_id))
+        elif word == 'code':
+            # A text part and a data part in one artifact (the suites' JSONPath checks read the data).
+            await updater.start_work()
+            await updater.add_artifact([text_part('# Fibonacci\n'),
+                                        Part(root=DataPart(data={'language': 'python', 'tests': {'passed': 3}}))],
+                                       artifact_id='code', name='code')
+            await updater.complete()
         else:  # echo and anything unrecognised
             await updater.start_work()
             await updater.add_artifact([text_part(f'echo: {text}')], artifact_id='echo', name='echo')

@@ -355,6 +355,30 @@ pub fn elsewhere(
     crate::remote::auth::origin::Origin::of(&selected.interface.url).filter(|o| !scope.permits(o))
 }
 
+/// A client for the connected agent's interface that sends `credential` (an approval's follow-up, a suite's
+/// answer to auth-required): on this client only, never kept on the connection.
+pub async fn client_with_credential(
+    conn: &Connected,
+    target: &AgentTarget,
+    http: reqwest::Client,
+    credential: &crate::remote::auth::Credential,
+) -> Result<Client, RemoteError> {
+    let headers = std::sync::Arc::new(crate::remote::auth::HeaderInterceptor::new(
+        &target.headers,
+        Some(credential),
+    ));
+    connect::build(connect::ClientSpec {
+        card: &conn.card.card,
+        selected: &conn.selected,
+        http,
+        headers,
+        credential: Some(credential),
+        limits: target.limits(),
+        tls: target.tls.as_ref(),
+    })
+    .await
+}
+
 /// Fetch the card, choose an interface, resolve credentials and build the client.
 pub async fn connect(
     target: &AgentTarget,

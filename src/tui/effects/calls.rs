@@ -1,7 +1,6 @@
 //! Requests to a connected agent: sending a message (its reply or its stream), listing, fetching and canceling
 //! tasks, and the follow-up that approves an auth-required task with a credential of its own.
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use super::streams::pump;
@@ -190,7 +189,7 @@ async fn approve_request(
     task_id: String,
     context_id: Option<String>,
 ) -> Result<a2a::SendMessageResponse, String> {
-    use crate::remote::auth::{Credential, HeaderInterceptor};
+    use crate::remote::auth::Credential;
     let credential = match credential {
         ApprovalCredential::Pasted(token) => Credential::Bearer(token),
         ApprovalCredential::Configured => {
@@ -218,18 +217,10 @@ async fn approve_request(
             .map_err(|e| e.message)?
         }
     };
-    let headers = Arc::new(HeaderInterceptor::new(&target.headers, Some(&credential)));
-    let client = crate::remote::connect::build(crate::remote::connect::ClientSpec {
-        card: &conn.card.card,
-        selected: &conn.selected,
-        http,
-        headers,
-        credential: Some(&credential),
-        limits: target.limits(),
-        tls: target.tls.as_ref(),
-    })
-    .await
-    .map_err(|e| e.message)?;
+    let client =
+        crate::remote::connect::agent::client_with_credential(conn, target, http, &credential)
+            .await
+            .map_err(|e| e.message)?;
     let mut message = a2a::Message::new(
         a2a::Role::User,
         vec![a2a::Part::text(crate::app::msg::APPROVAL_TEXT)],

@@ -1,0 +1,146 @@
+//! Running a suite: each agent the cases name is resolved and connected once, then the cases run with at most
+//! `jobs` at a time (each under its own deadline), `repeat` times over, and every finished case is reported
+//! through the progress callback as it ends, so a terminal can draw a bar and the console a page.
+
+use std::collections::BTreeMap;
+
+use futures::StreamExt;
+
+use super::expand::Case;
+use super::report::RunReport;
+use super::run::{Agent, CaseResult, run_case};
+use crate::remote::connect::agent::{self, AgentTarget};
+use crate::remote::error::one_line;
+
+/// How a run goes.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Cases at a time.
+    pub jobs: usize,
+    /// Each case this many times (a flakiness measure: the pass rate per case).
+    pub repeat: u32,
+    /// Only cases whose name contains this (case-insensitive).
+    pub filter: Option<String>,
+    /// Said in the report: the suite files run.
+    pub suites: Vec<String>,
+    /// Said in the report: the binding and protocol asked for, if any.
+    pub binding: Option<String>,
+    pub protocol: Option<String>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            jobs: 4,
+            repeat: 1,
+            filter: None,
+            suites: Vec::new(),
+            binding: None,
+            protocol: None,
+        }
+    }
+}
+
+/// Where a run stands: `done` of `total` cases finished, and the last one.
+pub struct Progress<'a> {
+    pub done: usize,
+    pub total: usize,
+    pub last: &'a CaseResult,
+}
+
+/// The cases `filter` keeps.
+pub fn filtered(cases: Vec<Case>, filter: Option<&str>) -> Vec<Case> {
+    match filter {
+        None => cases,
+        Some(f) => {
+            let f = f.to_lowercase();
+            cases
+                .into_iter()
+                .filter(|c| c.name.to_lowercase().contains(&f))
+                .collect()
+        }
+    }
+}
+
+/// Run `cases`; `resolve` turns a case's agent (a name or a URL) into a target, with the command line's or
+/// the console's overrides applied.
+pub async fn run(
+    cases: &[Case],
+    opts: &Options,
+    resolve: &(dyn Fn(&str) -> Result<AgentTarget, String> + Sync),
+    progress: &(dyn Fn(Progress<'_>) + Sync),
+) -> RunReport {
+    let started = chrono::Utc::now();
+    let clock = std::time::Instant::now();
+    let agents = connect_all(cases, resolve).await;
+    let repeat = opts.repeat.max(1);
+    let work: Vec<(&Case, u32)> = (1..=repeat)
+        .flat_map(|attempt| cases.iter().map(move |c| (c, attempt)))
+        .collect();
+    let total = work.len();
+    let mut results: Vec<(usize, CaseResult)> = Vec::with_capacity(total);
+    let mut running =
+        futures::stream::iter(work.into_iter().enumerate().map(|(i, (case, attempt))| {
+            let agent = agents
+                .get(&case.agent)
+                .map(|r| r.as_ref().map_err(String::as_str))
+                .unwrap_or(Err("agent not resolved"));
+            async move { (i, run_case(case, attempt, agent).await) }
+        }))
+        .buffer_unordered(opts.jobs.max(1));
+    while let Some((i, r)) = running.next().await {
+        results.push((i, r));
+        if let Some((_, last)) = results.last() {
+            progress(Progress {
+                done: results.len(),
+                total,
+                last,
+            });
+        }
+    }
+    drop(running);
+    results.sort_by_key(|(i, _)| *i);
+    RunReport::new(
+        started,
+        clock.elapsed(),
+        opts,
+        results.into_iter().map(|(_, r)| r).collect(),
+    )
+}
+
+/// Each agent named once: resolved and connected, or why not (every case on it fails with that reason).
+async fn connect_all(
+    cases: &[Case],
+    resolve: &(dyn Fn(&str) -> Result<AgentTarget, String> + Sync),
+) -> BTreeMap<String, Result<Agent, String>> {
+    let mut out = BTreeMap::new();
+    for case in cases {
+        if out.contains_key(&case.agent) {
+            continue;
+        }
+        let agent = match resolve(&case.agent) {
+            Err(e) => Err(e),
+            Ok(target) => connect(target).await,
+        };
+        out.insert(case.agent.clone(), agent);
+    }
+    out
+}
+
+async fn connect(target: AgentTarget) -> Result<Agent, String> {
+    let said = |e: crate::remote::error::RemoteError| one_line(&e.message);
+    let own = target.own_http().map_err(said)?;
+    let (fetcher, http) = match own {
+        Some(o) => (o.fetcher, o.http),
+        None => (
+            std::sync::Arc::new(
+                crate::remote::card::CardFetcher::new(target.timeout).map_err(said)?,
+            ),
+            crate::remote::http::http_client(target.timeout).map_err(said)?,
+        ),
+    };
+    let conn = agent::connect(&target, &http, &fetcher)
+        .await
+        .map_err(said)?;
+    Ok(Agent { target, conn })
+}
