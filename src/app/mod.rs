@@ -4,6 +4,7 @@ pub mod agent;
 pub mod agent_key;
 pub mod attach;
 pub mod board;
+pub mod compare;
 pub mod draft;
 pub mod guard;
 pub mod help;

@@ -195,6 +195,11 @@ pub enum Overlay {
         scroll: usize,
         selected: Option<usize>,
     },
+    /// Two tasks side by side (`=` on the board): a summary column each, then what changed.
+    Compare {
+        page: Box<crate::app::compare::ComparePage>,
+        scroll: usize,
+    },
     Prompt {
         kind: PromptKind,
         input: Box<TextArea<'static>>,

@@ -274,16 +274,22 @@ fn timing(lines: &mut Vec<Line>, what: &str, a: Option<u64>, b: Option<u64>) {
     match (a, b) {
         (Some(x), Some(y)) => {
             let delta = i128::from(y) - i128::from(x);
-            let text = format!(
-                "{:+.1} s {what} ({:.2} s → {:.2} s)",
-                delta as f64 / 1000.0,
-                secs(x),
-                secs(y)
-            );
-            let kind = if delta.unsigned_abs() >= u128::from(TIMING_NOISE_MS) {
-                Kind::Changed
+            // Below the noise floor a signed delta ("-0.0 s") reads as a change; say it is the same.
+            let (kind, text) = if delta.unsigned_abs() >= u128::from(TIMING_NOISE_MS) {
+                let text = format!(
+                    "{:+.1} s {what} ({:.2} s → {:.2} s)",
+                    delta as f64 / 1000.0,
+                    secs(x),
+                    secs(y)
+                );
+                (Kind::Changed, text)
             } else {
-                Kind::Same
+                let text = format!(
+                    "{what}: about the same ({:.2} s → {:.2} s)",
+                    secs(x),
+                    secs(y)
+                );
+                (Kind::Same, text)
             };
             lines.push(line(kind, 1, text));
         }
@@ -548,5 +554,11 @@ mod tests {
         let same = tasks("a", &a, "b", &a);
         assert_eq!(same.changed, 0);
         assert!(same.lines.iter().all(|l| l.kind != Kind::Changed));
+        // A delta under the noise floor is not a signed "-0.0 s" change.
+        assert!(
+            same.lines
+                .iter()
+                .any(|l| l.text == "to first event: about the same (0.10 s → 0.10 s)")
+        );
     }
 }

@@ -175,13 +175,16 @@ fn finish_log(seen: &mut Observed, log: &TaskLog) {
         .phase()
         .map(|_| state_name(&log.state).to_string())
         .or_else(|| log.direct_reply.as_ref().map(|_| "message".to_string()));
-    let mut flagged = std::mem::take(&mut seen.flags);
-    seen.artifacts = log
-        .artifacts
+    seen.artifacts = artifacts_of(log, &mut seen.flags);
+}
+
+/// The artifacts a task log holds, as seen; their untrusted-content flags are added to `flags` (the console's
+/// compare builds a task's [`Observed`] from a tab with this).
+pub fn artifacts_of(log: &TaskLog, flags: &mut Vec<String>) -> Vec<SeenArtifact> {
+    log.artifacts
         .iter()
-        .map(|a| artifact(&a.artifact, &mut flagged))
-        .collect();
-    seen.flags = flagged;
+        .map(|a| artifact(&a.artifact, flags))
+        .collect()
 }
 
 fn artifact(a: &a2a::Artifact, flagged: &mut Vec<String>) -> SeenArtifact {

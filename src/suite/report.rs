@@ -107,7 +107,7 @@ impl RunReport {
         }
     }
 
-    /// JUnit XML: one `testsuite` per suite file run, one `testcase` per case (and attempt).
+    /// JUnit XML: one `testsuite` for the whole run (all its files), one `testcase` per case, row and attempt.
     pub fn junit(&self) -> String {
         let mut x = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
         x.push_str(&format!(

@@ -8,6 +8,7 @@ mod audit;
 mod board;
 mod card;
 mod check;
+mod compare;
 mod confirm;
 mod device_code;
 mod help;

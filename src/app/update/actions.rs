@@ -30,6 +30,7 @@ pub fn run_action(app: &mut App, a: Action) -> Vec<Effect> {
             board::toggle_mark(app);
             vec![]
         }
+        Action::BoardCompare => board::compare(app),
         // Moving around the screen.
         Action::FocusNext | Action::FocusPrev => nav::other_pane(app),
         Action::Back => nav::back(app),

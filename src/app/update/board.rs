@@ -58,6 +58,48 @@ pub(super) fn clear_filters(app: &mut App) -> Vec<Effect> {
     vec![]
 }
 
+/// Compare two tasks side by side: the first two marked, or the one marked with the selected one.
+pub(super) fn compare(app: &mut App) -> Vec<Effect> {
+    let how = |app: &App| {
+        format!(
+            "mark two tasks on the board ({}) with {}, then press {}",
+            app.keymap.keys_for(Action::Board).join("/"),
+            app.keymap.keys_for(Action::BoardMark).join("/"),
+            app.keymap.keys_for(Action::BoardCompare).join("/")
+        )
+    };
+    if app.view != View::Board {
+        let said = how(app);
+        app.set_status(said, true);
+        return vec![];
+    }
+    let marked: Vec<_> = app
+        .board
+        .marked
+        .iter()
+        .copied()
+        .filter(|m| app.tab(*m).is_some())
+        .collect();
+    let selected = crate::app::board::rows(app)
+        .get(app.board.selected)
+        .copied();
+    let pair = match (marked.as_slice(), selected) {
+        ([a, b, ..], _) => Some((*a, *b)),
+        ([a], Some(s)) if s != *a => Some((*a, s)),
+        _ => None,
+    };
+    let Some(page) = pair.and_then(|(a, b)| crate::app::compare::page(app, a, b)) else {
+        let said = how(app);
+        app.set_status(said, true);
+        return vec![];
+    };
+    app.overlay = Some(Overlay::Compare {
+        page: Box::new(page),
+        scroll: 0,
+    });
+    vec![]
+}
+
 /// Mark the board's selected task for the split view, or unmark it.
 pub(super) fn toggle_mark(app: &mut App) {
     if app.view != View::Board {

@@ -96,6 +96,13 @@ pub(super) fn scroll_overlay(app: &mut App, a: Action) {
             };
             *scroll = offset(*scroll, a, e.page(), e.last_page());
         }
+        Some(Overlay::Compare { page, scroll }) => {
+            let e = Extent {
+                content: page.lines.len() + page.left.len().max(page.right.len()) + 2,
+                height: viewer,
+            };
+            *scroll = offset(*scroll, a, e.page(), e.last_page());
+        }
         Some(Overlay::Approval { scroll, .. }) => {
             let moved = offset(usize::from(*scroll), a, approval.0, approval.1);
             *scroll = u16::try_from(moved).unwrap_or(u16::MAX);
@@ -126,6 +133,7 @@ fn overlay_key_inner(app: &mut App, overlay: Overlay, k: KeyEvent) -> Vec<Effect
             lines,
             scroll,
         } => super::viewer::raw_json_key(app, title, lines, scroll, k),
+        Overlay::Compare { page, scroll } => super::viewer::compare_key(app, page, scroll, k),
         Overlay::Palette { query, selected } => {
             super::palette::palette_key(app, query, selected, k)
         }

@@ -21,6 +21,27 @@ pub(super) fn help_key(app: &mut App, scroll: usize, k: KeyEvent) -> Vec<Effect>
     vec![]
 }
 
+/// The compare page: the scroll keys move it; the viewer's close keys (and `=` again) close it.
+pub(super) fn compare_key(
+    app: &mut App,
+    page: Box<crate::app::compare::ComparePage>,
+    scroll: usize,
+    k: KeyEvent,
+) -> Vec<Effect> {
+    let again = app.keymap.action(Context::AgentList, &k) == Some(Action::BoardCompare);
+    match app.keymap.modal_action(Context::Viewer, true, &k) {
+        Some(Action::CloseViewer | Action::Back) => {}
+        _ if again => {}
+        a => {
+            app.overlay = Some(Overlay::Compare { page, scroll });
+            if let Some(a) = a.filter(|a| a.is_scroll()) {
+                scroll_overlay(app, a);
+            }
+        }
+    }
+    vec![]
+}
+
 pub(super) fn raw_json_key(
     app: &mut App,
     title: String,

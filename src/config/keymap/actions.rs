@@ -197,6 +197,7 @@ actions! {
     BoardFilterState => "board_filter_state", AgentList, "Board: show one state (press again for the next state, then all)", [ch('t')];
     BoardClearFilters => "board_clear_filters", AgentList, "Board: clear the search and every filter", [ch('x')];
     BoardMark => "board_mark", AgentList, "Board: mark or unmark the selected task for the split view", [ch('m')];
+    BoardCompare => "board_compare", AgentList, "Board: compare the two marked tasks side by side (states, artifacts, timings; one marked: with the selected one)", [ch('=')];
     // Task tab
     Compose => "compose", TaskTab, "Write a message in this task", [ch('i'), key(KeyCode::Enter)];
     ScrollUp => "scroll_up", Scroll, "Scroll (or move the cursor) up one line", [key(KeyCode::Up), ch('k')];
