@@ -1,6 +1,7 @@
 //! Suites and comparisons in the console, on the real runtime (a `TestBackend`, keys through the channel)
 //! against the embedded demo agent: two tasks marked on the board and `=` shows them side by side with what
-//! changed.
+//! changed; a task written into a suite file with `W`, that file run on the agent with `U` (its results a
+//! page, the run kept and compared with the one before), and a run that ends while the user types.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::time::Duration;
@@ -24,6 +25,102 @@ async fn console(url: &str) -> Headless {
     app.add_agent(t, AgentOrigin::Config);
     let (rt, rx) = Runtime::new(None, "dark").unwrap();
     Headless::start(app, rt, rx)
+}
+
+async fn console_with_store(url: &str, db: &std::path::Path) -> Headless {
+    let mut app = App::new(Keymap::defaults(), Theme::builtin("dark").unwrap());
+    app.size = (150, 44);
+    let mut t = AgentTarget::from_url(url, Duration::from_secs(20));
+    t.label = "demo".into();
+    app.add_agent(t, AgentOrigin::Config);
+    let (mut rt, rx) = Runtime::new(None, "dark").unwrap();
+    let store = a2a_console::store::Store::open(db).unwrap();
+    rt.writer = Some(a2a_console::store::writer::StoreWriter::spawn(store).unwrap());
+    Headless::start(app, rt, rx)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_recorded_with_w_runs_from_u_and_is_kept_and_compared() {
+    let demo = a2a_console::demo::spawn(0).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let suite = dir.path().join("recorded.toml");
+    let mut h = console_with_store(&demo.base_url(), &dir.path().join("store.db")).await;
+    h.wait("card 0.1.0", WAIT).await.unwrap();
+    // A conversation: the agent asks, the user answers, the task completes.
+    h.key(KeyCode::Char('n'));
+    h.wait("Message → demo", WAIT).await.unwrap();
+    h.type_text("ask");
+    h.key(KeyCode::Enter);
+    h.wait("What is your name?", WAIT).await.unwrap();
+    h.type_text("Ada");
+    h.key(KeyCode::Enter);
+    h.wait("Nice to meet you, Ada", WAIT).await.unwrap();
+    h.key(KeyCode::Esc);
+    // W writes it as a case into the file named.
+    h.key(KeyCode::Char('W'));
+    h.wait("Record this task as a suite case", WAIT)
+        .await
+        .unwrap();
+    h.ctrl('u');
+    h.type_text(suite.to_str().unwrap());
+    h.key(KeyCode::Enter);
+    h.wait("written to", WAIT).await.unwrap();
+    let text = std::fs::read_to_string(&suite).unwrap();
+    let file = a2a_console::suite::file::parse(&text).unwrap();
+    let case = &file.cases[0];
+    assert_eq!(case.message.as_deref(), Some("ask"), "{text}");
+    assert_eq!(case.agent.as_deref(), Some("demo"), "{text}");
+    assert_eq!(case.reply[0].when, "input-required", "{text}");
+    assert_eq!(case.reply[0].message.as_deref(), Some("Ada"), "{text}");
+    assert_eq!(case.expect.state.as_deref(), Some("completed"), "{text}");
+    assert!(
+        text.contains("# Recorded by a2a-console from task"),
+        "{text}"
+    );
+    // U on the agent runs that file (offered again in the prompt) on it; the results open as a page.
+    h.key(KeyCode::Tab);
+    h.key(KeyCode::Char('U'));
+    h.wait("Run a suite on this agent", WAIT).await.unwrap();
+    h.key(KeyCode::Enter);
+    let page = h.wait("Suite recorded.toml on demo", WAIT).await.unwrap();
+    assert!(page.contains("1 PASS · 0 FAIL"), "{page}");
+    assert!(page.contains("PASS  #1   ask"), "{page}");
+    assert!(page.contains("kept as run 1"), "{page}");
+    // Enter on the case: what was expected and what the agent gave.
+    h.key(KeyCode::Char('.'));
+    h.key(KeyCode::Enter);
+    let detail = h.wait("states: submitted", WAIT).await.unwrap();
+    assert!(
+        detail.contains("ok   state: expected completed"),
+        "{detail}"
+    );
+    h.key(KeyCode::Esc);
+    h.key(KeyCode::Esc);
+    h.wait("suite recorded.toml 1/1 ✓", WAIT).await.unwrap();
+    // A second run that ends while the user types a message: the page waits, the keys stay in the box.
+    h.key(KeyCode::Char('U'));
+    h.wait("Run a suite on this agent", WAIT).await.unwrap();
+    h.key(KeyCode::Enter);
+    h.key(KeyCode::Char('n'));
+    h.type_text("typed while the suite runs");
+    let s = h
+        .wait_until("the run's end in the status line", WAIT, |s| {
+            s.contains("on the agent shows the results")
+        })
+        .await
+        .unwrap();
+    assert!(!s.contains("Suite recorded.toml on demo"), "{s}");
+    h.type_text(" and after");
+    h.wait("typed while the suite runs and after", WAIT)
+        .await
+        .unwrap();
+    // u shows it: kept as run 2, compared with run 1.
+    h.key(KeyCode::Esc);
+    h.key(KeyCode::Tab);
+    h.key(KeyCode::Char('u'));
+    let again = h.wait("kept as run 2", WAIT).await.unwrap();
+    assert!(again.contains("since run 1:"), "{again}");
+    assert!(again.contains("#Δ   since run 1"), "{again}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

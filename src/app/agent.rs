@@ -139,6 +139,8 @@ pub struct AgentEntry {
     pub origin: AgentOrigin,
     /// Where its last `check` stands (`C`), and that check's report page.
     pub check: CheckState,
+    /// Where the last suite run from the console on this agent stands (`U`), and its results page.
+    pub suite: SuiteState,
     /// The card as last seen (the store's copy at start, then each one fetched): a new one is compared with it.
     pub known_card: Option<String>,
     /// How the card changed the last time it did (this session), field by field.
@@ -200,6 +202,50 @@ impl CheckState {
             }
             CheckState::Running { .. } => Some("checking…".into()),
             CheckState::Done { badge, .. } => Some(badge.clone()),
+        }
+    }
+}
+
+/// A suite run on this agent from the console: running (its file and how far it is), or done with the agent
+/// list's line and the results page to reopen.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub enum SuiteState {
+    #[default]
+    None,
+    Running {
+        file: String,
+        done: usize,
+        total: usize,
+        failed: usize,
+    },
+    Done {
+        /// `suite peers.toml 5/6 ✗`.
+        line: String,
+        failed: bool,
+        page: Box<crate::app::msg::CheckPage>,
+    },
+}
+
+impl SuiteState {
+    /// The agent list's line: the run's progress, or its outcome.
+    pub fn line(&self) -> Option<String> {
+        match self {
+            SuiteState::None => None,
+            SuiteState::Running { file, total: 0, .. } => Some(format!("suite {file}: running…")),
+            SuiteState::Running {
+                file,
+                done,
+                total,
+                failed,
+            } => Some(format!(
+                "suite {file} {done}/{total}{}",
+                if *failed > 0 {
+                    format!(" · {failed} failed")
+                } else {
+                    String::new()
+                }
+            )),
+            SuiteState::Done { line, .. } => Some(line.clone()),
         }
     }
 }

@@ -17,6 +17,7 @@ pub mod lookalike;
 pub mod msg;
 pub mod names;
 pub mod parts;
+pub mod record;
 pub mod save;
 pub mod scroll;
 pub mod search;

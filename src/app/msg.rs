@@ -128,6 +128,18 @@ pub enum Msg {
         agent: AgentId,
         result: Result<(Box<CheckPage>, String, String), String>,
     },
+    /// A suite run on an agent from the console: `done` of `total` cases finished, `failed` of them failed.
+    SuiteProgress {
+        agent: AgentId,
+        done: usize,
+        total: usize,
+        failed: usize,
+    },
+    /// A suite run ended: its results page, or why it could not run (the file unreadable, no case).
+    SuiteDone {
+        agent: AgentId,
+        result: Result<Box<CheckPage>, String>,
+    },
     /// The agents' last check verdicts, from the store at start: `(agent URL, badge, a MUST failed)`.
     CheckVerdicts(Vec<(String, String, bool)>),
     /// The agent says it does not know the task a tab follows (A2A `TaskNotFoundError`, -32001): it restarted
@@ -193,6 +205,46 @@ pub struct CheckPage {
     pub rows: Vec<CheckRow>,
     pub badge: String,
     pub must_failed: bool,
+    /// A check report, or a suite run's results (the same page, other words around the rows).
+    pub kind: PageKind,
+}
+
+/// Which report a [`CheckPage`] holds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum PageKind {
+    #[default]
+    Check,
+    Suite,
+}
+
+impl PageKind {
+    /// Before what changed since the last report.
+    pub fn changes_lead(self) -> &'static str {
+        match self {
+            PageKind::Check => "since the last check: ",
+            PageKind::Suite => "",
+        }
+    }
+
+    /// The line under it: where the rows' words come from and what Enter opens.
+    pub fn note(self) -> &'static str {
+        match self {
+            PageKind::Check => {
+                "▍ rows quote the agent's answers as received (sanitised) · Enter: the requests behind a line"
+            }
+            PageKind::Suite => {
+                "▍ rows quote the agent's answers as received (sanitised) · Enter: what a case expected and what the agent gave"
+            }
+        }
+    }
+
+    /// What Enter on a row opens (the title's hint, and the opened page's title).
+    pub fn detail(self) -> &'static str {
+        match self {
+            PageKind::Check => "Evidence",
+            PageKind::Suite => "Case",
+        }
+    }
 }
 
 /// The embedded demo agent, listening.
@@ -409,6 +461,18 @@ pub enum Effect {
     RunCheck {
         agent: AgentId,
         target: Box<AgentTarget>,
+    },
+    /// Run a suite file's cases on an agent in the background, keep the run in the store (answered by
+    /// [`Msg::SuiteProgress`] and [`Msg::SuiteDone`]).
+    RunSuite {
+        agent: AgentId,
+        target: Box<AgentTarget>,
+        path: PathBuf,
+    },
+    /// Append a tab's task, as a case, to a suite file (answered by [`Msg::Saved`]).
+    RecordCase {
+        path: PathBuf,
+        recording: Box<crate::suite::record::Recording>,
     },
     /// Write a tab's whole conversation (every task of it, or its message exchange) from the store to a file.
     ExportTab {

@@ -94,6 +94,10 @@ pub enum PromptKind {
         agent: AgentId,
         adding: bool,
     },
+    /// The suite file to run on an agent (`U`).
+    RunSuite(AgentId),
+    /// The suite file a tab's task is written into as a case (`W`).
+    RecordCase(TabId),
 }
 
 impl PromptKind {
@@ -124,6 +128,12 @@ impl PromptKind {
             }
             PromptKind::AgentName { adding: false, .. } => {
                 "Rename agent — saved to the config file; empty: the card's name"
+            }
+            PromptKind::RunSuite(_) => {
+                "Run a suite on this agent — suite file (TOML; every case goes to this agent)"
+            }
+            PromptKind::RecordCase(_) => {
+                "Record this task as a suite case — suite file (the case is appended; a new file is created)"
             }
         }
     }
@@ -283,6 +293,8 @@ pub struct App {
     pub drafts: crate::app::draft::Drafts,
     /// What was sent from any tab of this run, for Up in the compose box (`app::history`).
     pub history: crate::app::history::SentHistory,
+    /// The suite file named last (to run one, or to record a case into): offered again in the next prompt.
+    pub suite_file: Option<String>,
     /// The tabs (count, id sum) the short ids were last worked out for.
     short_ids_for: (usize, u64),
     next_tab: TabId,
@@ -324,6 +336,7 @@ impl App {
             lookalikes: Default::default(),
             drafts: Default::default(),
             history: Default::default(),
+            suite_file: None,
             short_ids_for: (0, 0),
             next_tab: 1,
             next_agent: 1,
@@ -350,6 +363,7 @@ impl App {
                 state: Reachability::Loading,
                 origin,
                 check: Default::default(),
+                suite: Default::default(),
                 known_card: None,
                 card_changes: None,
             },

@@ -46,6 +46,20 @@ enum Job {
     Read(ReadJob),
 }
 
+/// Work for the store's thread from elsewhere than the runtime's loop (see [`StoreWriter::jobs`]).
+#[derive(Clone)]
+pub struct StoreJobs(mpsc::Sender<Job>);
+
+impl StoreJobs {
+    /// Run `f` on the store's thread after everything queued so far; `false` when the thread is gone.
+    pub fn run<F>(&self, f: F) -> bool
+    where
+        F: FnOnce(&Store) + Send + 'static,
+    {
+        self.0.send(Job::Read(Box::new(f))).is_ok()
+    }
+}
+
 /// The handle the runtime keeps. Dropping it (or calling [`StoreWriter::stop`]) lets the thread finish what is
 /// queued and exit.
 pub struct StoreWriter {
@@ -109,6 +123,12 @@ impl StoreWriter {
         if let Some(sender) = &self.tx {
             let _ = sender.send(Job::Read(Box::new(f)));
         }
+    }
+
+    /// A handle a background task can give the store's thread work with, once its own work is done (a suite
+    /// run keeps its report this way); `None` once the writer stopped.
+    pub fn jobs(&self) -> Option<StoreJobs> {
+        self.tx.clone().map(StoreJobs)
     }
 
     /// Write what is queued, then stop the thread.

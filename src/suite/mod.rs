@@ -11,6 +11,7 @@ pub mod expand;
 pub mod expect;
 pub mod file;
 pub mod observe;
+pub mod record;
 pub mod report;
 pub mod run;
 pub mod runner;

@@ -79,15 +79,20 @@ pub async fn run(
         .collect();
     let total = work.len();
     let mut results: Vec<(usize, CaseResult)> = Vec::with_capacity(total);
-    let mut running =
-        futures::stream::iter(work.into_iter().enumerate().map(|(i, (case, attempt))| {
+    // Collected first: a stream over a mapping closure that borrows the cases is not `Send` to the compiler
+    // (its lifetimes are not general enough), and the console runs a suite on a spawned task.
+    let jobs: Vec<_> = work
+        .into_iter()
+        .enumerate()
+        .map(|(i, (case, attempt))| {
             let agent = agents
                 .get(&case.agent)
                 .map(|r| r.as_ref().map_err(String::as_str))
                 .unwrap_or(Err("agent not resolved"));
             async move { (i, run_case(case, attempt, agent).await) }
-        }))
-        .buffer_unordered(opts.jobs.max(1));
+        })
+        .collect();
+    let mut running = futures::stream::iter(jobs).buffer_unordered(opts.jobs.max(1));
     while let Some((i, r)) = running.next().await {
         results.push((i, r));
         if let Some((_, last)) = results.last() {

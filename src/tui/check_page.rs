@@ -119,5 +119,6 @@ pub fn page(report: &Report, previous: Option<&str>, label: &str) -> CheckPage {
         rows,
         badge,
         must_failed: report.summary.must_failed,
+        kind: crate::app::msg::PageKind::Check,
     }
 }

@@ -11,6 +11,7 @@ pub mod runtime;
 mod save;
 pub mod signals;
 pub mod stream_budget;
+pub mod suite_page;
 
 use std::io::Stdout;
 use std::path::PathBuf;

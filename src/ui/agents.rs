@@ -134,6 +134,18 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
                 Span::styled(ellipsize(&verdict, inner_w.saturating_sub(2)), style),
             ]));
         }
+        // The last suite run on it from the console (`U`), or its progress while it runs.
+        if let Some(line) = a.suite.line() {
+            let style = match &a.suite {
+                crate::app::agent::SuiteState::Done { failed: true, .. } => t.error,
+                crate::app::agent::SuiteState::Done { .. } => t.ok,
+                _ => t.connecting,
+            };
+            lines.push(Line::from(vec![
+                Span::raw("  "),
+                Span::styled(ellipsize(&line, inner_w.saturating_sub(2)), style),
+            ]));
+        }
         // The third line is the signature badge for a usable agent, the card-only reason otherwise.
         let third_style = match a.info() {
             Some(i) if i.selected().is_some() => signature_badge_style(app, &i.card),

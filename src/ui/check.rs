@@ -28,16 +28,18 @@ pub(super) fn draw(
     if let Some(c) = &page.changes {
         let style = if c.contains("new failure") {
             t.error
+        } else if c.contains(" changed ·") {
+            t.warning
         } else {
             t.dim
         };
         top.push(Line::styled(
-            super::wrap::fit_words(&format!("since the last check: {c}"), width),
+            super::wrap::fit_words(&format!("{}{c}", page.kind.changes_lead()), width),
             style,
         ));
     }
     top.push(Line::styled(
-        super::wrap::fit_words("▍ rows quote the agent's answers as received (sanitised) · Enter: the requests behind a line", width),
+        super::wrap::fit_words(page.kind.note(), width),
         t.dim,
     ));
     let visible = (r.height.saturating_sub(2) as usize).saturating_sub(top.len());
@@ -81,9 +83,10 @@ pub(super) fn draw(
             app,
             &super::wrap::fit_words(
                 &format!(
-                    "{}{} · , . select · Enter evidence · {close} or Esc closes",
+                    "{}{} · , . select · Enter {} · {close} or Esc closes",
                     page.title,
                     position(start, visible, rows.len()),
+                    page.kind.detail().to_lowercase(),
                 ),
                 r.width.saturating_sub(4) as usize,
             ),

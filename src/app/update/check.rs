@@ -187,7 +187,8 @@ pub(super) fn check_key(
     {
         app.overlay = Some(Overlay::RawJson {
             title: format!(
-                "Evidence · {}",
+                "{} · {}",
+                page.kind.detail(),
                 row.line.split_whitespace().nth(1).unwrap_or("")
             ),
             lines: row.detail.clone(),

@@ -27,6 +27,7 @@ mod save;
 mod sign_in;
 mod stored;
 mod stream;
+mod suite;
 mod tabs;
 mod tasks;
 mod transcript;
@@ -158,6 +159,13 @@ fn dispatch(app: &mut App, msg: Msg) -> Vec<Effect> {
             budget,
         } => check::progress(app, agent, sent, budget),
         Msg::CheckDone { agent, result } => check::done(app, agent, result),
+        Msg::SuiteProgress {
+            agent,
+            done,
+            total,
+            failed,
+        } => suite::progress(app, agent, done, total, failed),
+        Msg::SuiteDone { agent, result } => suite::done(app, agent, result),
         Msg::CheckVerdicts(v) => check::verdicts(app, v),
         Msg::RawEventsLoaded { at, result } => {
             transcript::raw_events_loaded(app, at, result);

@@ -87,6 +87,8 @@ fn prompt_done(app: &mut App, kind: PromptKind, value: String) -> Vec<Effect> {
             }]
         }
         PromptKind::AgentName { agent, adding } => super::rename::named(app, agent, adding, &value),
+        PromptKind::RunSuite(agent) => super::suite::run(app, agent, value),
+        PromptKind::RecordCase(tab) => super::suite::record(app, tab, value),
         PromptKind::RedirectUrl(owner) => {
             app.overlay = Some(Overlay::CodeFlow { owner });
             vec![Effect::CodeFlowPaste {

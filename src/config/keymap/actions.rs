@@ -188,6 +188,8 @@ actions! {
     PinCardKey => "pin_card_key", AgentList, "Pin the key that signed the selected agent's card (asks first; shows its thumbprint)", [ch('P')];
     AllowOrigin => "allow_origin", AgentList, "Use the interface the selected agent's card names on another origin (asks first; shows both origins; for this session)", [ch('O')];
     CheckAgent => "check_agent", AgentList, "Check the selected agent against the A2A spec (read-only probes, in the background), then show the report and what changed since the last check", [ch('C')];
+    RunSuite => "run_suite", AgentList, "Run a regression suite (a TOML file of cases) on the selected agent, in the background; its results open as a page", [ch('U')];
+    SuiteReport => "suite_report", AgentList, "Show the results of the last suite run on the selected agent again (Enter on a case: what was seen)", [ch('u')];
     CheckReport => "check_report", AgentList, "Show the selected agent's last check report again (Enter on a line: its evidence)", [ch('K')];
     ToggleRawCard => "toggle_raw_card", AgentList, "Toggle between the card view and its raw JSON", [ch('J')];
     UseExample => "use_example", AgentList, "Start a task from the selected skill's example (on the board: open the task)", [key(KeyCode::Enter)];
@@ -222,6 +224,7 @@ actions! {
     Reattach => "reattach", TaskTab, "Re-subscribe to this task's updates", [ch('R')];
     RefreshTask => "refresh_task", TaskTab, "Fetch this task's current state (GetTask)", [ch('r')];
     DeleteTask => "delete_task", TaskTab, "Delete this task from the local store and close its tab (asks first; the agent keeps it)", [ch('D')];
+    RecordCase => "record_case", TaskTab, "Write this task as a suite case (its messages, answers, final state and artifact names) into a suite file you name", [ch('W')];
     ExportTask => "export_task", TaskTab, "Export this task's transcript to a file (.md, or .json)", [ch('E')];
     PushList => "push_list", TaskTab, "List this task's push-notification configs", [ch('P')];
     PushDelete => "push_delete", TaskTab, "Delete the push-notification config the console registered for this task", [ch('X')];

@@ -11,6 +11,7 @@ mod push;
 mod sign_in;
 mod store;
 mod streams;
+mod suite;
 
 use std::sync::Arc;
 
@@ -69,6 +70,11 @@ impl Runtime {
             } => self.load_agent(agent, target, refresh),
             Effect::ForgetAgent { agent } => self.forget_agent(agent),
             Effect::RunCheck { agent, target } => self.run_check(agent, target),
+            Effect::RunSuite {
+                agent,
+                target,
+                path,
+            } => self.run_suite(agent, target, path),
             // Requests to agents.
             Effect::Send {
                 tab,
@@ -175,6 +181,7 @@ impl Runtime {
             Effect::PinKeyInConfig { url, thumbprint } => self.pin_key_in_config(url, thumbprint),
             // This machine: files, the terminal, the demo agent, the highlighter.
             Effect::CheckAttachment { tab, path } => self.check_attachment(tab, path),
+            Effect::RecordCase { path, recording } => self.record_case(path, recording),
             Effect::SaveFile {
                 path,
                 bytes,

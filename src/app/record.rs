@@ -1,0 +1,153 @@
+//! A tab's task as a suite case (`W` in a task tab): its first message, the answers the user gave to
+//! interrupted states (an approval becomes an answer whose token comes from an environment variable), and
+//! where the task stands with the names of its artifacts as the expectations. Read from the transcript the
+//! tab shows, which holds what was sent and each state the task went through, in order. A tab that ran
+//! several tasks records the one it shows now (its last).
+
+use chrono::Local;
+
+use crate::app::msg::APPROVAL_TEXT;
+use crate::app::state::App;
+use crate::app::task::{Entry, TaskTab};
+use crate::suite::record::{RecordedReply, Recording, token_variable};
+use crate::task::phase::{Phase, state_name};
+use crate::trust::sanitize::sanitize_line;
+
+/// What a message the user sent was: the first of a task, or an answer to the state the task was in.
+struct Sent<'a> {
+    text: &'a str,
+    files: &'a [String],
+    /// The state just before it was sent (`None`: no task yet).
+    before: Option<&'static str>,
+}
+
+/// The active task of `tab` as a case, or why it cannot be one yet.
+pub fn recording(app: &App, tab: &TaskTab) -> Result<Recording, String> {
+    let Some(phase) = tab.log.phase() else {
+        return Err("nothing to record yet: send a message first".into());
+    };
+    if phase == Phase::Active {
+        return Err(format!(
+            "the task is still {}: record it once it has finished or asks for something",
+            state_name(&tab.log.state)
+        ));
+    }
+    let (first, answers, skipped) = last_task(tab)?;
+    let agent_name = tab.agent_name.as_str();
+    let replies = answers
+        .iter()
+        .map(|s| {
+            let when = s.before.unwrap_or_default().to_string();
+            let credential_env = (when == "auth-required").then(|| token_variable(agent_name));
+            RecordedReply {
+                when,
+                message: s.text.to_string(),
+                credential_env,
+            }
+        })
+        .collect();
+    let artifact_names = tab
+        .log
+        .artifacts
+        .iter()
+        .filter_map(|a| a.artifact.name.as_deref())
+        .map(|n| sanitize_line(n).0)
+        .fold(Vec::new(), |mut v, n| {
+            if !v.contains(&n) {
+                v.push(n);
+            }
+            v
+        });
+    let name = first
+        .text
+        .lines()
+        .next()
+        .map(|l| {
+            crate::remote::error::one_line(l)
+                .chars()
+                .take(48)
+                .collect::<String>()
+        })
+        .filter(|l| !l.trim().is_empty())
+        .unwrap_or_else(|| format!("recorded from {agent_name}"));
+    let task = tab.short_task().unwrap_or_else(|| "(no id)".into());
+    let mut origin = format!(
+        "task {task} of {agent_name}, {}",
+        Local::now().format("%Y-%m-%d %H:%M")
+    );
+    if skipped > 0 {
+        origin.push_str(&format!(
+            " ({skipped} message{} sent while it was working left out: a case answers only interrupted states)",
+            if skipped == 1 { "" } else { "s" }
+        ));
+    }
+    Ok(Recording {
+        name,
+        agent: agent_ref(app, tab),
+        message: first.text.to_string(),
+        files: first.files.iter().map(Into::into).collect(),
+        replies,
+        state: state_name(&tab.log.state).to_string(),
+        artifact_names,
+        origin,
+    })
+}
+
+/// The configured name when the agent has one (so the case follows the config), else its URL.
+fn agent_ref(app: &App, tab: &TaskTab) -> String {
+    match app.agent(tab.agent) {
+        Some(a)
+            if a.origin == crate::app::agent::AgentOrigin::Config
+                && a.target.label != a.target.url =>
+        {
+            a.target.label.clone()
+        }
+        Some(a) => a.target.url.clone(),
+        None => tab.agent_name.clone(),
+    }
+}
+
+/// The messages of the tab's last task: the one that started it, the answers to its interrupted states,
+/// and how many were sent while it was working (a case cannot say those).
+fn last_task(tab: &TaskTab) -> Result<(Sent<'_>, Vec<Sent<'_>>, usize), String> {
+    let mut state: Option<&'static str> = None;
+    let mut tasks: Vec<Vec<Sent<'_>>> = Vec::new();
+    let mut skipped = 0;
+    for e in &tab.transcript {
+        match e {
+            Entry::State { state: s, .. } => state = Some(state_name(s)),
+            Entry::User { text, files, .. } => {
+                let sent = Sent {
+                    text,
+                    files,
+                    before: state,
+                };
+                match (state, tasks.last_mut()) {
+                    (Some("input-required" | "auth-required"), Some(task)) => task.push(sent),
+                    // A follow-up while the task works is not a step a case can replay.
+                    (Some("submitted" | "working"), Some(_)) => skipped += 1,
+                    _ => {
+                        skipped = 0;
+                        tasks.push(vec![sent]);
+                    }
+                }
+            }
+            Entry::Remote { .. } | Entry::Console { .. } | Entry::Artifact { .. } => {}
+        }
+    }
+    let mut task = tasks
+        .pop()
+        .ok_or("nothing was sent in this tab")?
+        .into_iter();
+    let first = task.next().ok_or("nothing was sent in this tab")?;
+    // The approval's own words go as the answer's text; its token is the environment variable's.
+    let answers = task
+        .map(|mut s| {
+            if s.before == Some("auth-required") && s.text.is_empty() {
+                s.text = APPROVAL_TEXT;
+            }
+            s
+        })
+        .collect();
+    Ok((first, answers, skipped))
+}
