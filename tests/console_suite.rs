@@ -96,7 +96,7 @@ async fn a_task_recorded_with_w_runs_from_u_and_is_kept_and_compared() {
     );
     h.key(KeyCode::Esc);
     h.key(KeyCode::Esc);
-    h.wait("suite recorded.toml 1/1 ✓", WAIT).await.unwrap();
+    h.wait("suite 1/1 ✓ recorded.toml", WAIT).await.unwrap();
     // A second run that ends while the user types a message: the page waits, the keys stay in the box.
     h.key(KeyCode::Char('U'));
     h.wait("Run a suite on this agent", WAIT).await.unwrap();

@@ -219,7 +219,7 @@ pub enum SuiteState {
         failed: usize,
     },
     Done {
-        /// `suite peers.toml 5/6 ✗`.
+        /// `suite 5/6 ✗ peers.toml`.
         line: String,
         failed: bool,
         page: Box<crate::app::msg::CheckPage>,
@@ -231,18 +231,19 @@ impl SuiteState {
     pub fn line(&self) -> Option<String> {
         match self {
             SuiteState::None => None,
-            SuiteState::Running { file, total: 0, .. } => Some(format!("suite {file}: running…")),
+            // Short: the agent list is narrow, and what matters (how far, how many failed) comes first.
+            SuiteState::Running { file, total: 0, .. } => Some(format!("suite running… {file}")),
             SuiteState::Running {
-                file,
                 done,
                 total,
                 failed,
+                ..
             } => Some(format!(
-                "suite {file} {done}/{total}{}",
+                "suite {done}/{total}{}",
                 if *failed > 0 {
                     format!(" · {failed} failed")
                 } else {
-                    String::new()
+                    " running…".to_string()
                 }
             )),
             SuiteState::Done { line, .. } => Some(line.clone()),

@@ -242,7 +242,7 @@ impl PageKind {
     pub fn detail(self) -> &'static str {
         match self {
             PageKind::Check => "Evidence",
-            PageKind::Suite => "Case",
+            PageKind::Suite => "Details",
         }
     }
 }

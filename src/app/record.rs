@@ -23,6 +23,11 @@ struct Sent<'a> {
 
 /// The active task of `tab` as a case, or why it cannot be one yet.
 pub fn recording(app: &App, tab: &TaskTab) -> Result<Recording, String> {
+    if !tab.loaded {
+        return Err(
+            "this tab's transcript is still loading from the store: try again in a moment".into(),
+        );
+    }
     let Some(phase) = tab.log.phase() else {
         return Err("nothing to record yet: send a message first".into());
     };

@@ -44,8 +44,9 @@ pub fn page(run: &RunReport, agent: &str, kept: Option<&Kept>) -> CheckPage {
     for (i, c) in run.cases.iter().enumerate() {
         rows.push(case_row(i + 1, c, &agent));
     }
+    // The verdict before the file's name: a narrow agent list cuts the end.
     let badge = format!(
-        "suite {files} {}/{} {}",
+        "suite {}/{} {} {files}",
         run.passed,
         run.cases.len(),
         if run.all_passed() { "✓" } else { "✗" }
