@@ -172,3 +172,56 @@ async fn two_marked_tasks_compare_side_by_side_with_what_changed() {
         .unwrap();
     assert!(closed.contains("Board"), "{closed}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tasks_restored_from_the_store_are_read_before_they_are_compared() {
+    let demo = a2a_console::demo::spawn(0).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("store.db");
+    let mut h = console_with_store(&demo.base_url(), &db).await;
+    h.wait("card 0.1.0", WAIT).await.unwrap();
+    for text in ["echo first words", "echo second words"] {
+        h.key(KeyCode::Esc);
+        h.key(KeyCode::Char('n'));
+        h.wait("Message → demo", WAIT).await.unwrap();
+        h.type_text(text);
+        h.key(KeyCode::Enter);
+        h.wait(&format!("echo: {}", &text[5..]), WAIT)
+            .await
+            .unwrap();
+    }
+    h.key(KeyCode::Esc);
+    h.finish(WAIT).await.unwrap();
+    // Restarted: the tabs are headers until opened; the board compares them after reading both.
+    let mut app = App::new(Keymap::defaults(), Theme::builtin("dark").unwrap());
+    app.size = (150, 44);
+    let mut t = AgentTarget::from_url(&demo.base_url(), Duration::from_secs(20));
+    t.label = "demo".into();
+    app.add_agent(t, AgentOrigin::Config);
+    let store = a2a_console::store::Store::open(&db).unwrap();
+    a2a_console::tui::persist::restore_headers(&store, &mut app).unwrap();
+    let (mut rt, rx) = Runtime::new(None, "dark").unwrap();
+    rt.writer = Some(a2a_console::store::writer::StoreWriter::spawn(store).unwrap());
+    let mut h = Headless::start(app, rt, rx);
+    h.wait("card 0.1.0", WAIT).await.unwrap();
+    h.key(KeyCode::Char('b'));
+    h.wait("Board", WAIT).await.unwrap();
+    h.key(KeyCode::Char('m'));
+    h.key(KeyCode::Char('j'));
+    h.key(KeyCode::Char('m'));
+    h.key(KeyCode::Char('='));
+    let page = h.wait("compare: task", WAIT).await.unwrap();
+    assert!(
+        page.matches("states: submitted → working → completed")
+            .count()
+            >= 2,
+        "both tasks read from the store: {page}"
+    );
+    // The board lists the newest first: whichever side each is on, the two texts are the diff.
+    for text in ["echo: first words", "echo: second words"] {
+        assert!(
+            page.contains(&format!("- {text}")) || page.contains(&format!("+ {text}")),
+            "{page}"
+        );
+    }
+}

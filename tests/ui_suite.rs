@@ -283,3 +283,21 @@ fn the_compare_page() {
     assert!(text.contains("- Nice to meet you, Ada"), "{text}");
     insta::assert_snapshot!("compare_page", text);
 }
+
+#[test]
+fn tabs_with_no_task_are_not_compared() {
+    let mut app = a2a_console::testing::app();
+    for _ in 0..2 {
+        char_key(&mut app, 'n');
+        key(&mut app, KeyCode::Esc);
+    }
+    char_key(&mut app, 'b');
+    char_key(&mut app, 'm');
+    char_key(&mut app, 'j');
+    char_key(&mut app, 'm');
+    let fx = char_key(&mut app, '=');
+    assert!(fx.is_empty(), "{fx:?}");
+    assert!(app.overlay.is_none());
+    let text = render(&app);
+    assert!(text.contains("tab has no task yet"), "{text}");
+}

@@ -217,6 +217,8 @@ pub enum SuiteState {
         done: usize,
         total: usize,
         failed: usize,
+        /// `App::keys_pressed` when it started.
+        keys_at_start: u64,
     },
     Done {
         /// `suite 5/6 ✗ peers.toml`.

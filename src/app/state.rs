@@ -41,6 +41,9 @@ pub struct BoardState {
     pub query: String,
     /// Tasks marked for the split view, in the order they were marked.
     pub marked: Vec<TabId>,
+    /// Two tasks to compare once their transcripts are read from the store (`=` on restored tabs), and
+    /// `App::keys_pressed` when it was asked for.
+    pub pending_compare: Option<(TabId, TabId, u64)>,
 }
 
 impl BoardState {
@@ -293,6 +296,9 @@ pub struct App {
     pub drafts: crate::app::draft::Drafts,
     /// What was sent from any tab of this run, for Up in the compose box (`app::history`).
     pub history: crate::app::history::SentHistory,
+    /// Keys pressed so far: a background job that ends opens its page only when no key was pressed since it
+    /// started (the user is doing something else, and those keys must not land on the page).
+    pub keys_pressed: u64,
     /// The suite file named last (to run one, or to record a case into): offered again in the next prompt.
     pub suite_file: Option<String>,
     /// The tabs (count, id sum) the short ids were last worked out for.
@@ -337,6 +343,7 @@ impl App {
             drafts: Default::default(),
             history: Default::default(),
             suite_file: None,
+            keys_pressed: 0,
             short_ids_for: (0, 0),
             next_tab: 1,
             next_agent: 1,

@@ -124,7 +124,7 @@ fn case_table(rec: &Recording, name: &str, first_in_file: bool) -> Table {
             if let Some(var) = &r.credential_env {
                 rt.insert("credential_env", value(var.as_str()));
                 rt.decor_mut().set_prefix(format!(
-                    "# The token this answer carries is read from ${var} when the suite runs (never written here).\n"
+                    "\n# The token this answer carries is read from ${var} when the suite runs (never written here).\n"
                 ));
             }
             replies.push(rt);

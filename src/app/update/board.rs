@@ -3,6 +3,7 @@
 
 use ratatui_textarea::TextArea;
 
+use crate::app::ids::TabId;
 use crate::app::msg::Effect;
 use crate::app::state::{App, Overlay, PromptKind, View};
 use crate::config::keymap::actions::Action;
@@ -88,16 +89,75 @@ pub(super) fn compare(app: &mut App) -> Vec<Effect> {
         ([a], Some(s)) if s != *a => Some((*a, s)),
         _ => None,
     };
-    let Some(page) = pair.and_then(|(a, b)| crate::app::compare::page(app, a, b)) else {
+    let Some((a, b)) = pair else {
         let said = how(app);
         app.set_status(said, true);
         return vec![];
     };
-    app.overlay = Some(Overlay::Compare {
-        page: Box::new(page),
-        scroll: 0,
-    });
-    vec![]
+    // A tab with nothing sent yet has nothing to compare.
+    for id in [a, b] {
+        if let Some(t) = app.tab(id)
+            && t.log.task_id.is_none()
+            && !t.exchanged()
+        {
+            let name = t.agent_name.clone();
+            app.set_status(
+                format!("the {name} tab has no task yet: mark two tasks that ran"),
+                true,
+            );
+            return vec![];
+        }
+    }
+    // Restored tabs show their header only until their transcript is read: read both, then compare.
+    let mut fx = super::tabs::load_if_needed(app, a);
+    fx.extend(super::tabs::load_if_needed(app, b));
+    let loaded = [a, b]
+        .iter()
+        .all(|id| app.tab(*id).is_some_and(|t| t.loaded));
+    if loaded {
+        open_compare(app, a, b);
+    } else {
+        app.board.pending_compare = Some((a, b, app.keys_pressed));
+        app.set_status("reading the two tasks from the local store…", false);
+    }
+    fx
+}
+
+fn open_compare(app: &mut App, a: TabId, b: TabId) {
+    match crate::app::compare::page(app, a, b) {
+        Some(page) => {
+            app.overlay = Some(Overlay::Compare {
+                page: Box::new(page),
+                scroll: 0,
+            });
+        }
+        None => app.set_status("one of the two tasks was closed", true),
+    }
+}
+
+/// A transcript was read: when it completes a pending comparison, show it, unless the user has pressed a
+/// key since asking (they moved on; `=` again shows it).
+pub(super) fn compare_when_loaded(app: &mut App) {
+    let Some((a, b, keys)) = app.board.pending_compare else {
+        return;
+    };
+    let loaded = |id: TabId| app.tab(id).map(|t| t.loaded);
+    match (loaded(a), loaded(b)) {
+        (Some(true), Some(true)) => {
+            app.board.pending_compare = None;
+            if keys == app.keys_pressed && app.overlay.is_none() {
+                open_compare(app, a, b);
+            } else {
+                let key = app.keymap.keys_for(Action::BoardCompare).join("/");
+                app.set_status(
+                    format!("the two tasks are read: {key} compares them"),
+                    false,
+                );
+            }
+        }
+        (None, _) | (_, None) => app.board.pending_compare = None,
+        _ => {}
+    }
 }
 
 /// Mark the board's selected task for the split view, or unmark it.

@@ -172,7 +172,11 @@ fn dispatch(app: &mut App, msg: Msg) -> Vec<Effect> {
             vec![]
         }
         Msg::TranscriptLoaded { tab, items, done } => {
-            stored::transcript_loaded(app, tab, items, done)
+            let fx = stored::transcript_loaded(app, tab, items, done);
+            if done {
+                board::compare_when_loaded(app);
+            }
+            fx
         }
         Msg::StoreStatus(status) => stored::store_status(app, status),
         Msg::ClosedTabs(result) => stored::closed_tabs(app, result),
@@ -217,7 +221,10 @@ fn dispatch(app: &mut App, msg: Msg) -> Vec<Effect> {
 
 fn input(app: &mut App, ev: Event) -> Vec<Effect> {
     match ev {
-        Event::Key(k) if k.kind != KeyEventKind::Release => key(app, k),
+        Event::Key(k) if k.kind != KeyEventKind::Release => {
+            app.keys_pressed = app.keys_pressed.wrapping_add(1);
+            key(app, k)
+        }
         Event::Mouse(m) => mouse(app, m),
         Event::Resize(w, h) => {
             app.size = (w, h);

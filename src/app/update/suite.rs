@@ -1,7 +1,7 @@
 //! Regression suites in the console: `U` on an agent asks for a suite file and runs every case of it on
 //! that agent in the background (the agent list shows how far it is), the results open as a page like the
-//! check report's when it ends (`u` shows them again); `W` in a task tab writes the tab's task into a suite
-//! file as a case.
+//! check report's when it ends, unless the user has pressed a key since (`u` shows them again); `W` in a task
+//! tab writes the tab's task into a suite file as a case.
 
 use ratatui_textarea::TextArea;
 
@@ -43,6 +43,7 @@ pub(super) fn ask_run(app: &mut App) -> Vec<Effect> {
 /// The suite file was named: run it.
 pub(super) fn run(app: &mut App, agent: AgentId, file: String) -> Vec<Effect> {
     app.suite_file = Some(file.clone());
+    let keys_at_start = app.keys_pressed;
     let Some(entry) = app.agent_mut(agent) else {
         return vec![];
     };
@@ -54,11 +55,12 @@ pub(super) fn run(app: &mut App, agent: AgentId, file: String) -> Vec<Effect> {
         done: 0,
         total: 0,
         failed: 0,
+        keys_at_start,
     };
     let target = Box::new(entry.target.clone());
     let name = entry.name();
     app.set_status(
-        format!("running {shown} on {name} in the background: every case goes to this agent; the results open when done"),
+        format!("running {shown} on {name} in the background: every case goes to this agent; the results open when done (u shows them)"),
         false,
     );
     vec![Effect::RunSuite {
@@ -76,13 +78,18 @@ pub(super) fn progress(
     failed: usize,
 ) -> Vec<Effect> {
     if let Some(a) = app.agent_mut(agent)
-        && let SuiteState::Running { file, .. } = &a.suite
+        && let SuiteState::Running {
+            file,
+            keys_at_start,
+            ..
+        } = &a.suite
     {
         a.suite = SuiteState::Running {
             file: file.clone(),
             done,
             total,
             failed,
+            keys_at_start: *keys_at_start,
         };
     }
     vec![]
@@ -93,10 +100,16 @@ pub(super) fn done(
     agent: AgentId,
     result: Result<Box<CheckPage>, String>,
 ) -> Vec<Effect> {
+    let keys_pressed = app.keys_pressed;
     let Some(a) = app.agent_mut(agent) else {
         return vec![];
     };
     let name = a.name();
+    // Pressed a key since the run started: the user is doing something else.
+    let busy = match &a.suite {
+        SuiteState::Running { keys_at_start, .. } => *keys_at_start != keys_pressed,
+        _ => true,
+    };
     match result {
         Ok(page) => {
             a.suite = SuiteState::Done {
@@ -105,8 +118,9 @@ pub(super) fn done(
                 page: page.clone(),
             };
             let summary = format!("{} on {name}", page.badge);
-            // As with a check: never over another dialog, nor over a message being typed.
-            if app.overlay.is_none() && app.focus != Focus::Compose {
+            // Never over another dialog, nor over a message being typed, nor once the user has pressed a key
+            // since the run started: keys meant for something else would land on the page.
+            if !busy && app.overlay.is_none() && app.focus != Focus::Compose {
                 app.overlay = Some(Overlay::Check {
                     page,
                     scroll: 0,
