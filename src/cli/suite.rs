@@ -117,18 +117,39 @@ fn remote_seen(what: &str) -> bool {
     !what.starts_with("max_")
 }
 
+/// The widest case name the name column grows to; a longer one is cut with `…`.
+const NAME_COLUMN_MAX: usize = 56;
+
 fn print_run(run: &RunReport, verbose: bool, previous: Option<i64>) {
-    for c in &run.cases {
-        let label = run.case_label(c);
+    // One column for the names, as wide as the longest (up to a limit), so the agents line up.
+    let labels: Vec<String> = run
+        .cases
+        .iter()
+        .map(|c| sanitize_line(&run.case_label(c)).0)
+        .collect();
+    let width = labels
+        .iter()
+        .map(|l| l.chars().count())
+        .max()
+        .unwrap_or(0)
+        .clamp(20, NAME_COLUMN_MAX);
+    for (c, label) in run.cases.iter().zip(&labels) {
+        let label = if label.chars().count() > width {
+            let mut cut: String = label.chars().take(width - 1).collect();
+            cut.push('…');
+            cut
+        } else {
+            label.clone()
+        };
         let over = if c.binding.is_empty() {
             String::new()
         } else {
             format!(" ({} {})", c.binding, c.protocol)
         };
         outln!(
-            "{}  {:<36} {}{over} {:.2} s, {}",
+            "{}  {:<width$} {}{over} {:.2} s, {}",
             if c.passed { "PASS" } else { "FAIL" },
-            sanitize_line(&label).0,
+            label,
             sanitize_line(&c.agent).0,
             c.seen.total_ms as f64 / 1000.0,
             c.seen.final_state.as_deref().unwrap_or("no state")
