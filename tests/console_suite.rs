@@ -225,3 +225,47 @@ async fn tasks_restored_from_the_store_are_read_before_they_are_compared() {
         );
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn u_while_a_suite_runs_offers_to_stop_it_and_the_page_shows_what_ended() {
+    let demo = a2a_console::demo::spawn(0).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let suite = dir.path().join("slow.toml");
+    std::fs::write(
+        &suite,
+        "[[cases]]\nname = \"quick\"\nmessage = \"echo quick\"\n\n\
+         [[cases]]\nname = \"slow\"\nmessage = \"slow 30\"\n[cases.expect]\nmax_seconds = 60\n",
+    )
+    .unwrap();
+    let mut h = console_with_store(&demo.base_url(), &dir.path().join("store.db")).await;
+    h.wait("card 0.1.0", WAIT).await.unwrap();
+    h.key(KeyCode::Char('U'));
+    h.wait("Run a suite on this agent", WAIT).await.unwrap();
+    h.ctrl('u');
+    h.type_text(suite.to_str().unwrap());
+    h.key(KeyCode::Enter);
+    h.wait("suite 1/2 running", WAIT).await.unwrap();
+    // U again: a question, and a no lets it run.
+    h.key(KeyCode::Char('U'));
+    h.wait("Stop the suite running on demo", WAIT)
+        .await
+        .unwrap();
+    h.key(KeyCode::Char('n'));
+    h.wait_until("the dialog closed", WAIT, |s| !s.contains("Stop the suite"))
+        .await
+        .unwrap();
+    h.key(KeyCode::Char('U'));
+    h.wait("Stop the suite running on demo", WAIT)
+        .await
+        .unwrap();
+    h.key(KeyCode::Char('y'));
+    let page = h.wait("· stopped", WAIT).await.unwrap();
+    assert!(page.contains("1 PASS · 1 FAIL"), "{page}");
+    assert!(page.contains("PASS  #1   quick"), "{page}");
+    assert!(
+        page.contains("FAIL  #2   slow")
+            && page.contains("not run to its end: the run was stopped"),
+        "{page}"
+    );
+    assert!(page.contains("kept as run 1"), "{page}");
+}

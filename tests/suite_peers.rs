@@ -397,3 +397,63 @@ fn artifact_of(name: &str, parts: Vec<a2a::Part>) -> a2a::Artifact {
         extensions: None,
     }
 }
+
+#[test]
+fn ctrl_c_stops_a_run_and_keeps_what_ended() {
+    let demo = common::demo_agent();
+    let db = Db::new();
+    let suite = db.file("slow.toml");
+    std::fs::write(
+        &suite,
+        "[[cases]]\nname = \"quick\"\nmessage = \"echo quick\"\n\n\
+         [[cases]]\nname = \"slow\"\nmessage = \"slow 30\"\n[cases.expect]\nmax_seconds = 60\n",
+    )
+    .unwrap();
+    let empty = db.file("config.toml");
+    std::fs::write(&empty, "").unwrap();
+    let child = std::process::Command::new(common::bin())
+        .args([
+            "test",
+            suite.to_str().unwrap(),
+            "--agent",
+            demo.url.as_str(),
+        ])
+        .env("A2A_CONSOLE_DB", db.path())
+        .env("A2A_CONSOLE_CONFIG", &empty)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The quick case ends at once; the slow one runs for 30 s unless stopped.
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    let killed = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let started = std::time::Instant::now();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(20),
+        "the run stopped at once, not when the slow case ended"
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(9), "{stdout}\n{stderr}");
+    assert!(stdout.contains("PASS  quick"), "{stdout}");
+    assert!(stdout.contains("FAIL  slow"), "{stdout}");
+    assert!(
+        stdout.contains("error: not run to its end: the run was stopped"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("of 2 case runs in") && stdout.contains(", stopped"),
+        "{stdout}"
+    );
+    assert!(stderr.contains("stopping"), "{stderr}");
+    // Kept like any run.
+    let runs = db.cli(&["runs", "--json"]);
+    let listed: Value = serde_json::from_str(&runs.stdout).unwrap();
+    assert_eq!(listed.as_array().unwrap().len(), 1, "{}", runs.stdout);
+}

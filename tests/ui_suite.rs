@@ -213,17 +213,30 @@ fn the_results_page_a_cases_detail_and_the_verdict_in_the_list() {
 }
 
 #[test]
-fn a_second_run_is_refused_while_one_runs_and_a_failed_start_says_why() {
+fn u_while_it_runs_asks_to_stop_it_and_a_failed_start_says_why() {
     let mut app = a2a_console::testing::app();
     let agent = app.agents[0].id;
     char_key(&mut app, 'U');
     key(&mut app, KeyCode::Enter);
+    // U again while it runs: not a second run, a question whether to stop this one.
     char_key(&mut app, 'U');
-    assert!(app.overlay.is_none(), "no second prompt while it runs");
     assert!(
-        render(&app).contains("is running suite.toml already"),
+        matches!(app.overlay, Some(Overlay::ConfirmStopSuite { .. })),
         "{}",
         render(&app)
+    );
+    assert!(
+        render(&app).contains("Stop the suite running on Demo (suite running… suite.toml)?"),
+        "{}",
+        render(&app)
+    );
+    assert!(char_key(&mut app, 'n').is_empty());
+    assert!(app.overlay.is_none());
+    char_key(&mut app, 'U');
+    let fx = char_key(&mut app, 'y');
+    assert!(
+        matches!(fx.as_slice(), [Effect::StopSuite { .. }]),
+        "{fx:?}"
     );
     update(
         &mut app,

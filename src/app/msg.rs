@@ -469,6 +469,8 @@ pub enum Effect {
         target: Box<AgentTarget>,
         path: PathBuf,
     },
+    /// Stop the suite running on an agent: it ends with the cases that finished ([`Msg::SuiteDone`]).
+    StopSuite { agent: AgentId },
     /// Append a tab's task, as a case, to a suite file (answered by [`Msg::Saved`]).
     RecordCase {
         path: PathBuf,

@@ -157,6 +157,10 @@ pub enum Overlay {
     ConfirmRemoveAgent {
         agent: AgentId,
     },
+    /// Stop the suite running on this agent (`U` while it runs).
+    ConfirmStopSuite {
+        agent: AgentId,
+    },
     /// Pin the key that signed this agent's card (trust on first use): the thumbprint is shown before yes.
     ConfirmPinKey {
         agent: AgentId,

@@ -61,6 +61,7 @@ pub async fn test(config: &Config, global: &GlobalOpts, args: &TestArgs<'_>) -> 
             .collect(),
         binding: global.binding.clone(),
         protocol: global.protocol.clone(),
+        stop: Some(stop_on_ctrl_c()),
     };
     let resolve = |name: &str| resolve_target(config, global, name).map_err(|e| e.message);
     let tty = std::io::stderr().is_terminal();
@@ -90,6 +91,20 @@ pub async fn test(config: &Config, global: &GlobalOpts, args: &TestArgs<'_>) -> 
     } else {
         Exit::SuiteFailed
     }
+}
+
+/// Ctrl-C stops the run instead of killing it: the cases that ended are printed and kept, the others are
+/// "not run" (and the exit code is 9, as for any case that did not pass).
+fn stop_on_ctrl_c() -> tokio::sync::watch::Receiver<bool> {
+    let (tx, rx) = tokio::sync::watch::channel(false);
+    tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            eprintln!();
+            report::warning("stopping: the cases that ended are printed and kept");
+            let _ = tx.send(true);
+        }
+    });
+    rx
 }
 
 /// A bar redrawn in place on a terminal; one plain line per finished case otherwise.

@@ -32,6 +32,9 @@ pub struct RunReport {
     pub pass_rates: BTreeMap<String, PassRate>,
     pub passed: usize,
     pub failed: usize,
+    /// The run was stopped before every case ended (the console's stop): those cases are failed, "not run".
+    #[serde(default)]
+    pub stopped: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -79,6 +82,7 @@ impl RunReport {
             passed,
             cases,
             pass_rates,
+            stopped: false,
         }
     }
 
@@ -86,15 +90,16 @@ impl RunReport {
         self.failed == 0 && !self.cases.is_empty()
     }
 
-    /// One line: "3 passed · 1 failed of 4 cases in 2.4 s".
+    /// One line: "3 passed · 1 failed of 4 cases in 2.4 s" (", stopped" when it was).
     pub fn summary_line(&self) -> String {
         format!(
-            "{} passed · {} failed of {} case run{} in {:.1} s",
+            "{} passed · {} failed of {} case run{} in {:.1} s{}",
             self.passed,
             self.failed,
             self.cases.len(),
             if self.cases.len() == 1 { "" } else { "s" },
-            self.elapsed_ms as f64 / 1000.0
+            self.elapsed_ms as f64 / 1000.0,
+            if self.stopped { ", stopped" } else { "" }
         )
     }
 

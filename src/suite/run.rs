@@ -53,28 +53,33 @@ const POLL: Duration = Duration::from_millis(300);
 /// task's execution for a moment after pausing it; the Rust server SDK does).
 const IN_PROGRESS_RETRIES: u32 = 10;
 
+impl CaseResult {
+    /// A case that did not run to its end, and why (its agent unreachable, the run stopped).
+    pub fn not_run(case: &Case, attempt: u32, why: &str) -> CaseResult {
+        CaseResult {
+            name: case.name.clone(),
+            spec_name: case.spec_name.clone(),
+            row: case.row.clone(),
+            attempt,
+            agent: case.agent.clone(),
+            agent_url: String::new(),
+            binding: String::new(),
+            protocol: String::new(),
+            passed: false,
+            error: Some(why.to_string()),
+            checks: Vec::new(),
+            seen: Observed::default(),
+        }
+    }
+}
+
 /// Run `case` on `agent` (or report why its agent could not be reached).
 pub async fn run_case(case: &Case, attempt: u32, agent: Result<&Agent, &str>) -> CaseResult {
-    let mut result = CaseResult {
-        name: case.name.clone(),
-        spec_name: case.spec_name.clone(),
-        row: case.row.clone(),
-        attempt,
-        agent: case.agent.clone(),
-        agent_url: String::new(),
-        binding: String::new(),
-        protocol: String::new(),
-        passed: false,
-        error: None,
-        checks: Vec::new(),
-        seen: Observed::default(),
-    };
+    let mut result = CaseResult::not_run(case, attempt, "");
+    result.error = None;
     let agent = match agent {
         Ok(a) => a,
-        Err(why) => {
-            result.error = Some(why.to_string());
-            return result;
-        }
+        Err(why) => return CaseResult::not_run(case, attempt, why),
     };
     result.agent = agent.conn.label.clone();
     result.agent_url = agent.target.url.clone();

@@ -26,6 +26,9 @@ pub struct Options {
     /// Said in the report: the binding and protocol asked for, if any.
     pub binding: Option<String>,
     pub protocol: Option<String>,
+    /// Set to `true` to stop the run: the cases running are cut off, the ones not started are not, and the
+    /// report has every case (those as "not run").
+    pub stop: Option<tokio::sync::watch::Receiver<bool>>,
 }
 
 impl Default for Options {
@@ -37,6 +40,7 @@ impl Default for Options {
             suites: Vec::new(),
             binding: None,
             protocol: None,
+            stop: None,
         }
     }
 }
@@ -78,6 +82,7 @@ pub async fn run(
         .flat_map(|attempt| cases.iter().map(move |c| (c, attempt)))
         .collect();
     let total = work.len();
+    let cases_of: Vec<(&Case, u32)> = work.clone();
     let mut results: Vec<(usize, CaseResult)> = Vec::with_capacity(total);
     // Collected first: a stream over a mapping closure that borrows the cases is not `Send` to the compiler
     // (its lifetimes are not general enough), and the console runs a suite on a spawned task.
@@ -93,7 +98,22 @@ pub async fn run(
         })
         .collect();
     let mut running = futures::stream::iter(jobs).buffer_unordered(opts.jobs.max(1));
-    while let Some((i, r)) = running.next().await {
+    let mut stop = opts.stop.clone();
+    let mut stopped = false;
+    loop {
+        let next = match stop.as_mut() {
+            Some(s) => tokio::select! {
+                r = running.next() => r,
+                () = stop_asked(s) => {
+                    stopped = true;
+                    None
+                }
+            },
+            None => running.next().await,
+        };
+        let Some((i, r)) = next else {
+            break;
+        };
         results.push((i, r));
         if let Some((_, last)) = results.last() {
             progress(Progress {
@@ -104,13 +124,32 @@ pub async fn run(
         }
     }
     drop(running);
+    if stopped {
+        for (i, (case, attempt)) in cases_of.iter().enumerate() {
+            if !results.iter().any(|(j, _)| *j == i) {
+                results.push((i, CaseResult::not_run(case, *attempt, STOPPED)));
+            }
+        }
+    }
     results.sort_by_key(|(i, _)| *i);
-    RunReport::new(
+    let mut report = RunReport::new(
         started,
         clock.elapsed(),
         opts,
         results.into_iter().map(|(_, r)| r).collect(),
-    )
+    );
+    report.stopped = stopped;
+    report
+}
+
+/// Why a case of a stopped run has no result.
+pub const STOPPED: &str = "not run to its end: the run was stopped";
+
+/// Returns once `true` is sent; never when the sender is gone without sending it.
+async fn stop_asked(rx: &mut tokio::sync::watch::Receiver<bool>) {
+    if rx.wait_for(|s| *s).await.is_err() {
+        std::future::pending::<()>().await;
+    }
 }
 
 /// Each agent named once: resolved and connected, or why not (every case on it fails with that reason).

@@ -95,6 +95,8 @@ pub struct Runtime {
     unwritten: std::collections::VecDeque<(u64, usize)>,
     /// Each agent's target (headers, auth), for requests that need a credential of their own (approvals).
     pub(super) targets: HashMap<AgentId, crate::remote::connect::agent::AgentTarget>,
+    /// The stop switch of each agent's running suite (`U` while it runs).
+    pub(super) suite_stops: HashMap<AgentId, tokio::sync::watch::Sender<bool>>,
     /// Sign-ins in progress, by what they are for (setting one cancels its polling or its listener).
     pub(super) oauth_cancels:
         HashMap<crate::app::state::SignInFor, tokio::sync::watch::Sender<bool>>,
@@ -183,6 +185,7 @@ impl Runtime {
                 clipboard_enabled: false,
                 push: None,
                 oauth_cancels: HashMap::new(),
+                suite_stops: HashMap::new(),
                 code_pastes: HashMap::new(),
                 highlighter,
             },

@@ -19,10 +19,11 @@ pub fn page(run: &RunReport, agent: &str, kept: Option<&Kept>) -> CheckPage {
     let agent = crate::remote::error::one_line(&sanitize_line(agent).0);
     let files = files_of(run);
     let title = format!(
-        "Suite {files} on {agent} · {} PASS · {} FAIL · {:.1} s",
+        "Suite {files} on {agent} · {} PASS · {} FAIL · {:.1} s{}",
         run.passed,
         run.failed,
-        run.elapsed_ms as f64 / 1000.0
+        run.elapsed_ms as f64 / 1000.0,
+        if run.stopped { " · stopped" } else { "" }
     );
     let mut rows = Vec::new();
     let changes = match kept {

@@ -62,6 +62,34 @@ pub(super) fn remove_agent(f: &mut Frame, app: &App, agent: AgentId, area: Rect)
     );
 }
 
+pub(super) fn stop_suite(f: &mut Frame, app: &App, agent: AgentId, area: Rect) {
+    let t = &app.theme;
+    let r = centered(area, 64, 6);
+    let (name, what) = app
+        .agent(agent)
+        .map(|a| (a.name(), a.suite.line().unwrap_or_default()))
+        .unwrap_or_default();
+    f.render_widget(Clear, r);
+    f.render_widget(
+        Paragraph::new(vec![
+            Line::styled(
+                format!("Stop the suite running on {name} ({what})? The cases that ended are kept; the ones running are cut off."),
+                t.warning,
+            ),
+            Line::styled(
+                format!(
+                    "{}: stop · any other key: let it run",
+                    keys_or(app, Action::Confirm, "y")
+                ),
+                t.dim,
+            ),
+        ])
+        .block(boxed(app, "Confirm"))
+        .wrap(Wrap { trim: true }),
+        r,
+    );
+}
+
 pub(super) fn pin_key(
     f: &mut Frame,
     app: &App,

@@ -94,6 +94,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
         } => super::check::draw(f, app, page, *scroll, *selected, area),
         Overlay::Compare { page, scroll } => super::compare::draw(f, app, page, *scroll, area),
         Overlay::ConfirmRemoveAgent { agent } => super::confirm::remove_agent(f, app, *agent, area),
+        Overlay::ConfirmStopSuite { agent } => super::confirm::stop_suite(f, app, *agent, area),
         Overlay::ConfirmPinKey {
             agent,
             thumbprint,

@@ -30,9 +30,10 @@ pub(super) fn ask_run(app: &mut App) -> Vec<Effect> {
         app.set_status("no agent selected: add one with a", true);
         return vec![];
     };
-    if let SuiteState::Running { file, .. } = &entry.suite {
-        let msg = format!("{} is running {file} already", entry.name());
-        app.set_status(msg, false);
+    // One run per agent: while one runs, U offers to stop it.
+    if let SuiteState::Running { .. } = &entry.suite {
+        let agent = entry.id;
+        app.overlay = Some(Overlay::ConfirmStopSuite { agent });
         return vec![];
     }
     let id = entry.id;
@@ -147,6 +148,29 @@ pub(super) fn done(
         }
     }
     vec![]
+}
+
+/// The stop dialog's answer: yes stops the run (its page opens with what ended), anything else lets it run.
+pub(super) fn stop(app: &mut App, agent: AgentId, k: crossterm::event::KeyEvent) -> Vec<Effect> {
+    let yes = app
+        .keymap
+        .modal_action(crate::config::keymap::actions::Context::Dialog, false, &k)
+        == Some(Action::Confirm);
+    let running = app
+        .agent(agent)
+        .is_some_and(|a| matches!(a.suite, SuiteState::Running { .. }));
+    if !yes || !running {
+        return vec![];
+    }
+    // The page of a run the user stopped is what they are waiting for: it opens when it comes.
+    let keys = app.keys_pressed;
+    if let Some(a) = app.agent_mut(agent)
+        && let SuiteState::Running { keys_at_start, .. } = &mut a.suite
+    {
+        *keys_at_start = keys;
+    }
+    app.set_status("stopping the suite: the cases that ended are kept", false);
+    vec![Effect::StopSuite { agent }]
 }
 
 /// `u`: the selected agent's last suite results again.

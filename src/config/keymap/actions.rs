@@ -188,7 +188,7 @@ actions! {
     PinCardKey => "pin_card_key", AgentList, "Pin the key that signed the selected agent's card (asks first; shows its thumbprint)", [ch('P')];
     AllowOrigin => "allow_origin", AgentList, "Use the interface the selected agent's card names on another origin (asks first; shows both origins; for this session)", [ch('O')];
     CheckAgent => "check_agent", AgentList, "Check the selected agent against the A2A spec (read-only probes, in the background), then show the report and what changed since the last check", [ch('C')];
-    RunSuite => "run_suite", AgentList, "Run a regression suite (a TOML file of cases) on the selected agent, in the background; its results open as a page", [ch('U')];
+    RunSuite => "run_suite", AgentList, "Run a regression suite (a TOML file of cases) on the selected agent, in the background; its results open as a page (while one runs: stop it)", [ch('U')];
     SuiteReport => "suite_report", AgentList, "Show the results of the last suite run on the selected agent again (Enter on a case: what was seen)", [ch('u')];
     CheckReport => "check_report", AgentList, "Show the selected agent's last check report again (Enter on a line: its evidence)", [ch('K')];
     ToggleRawCard => "toggle_raw_card", AgentList, "Toggle between the card view and its raw JSON", [ch('J')];

@@ -75,6 +75,7 @@ impl Runtime {
                 target,
                 path,
             } => self.run_suite(agent, target, path),
+            Effect::StopSuite { agent } => self.stop_suite(agent),
             // Requests to agents.
             Effect::Send {
                 tab,

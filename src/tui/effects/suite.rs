@@ -21,8 +21,10 @@ impl Runtime {
     pub(super) fn run_suite(&mut self, agent: AgentId, target: Box<AgentTarget>, path: PathBuf) {
         let tx = self.tx.clone();
         let jobs = self.writer.as_ref().and_then(|w| w.jobs());
+        let (stop_tx, stop) = tokio::sync::watch::channel(false);
+        self.suite_stops.insert(agent, stop_tx);
         tokio::spawn(async move {
-            let report = match run(agent, &target, path, &tx).await {
+            let report = match run(agent, &target, path, stop, &tx).await {
                 Ok(r) => r,
                 Err(e) => {
                     let _ = tx.send(Msg::SuiteDone {
@@ -56,6 +58,12 @@ impl Runtime {
         });
     }
 
+    pub(super) fn stop_suite(&mut self, agent: AgentId) {
+        if let Some(stop) = self.suite_stops.remove(&agent) {
+            let _ = stop.send(true);
+        }
+    }
+
     pub(super) fn record_case(&mut self, path: PathBuf, recording: Box<Recording>) {
         let tx = self.tx.clone();
         tokio::task::spawn_blocking(move || {
@@ -69,6 +77,7 @@ async fn run(
     agent: AgentId,
     target: &AgentTarget,
     path: PathBuf,
+    stop: tokio::sync::watch::Receiver<bool>,
     tx: &tokio::sync::mpsc::UnboundedSender<Msg>,
 ) -> Result<RunReport, String> {
     let shown = path.display().to_string();
@@ -81,6 +90,7 @@ async fn run(
     }
     let opts = crate::suite::runner::Options {
         suites: vec![shown],
+        stop: Some(stop),
         ..Default::default()
     };
     // Typed as the runner takes them: a spawned future needs these closures general over their lifetimes.
