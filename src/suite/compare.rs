@@ -383,7 +383,14 @@ fn one_artifact(lines: &mut Vec<Line>, ka: &str, kb: &str, x: &SeenArtifact, y: 
         ));
         text_diff(lines, &x.text, &y.text);
     }
-    if x.data != y.data {
+    // Numbers by value: one SDK sends 3, another 3.0 (the Python SDK's data parts go through protobuf's
+    // Struct, whose numbers are doubles), and that is not a change.
+    let same_data = x.data.len() == y.data.len()
+        && x.data
+            .iter()
+            .zip(&y.data)
+            .all(|(p, q)| super::expect::loose_eq(p, q));
+    if !same_data {
         changed = true;
         lines.push(line(Kind::Changed, 1, format!("artifact {name}: data")));
         let n = x.data.len().max(y.data.len());
@@ -466,7 +473,7 @@ pub fn json_diff(path: &str, a: Option<&Value>, b: Option<&Value>, out: &mut Vec
                 json_diff(&format!("{path}[{i}]"), x.get(i), y.get(i), out);
             }
         }
-        (Some(x), Some(y)) if x == y => {}
+        (Some(x), Some(y)) if super::expect::loose_eq(x, y) => {}
         (Some(x), Some(y)) => out.push(line(
             Kind::Changed,
             2,
@@ -554,6 +561,12 @@ mod tests {
         let same = tasks("a", &a, "b", &a);
         assert_eq!(same.changed, 0);
         assert!(same.lines.iter().all(|l| l.kind != Kind::Changed));
+        // 3 and 3.0 are one number: not a change in the data.
+        let mut ints = a.clone();
+        ints.artifacts[0].data = vec![serde_json::json!({"lang": "rust", "n": 1})];
+        let mut floats = a.clone();
+        floats.artifacts[0].data = vec![serde_json::json!({"lang": "rust", "n": 1.0})];
+        assert_eq!(tasks("a", &ints, "b", &floats).changed, 0);
         // A delta under the noise floor is not a signed "-0.0 s" change.
         assert!(
             same.lines

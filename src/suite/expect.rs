@@ -242,7 +242,7 @@ fn json(j: &JsonSpec, seen: &Observed) -> Checked {
 }
 
 /// JSON equality where numbers compare by value (TOML's `1` and JSON's `1.0` are the same number).
-fn loose_eq(a: &Value, b: &Value) -> bool {
+pub fn loose_eq(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
         (Value::Array(x), Value::Array(y)) => {
