@@ -34,24 +34,25 @@ pub(super) fn start(app: &mut App) -> Vec<Effect> {
 /// Show the selected agent's last report again.
 pub(super) fn reopen(app: &mut App) -> Vec<Effect> {
     let page = match app.agents.get(app.selected_agent).map(|a| &a.check) {
-        Some(CheckState::Done { page: Some(p), .. }) => p.clone(),
-        Some(CheckState::Running { .. }) => {
-            app.set_status("the check is still running", false);
-            return vec![];
-        }
-        _ => {
-            app.set_status(
-                "no check of this agent in this session: press C to run one",
-                false,
-            );
-            return vec![];
-        }
+        Some(CheckState::Done { page: Some(p), .. }) => Ok(p.clone()),
+        Some(CheckState::Running { .. }) => Err("the check is still running"),
+        _ => Err("no check of this agent in this session: press C to run one"),
     };
-    app.overlay = Some(Overlay::Check {
-        page,
-        scroll: 0,
-        selected: None,
-    });
+    open_page(app, page)
+}
+
+/// Open a report page (a check's, a suite run's) from its top, or say why there is none.
+pub(super) fn open_page(app: &mut App, page: Result<Box<CheckPage>, &'static str>) -> Vec<Effect> {
+    match page {
+        Ok(page) => {
+            app.overlay = Some(Overlay::Check {
+                page,
+                scroll: 0,
+                selected: None,
+            });
+        }
+        Err(why) => app.set_status(why, false),
+    }
     vec![]
 }
 

@@ -122,11 +122,7 @@ pub(super) fn done(
             // Never over another dialog, nor over a message being typed, nor once the user has pressed a key
             // since the run started: keys meant for something else would land on the page.
             if !busy && app.overlay.is_none() && app.focus != Focus::Compose {
-                app.overlay = Some(Overlay::Check {
-                    page,
-                    scroll: 0,
-                    selected: None,
-                });
+                super::check::open_page(app, Ok(page));
                 app.set_status(summary, false);
             } else {
                 let keys = app
@@ -176,25 +172,11 @@ pub(super) fn stop(app: &mut App, agent: AgentId, k: crossterm::event::KeyEvent)
 /// `u`: the selected agent's last suite results again.
 pub(super) fn reopen(app: &mut App) -> Vec<Effect> {
     let page = match app.agents.get(app.selected_agent).map(|a| &a.suite) {
-        Some(SuiteState::Done { page, .. }) => page.clone(),
-        Some(SuiteState::Running { .. }) => {
-            app.set_status("the suite is still running", false);
-            return vec![];
-        }
-        _ => {
-            app.set_status(
-                "no suite was run on this agent in this session: press U to run one",
-                false,
-            );
-            return vec![];
-        }
+        Some(SuiteState::Done { page, .. }) => Ok(page.clone()),
+        Some(SuiteState::Running { .. }) => Err("the suite is still running"),
+        _ => Err("no suite was run on this agent in this session: press U to run one"),
     };
-    app.overlay = Some(Overlay::Check {
-        page,
-        scroll: 0,
-        selected: None,
-    });
-    vec![]
+    super::check::open_page(app, page)
 }
 
 /// `W`: ask which suite file the active tab's task goes into (or say why it cannot be recorded yet).
