@@ -170,6 +170,9 @@ fn the_results_page_a_cases_detail_and_the_verdict_in_the_list() {
     let diff = render(&app);
     assert!(diff.contains("ask for a name: PASS → FAIL"), "{diff}");
     assert!(diff.contains("+1.6 s to the end"), "{diff}");
+    // A diff's own lines carry one mark, not the change's mark too.
+    assert!(diff.contains("- Nice to meet you, Ada"), "{diff}");
+    assert!(!diff.contains("- - ") && !diff.contains("~ - "), "{diff}");
     // Esc closes the detail and the page (as the check report's evidence does); u reopens the page.
     key(&mut app, KeyCode::Esc);
     char_key(&mut app, 'u');
@@ -210,6 +213,35 @@ fn the_results_page_a_cases_detail_and_the_verdict_in_the_list() {
     assert_eq!(buf[(x, row)].fg, app.theme.error.fg.unwrap());
     char_key(&mut app, 'u');
     assert!(matches!(app.overlay, Some(Overlay::Check { .. })));
+    // "since run 1" is news only when a case changed: nothing changed is said in the quiet colour.
+    let same = run("Nice to meet you, Ada", 20);
+    let quiet = page(
+        &same,
+        "demo",
+        Some(&Kept {
+            id: 2,
+            previous: Some((1, a2a_console::suite::compare::runs(&same, &same))),
+        }),
+    );
+    assert!(
+        quiet
+            .changes
+            .as_deref()
+            .unwrap_or("")
+            .contains("nothing changed")
+    );
+    assert!(!quiet.changes_alarm);
+    let news = page(&same, "demo", Some(&kept_against(&same)));
+    assert!(news.changes_alarm);
+}
+
+/// Kept as run 2, compared with a run 1 where the second case answered Grace.
+fn kept_against(now: &RunReport) -> Kept {
+    let before = run("Nice to meet you, Grace", 20);
+    Kept {
+        id: 2,
+        previous: Some((1, a2a_console::suite::compare::runs(&before, now))),
+    }
 }
 
 #[test]

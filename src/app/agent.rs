@@ -220,12 +220,9 @@ pub enum SuiteState {
         /// `App::keys_pressed` when it started.
         keys_at_start: u64,
     },
-    Done {
-        /// `suite 5/6 ✗ peers.toml`.
-        line: String,
-        failed: bool,
-        page: Box<crate::app::msg::CheckPage>,
-    },
+    /// Its page: the agent list's line is the page's badge (`suite 5/6 ✗ peers.toml`), coloured by whether a
+    /// case failed.
+    Done(Box<crate::app::msg::CheckPage>),
 }
 
 impl SuiteState {
@@ -248,7 +245,7 @@ impl SuiteState {
                     " running…".to_string()
                 }
             )),
-            SuiteState::Done { line, .. } => Some(line.clone()),
+            SuiteState::Done(page) => Some(page.badge.clone()),
         }
     }
 }

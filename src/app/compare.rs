@@ -2,7 +2,7 @@
 //! [`Observed`] (its states in order, when its first event and its end came after the user's first message,
 //! the agent's messages, its artifacts and their flags), a summary column for each, and the lines of what
 //! changed, from the same comparison `a2a-console compare` prints. Everything here was sanitised when the tab
-//! received it.
+//! received it, and is again as the page is built.
 
 use chrono::{DateTime, Local};
 
@@ -12,6 +12,7 @@ use crate::app::task::{Entry, TaskTab};
 use crate::suite::compare::{self, Line};
 use crate::suite::observe::{Observed, artifacts_of};
 use crate::task::phase::state_name;
+use crate::trust::sanitize::sanitize_line;
 
 /// What the compare page shows.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -95,37 +96,14 @@ fn label(tab: &TaskTab) -> String {
 
 /// One column: the task, its states, its timings, its artifacts, its flags.
 fn summary(tab: &TaskTab, o: &Observed) -> Vec<String> {
-    let secs = |ms: u64| format!("{:.2} s", ms as f64 / 1000.0);
     let mut out = vec![
         label(tab),
-        format!(
-            "states: {}",
-            if o.states.is_empty() {
-                "none".to_string()
-            } else {
-                o.states.join(" → ")
-            }
-        ),
-        format!(
-            "first event {} · end {}",
-            o.first_event_ms.map_or("—".to_string(), secs),
-            secs(o.total_ms)
-        ),
+        format!("states: {}", o.states_line()),
+        o.timing_line(),
         format!("artifacts: {}", o.artifacts.len()),
     ];
     for a in &o.artifacts {
-        out.push(format!(
-            "  {} ({}; {} B text, {} data, {} file)",
-            a.name.clone().unwrap_or_else(|| a.id.clone()),
-            if a.media_types.is_empty() {
-                "text".to_string()
-            } else {
-                a.media_types.join(", ")
-            },
-            a.text_bytes,
-            a.data.len(),
-            a.files.len()
-        ));
+        out.push(format!("  {}", a.summary()));
     }
     out.push(if o.flags.is_empty() {
         "flags: none".to_string()
@@ -133,6 +111,12 @@ fn summary(tab: &TaskTab, o: &Observed) -> Vec<String> {
         format!("flags: {}", o.flags.join(", "))
     });
     out
+}
+
+/// Every line one line with no control in it, whatever the tab held (it was sanitised as it arrived; the
+/// page is the last step before the screen).
+fn clean(lines: Vec<String>) -> Vec<String> {
+    lines.iter().map(|l| sanitize_line(l).0).collect()
 }
 
 /// The page comparing tab `a` (before) with tab `b` (after); `None` when either is gone.
@@ -151,9 +135,17 @@ pub fn page(app: &App, a: TabId, b: TabId) -> Option<ComparePage> {
                 "changes below"
             }
         ),
-        left: summary(ta, &oa),
-        right: summary(tb, &ob),
+        left: clean(summary(ta, &oa)),
+        right: clean(summary(tb, &ob)),
         // The heading repeats the title.
-        lines: c.lines.into_iter().skip(1).collect(),
+        lines: c
+            .lines
+            .into_iter()
+            .skip(1)
+            .map(|mut l| {
+                l.text = sanitize_line(&l.text).0;
+                l
+            })
+            .collect(),
     })
 }

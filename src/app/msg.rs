@@ -202,6 +202,8 @@ pub struct CheckPage {
     pub title: String,
     /// What changed since the last check, when there was one.
     pub changes: Option<String>,
+    /// What changed needs a look: a check's new failure, a suite case that changed (the line is coloured).
+    pub changes_alarm: bool,
     pub rows: Vec<CheckRow>,
     pub badge: String,
     pub must_failed: bool,

@@ -1,4 +1,4 @@
-//! Agent names cut to the room a tab title, the board's column or the agent list gives them, so that agents
+//! Agent names (and other one-line labels) cut to the room a tab title, the board's column or the agent list gives them, so that agents
 //! whose names share a long beginning ("A2A Acceptance Python 1.0", "A2A Acceptance JS 1.0") still read apart:
 //! the cut goes in the middle (`…`), and the part that tells a name from the others stays whole. Widths are
 //! display columns (a CJK character takes two); a cut never splits a character.
@@ -88,6 +88,18 @@ fn shared_words(a: &str, b: &str) -> usize {
     end
 }
 
+/// `s` cut to `width` display columns, ending in `…` when it was cut, so a long name says it goes on (wide
+/// characters count double; a cut never splits one).
+pub fn ellipsize(s: &str, width: usize) -> String {
+    if s.width() <= width {
+        return s.to_string();
+    }
+    match width.checked_sub(1) {
+        Some(room) => format!("{}…", take_cols(s, room)),
+        None => String::new(),
+    }
+}
+
 /// The longest start of `s` that fits in `cols` columns (wide characters count double; none is split).
 pub fn take_cols(s: &str, cols: usize) -> &str {
     let mut used = 0;
@@ -117,6 +129,16 @@ fn take_cols_from_end(s: &str, cols: usize) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn long_names_end_in_an_ellipsis_within_the_width() {
+        assert_eq!(ellipsize("short", 10), "short");
+        assert_eq!(ellipsize("exactly-10", 10), "exactly-10");
+        assert_eq!(ellipsize("a-very-long-agent-name", 10), "a-very-lo…");
+        // Wide characters take two columns: the cut lands before one that would not fit.
+        assert_eq!(ellipsize("日本語のエージェント", 7), "日本語…");
+        assert_eq!(ellipsize("abc", 0), "");
+    }
 
     const PY1: &str = "A2A Acceptance Python 1.0";
     const JS1: &str = "A2A Acceptance JS 1.0";

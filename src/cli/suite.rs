@@ -127,11 +127,6 @@ fn progress_line(tty: bool, p: &Progress<'_>) {
     }
 }
 
-/// Checks whose "seen" is the agent's own data (shown with the agent's name in front).
-fn remote_seen(what: &str) -> bool {
-    !what.starts_with("max_")
-}
-
 /// The widest case name the name column grows to; a longer one is cut with `…`.
 const NAME_COLUMN_MAX: usize = 56;
 
@@ -206,17 +201,7 @@ fn print_details(c: &CaseResult, verbose: bool) {
         outln!("        error: {}", sanitize_line(e).0);
     }
     for k in c.checks.iter().filter(|k| verbose || !k.passed) {
-        let seen = if remote_seen(&k.what) {
-            format!("agent {agent} gave: {}", k.seen)
-        } else {
-            format!("took {}", k.seen)
-        };
-        outln!(
-            "        {} {}: expected {} · {seen}",
-            if k.passed { "ok  " } else { "FAIL" },
-            k.what,
-            k.expected
-        );
+        outln!("        {}", k.line(&agent));
     }
     if !c.passed {
         for a in &c.seen.anomalies {
@@ -230,13 +215,8 @@ fn print_details(c: &CaseResult, verbose: bool) {
 fn keep(run: &RunReport) -> Option<(i64, Option<i64>)> {
     let path = crate::store::db_path()?;
     let kept = Store::open(&path).and_then(|store| {
-        let json = serde_json::to_string(run)
-            .map_err(|e| crate::store::StoreError::Other(e.to_string()))?;
         let previous = store.runs(1)?.first().map(|r| r.id);
-        Ok((
-            store.save_run(&run.suites.join(", "), run.passed, run.failed, &json)?,
-            previous,
-        ))
+        Ok((store.keep_run(run)?, previous))
     });
     match kept {
         Ok(ids) => Some(ids),
@@ -335,11 +315,8 @@ fn last_two(store: &Store) -> Result<(Side, Side), String> {
 /// A number names a kept run; anything else a stored task (its id or short id).
 fn side(store: &Store, name: &str) -> Result<Side, String> {
     if let Ok(id) = name.parse::<i64>()
-        && let Some(report) = store.run_report(id).map_err(|e| e.to_string())?
+        && let Some(run) = store.kept_run(id).map_err(|e| e.to_string())?
     {
-        let mut run: RunReport = serde_json::from_str(&report)
-            .map_err(|e| format!("run {id}: its kept report cannot be read: {e}"))?;
-        run.id = id;
         return Ok(Side::Run(Box::new(run)));
     }
     let tasks = store.tasks().map_err(|e| e.to_string())?;
@@ -408,17 +385,7 @@ fn print_comparison(c: &Comparison, json: bool) {
             );
             continue;
         }
-        let mark = match l.kind {
-            compare::Kind::Heading => "",
-            compare::Kind::Same => "  ",
-            compare::Kind::Changed => "~ ",
-            compare::Kind::Removed => "- ",
-            compare::Kind::Added => "+ ",
-        };
-        let indent = "  ".repeat(usize::from(l.depth));
-        // Diff lines carry their own +/- already.
-        let mark = if l.depth >= 2 { "" } else { mark };
-        outln!("{indent}{mark}{}", sanitize_line(&l.text).0);
+        outln!("{}", l.plain());
     }
     if !json {
         outln!();

@@ -19,8 +19,27 @@ pub struct KeptRun {
 pub const KEEP_RUNS: i64 = 200;
 
 impl Store {
-    /// Keep a run's report; returns its id. Older runs past [`KEEP_RUNS`] go.
-    pub fn save_run(
+    /// Keep a suite run; returns its id. Older runs past [`KEEP_RUNS`] go.
+    pub fn keep_run(&self, run: &crate::suite::report::RunReport) -> Result<i64, StoreError> {
+        let json = serde_json::to_string(run).map_err(|e| StoreError::Other(e.to_string()))?;
+        self.save_run(&run.suites.join(", "), run.passed, run.failed, &json)
+    }
+
+    /// A kept run's report, with its id (`None`: no such run).
+    pub fn kept_run(&self, id: i64) -> Result<Option<crate::suite::report::RunReport>, StoreError> {
+        let Some(json) = self.run_report(id)? else {
+            return Ok(None);
+        };
+        let mut run: crate::suite::report::RunReport =
+            serde_json::from_str(&json).map_err(|e| {
+                StoreError::Other(format!("run {id}: its kept report cannot be read: {e}"))
+            })?;
+        // The report was written before the store gave it its id.
+        run.id = id;
+        Ok(Some(run))
+    }
+
+    fn save_run(
         &self,
         suites: &str,
         passed: usize,
@@ -71,8 +90,8 @@ impl Store {
         rows.collect::<Result<Vec<_>, _>>().map_err(|e| self.err(e))
     }
 
-    /// One run's report.
-    pub fn run_report(&self, id: i64) -> Result<Option<String>, StoreError> {
+    /// One run's report, as kept.
+    fn run_report(&self, id: i64) -> Result<Option<String>, StoreError> {
         self.conn
             .query_row("SELECT report FROM runs WHERE id = ?1", [id], |r| r.get(0))
             .optional()

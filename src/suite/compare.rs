@@ -34,6 +34,27 @@ pub struct Line {
     pub text: String,
 }
 
+impl Line {
+    /// The line as plain text, indented by its depth and marked by its kind (`~` changed, `-` removed, `+`
+    /// added), sanitised: how `compare` prints it and the console's suite page shows it. A diff's own lines
+    /// (depth 2 and more) carry their `-`/`+` in their text already.
+    pub fn plain(&self) -> String {
+        let mark = match self.kind {
+            _ if self.depth >= 2 => "",
+            Kind::Heading => "",
+            Kind::Same => "  ",
+            Kind::Changed => "~ ",
+            Kind::Removed => "- ",
+            Kind::Added => "+ ",
+        };
+        format!(
+            "{}{mark}{}",
+            "  ".repeat(usize::from(self.depth)),
+            crate::trust::sanitize::sanitize_line(&self.text).0
+        )
+    }
+}
+
 /// The comparison: its lines, and how many cases (or tasks) changed.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Comparison {

@@ -20,6 +20,25 @@ pub struct Checked {
     pub seen: String,
 }
 
+impl Checked {
+    /// One line as the CLI and the console show it: `FAIL text: expected /x/ · agent NAME gave: y`. What the
+    /// agent gave is said to be the agent's; a timing is the console's own measure (`took 1.2 s`).
+    pub fn line(&self, agent: &str) -> String {
+        let s = |x: &str| sanitize_line(x).0;
+        let seen = if self.what.starts_with("max_") {
+            format!("took {}", s(&self.seen))
+        } else {
+            format!("agent {agent} gave: {}", s(&self.seen))
+        };
+        format!(
+            "{} {}: expected {} · {seen}",
+            if self.passed { "ok  " } else { "FAIL" },
+            s(&self.what),
+            s(&self.expected)
+        )
+    }
+}
+
 /// The seconds a case may take when neither it nor its file says.
 pub const DEFAULT_MAX_SECONDS: f64 = 60.0;
 

@@ -48,6 +48,45 @@ pub struct Observed {
     pub event_log: Vec<Value>,
 }
 
+impl Observed {
+    /// `submitted → working → completed`, or `none`.
+    pub fn states_line(&self) -> String {
+        if self.states.is_empty() {
+            "none".to_string()
+        } else {
+            self.states.join(" → ")
+        }
+    }
+
+    /// `first event 0.01 s · end 0.05 s`.
+    pub fn timing_line(&self) -> String {
+        let secs = |ms: u64| format!("{:.2} s", ms as f64 / 1000.0);
+        format!(
+            "first event {} · end {}",
+            self.first_event_ms.map_or("—".to_string(), secs),
+            secs(self.total_ms)
+        )
+    }
+}
+
+impl SeenArtifact {
+    /// `greeting (text/plain; 21 B text, 0 data, 0 file)`.
+    pub fn summary(&self) -> String {
+        format!(
+            "{} ({}; {} B text, {} data, {} file)",
+            self.name.as_deref().unwrap_or(&self.id),
+            if self.media_types.is_empty() {
+                "text".to_string()
+            } else {
+                self.media_types.join(", ")
+            },
+            self.text_bytes,
+            self.data.len(),
+            self.files.len()
+        )
+    }
+}
+
 /// One artifact, as reassembled.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct SeenArtifact {

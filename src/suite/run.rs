@@ -57,6 +57,14 @@ impl CaseResult {
     /// A case that did not run to its end, and why (its agent unreachable, the run stopped).
     pub fn not_run(case: &Case, attempt: u32, why: &str) -> CaseResult {
         CaseResult {
+            error: Some(why.to_string()),
+            ..CaseResult::of(case, attempt)
+        }
+    }
+
+    /// A case's result before anything is known of it.
+    fn of(case: &Case, attempt: u32) -> CaseResult {
+        CaseResult {
             name: case.name.clone(),
             spec_name: case.spec_name.clone(),
             row: case.row.clone(),
@@ -66,7 +74,7 @@ impl CaseResult {
             binding: String::new(),
             protocol: String::new(),
             passed: false,
-            error: Some(why.to_string()),
+            error: None,
             checks: Vec::new(),
             seen: Observed::default(),
         }
@@ -75,12 +83,11 @@ impl CaseResult {
 
 /// Run `case` on `agent` (or report why its agent could not be reached).
 pub async fn run_case(case: &Case, attempt: u32, agent: Result<&Agent, &str>) -> CaseResult {
-    let mut result = CaseResult::not_run(case, attempt, "");
-    result.error = None;
     let agent = match agent {
         Ok(a) => a,
         Err(why) => return CaseResult::not_run(case, attempt, why),
     };
+    let mut result = CaseResult::of(case, attempt);
     result.agent = agent.conn.label.clone();
     result.agent_url = agent.target.url.clone();
     result.binding = agent.conn.selected.binding.wire_name().to_string();

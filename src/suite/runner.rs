@@ -82,12 +82,11 @@ pub async fn run(
         .flat_map(|attempt| cases.iter().map(move |c| (c, attempt)))
         .collect();
     let total = work.len();
-    let cases_of: Vec<(&Case, u32)> = work.clone();
-    let mut results: Vec<(usize, CaseResult)> = Vec::with_capacity(total);
     // Collected first: a stream over a mapping closure that borrows the cases is not `Send` to the compiler
     // (its lifetimes are not general enough), and the console runs a suite on a spawned task.
     let jobs: Vec<_> = work
-        .into_iter()
+        .iter()
+        .copied()
         .enumerate()
         .map(|(i, (case, attempt))| {
             let agent = agents
@@ -98,46 +97,36 @@ pub async fn run(
         })
         .collect();
     let mut running = futures::stream::iter(jobs).buffer_unordered(opts.jobs.max(1));
+    // Each case's result in the order of `work`, filled as they end.
+    let mut results: Vec<Option<CaseResult>> = (0..total).map(|_| None).collect();
     let mut stop = opts.stop.clone();
-    let mut stopped = false;
-    loop {
-        let next = match stop.as_mut() {
-            Some(s) => tokio::select! {
-                r = running.next() => r,
-                () = stop_asked(s) => {
-                    stopped = true;
-                    None
-                }
-            },
-            None => running.next().await,
+    let mut done = 0;
+    let stopped = loop {
+        let next = tokio::select! {
+            r = running.next() => r,
+            () = stop_asked(stop.as_mut()) => break true,
         };
         let Some((i, r)) = next else {
-            break;
+            break false;
         };
-        results.push((i, r));
-        if let Some((_, last)) = results.last() {
+        if let Some(slot) = results.get_mut(i) {
+            done += 1;
             progress(Progress {
-                done: results.len(),
+                done,
                 total,
-                last,
+                last: slot.insert(r),
             });
         }
-    }
+    };
     drop(running);
-    if stopped {
-        for (i, (case, attempt)) in cases_of.iter().enumerate() {
-            if !results.iter().any(|(j, _)| *j == i) {
-                results.push((i, CaseResult::not_run(case, *attempt, STOPPED)));
-            }
-        }
-    }
-    results.sort_by_key(|(i, _)| *i);
-    let mut report = RunReport::new(
-        started,
-        clock.elapsed(),
-        opts,
-        results.into_iter().map(|(_, r)| r).collect(),
-    );
+    let cases = results
+        .into_iter()
+        .zip(&work)
+        .map(|(r, (case, attempt))| {
+            r.unwrap_or_else(|| CaseResult::not_run(case, *attempt, STOPPED))
+        })
+        .collect();
+    let mut report = RunReport::new(started, clock.elapsed(), opts, cases);
     report.stopped = stopped;
     report
 }
@@ -145,9 +134,13 @@ pub async fn run(
 /// Why a case of a stopped run has no result.
 pub const STOPPED: &str = "not run to its end: the run was stopped";
 
-/// Returns once `true` is sent; never when the sender is gone without sending it.
-async fn stop_asked(rx: &mut tokio::sync::watch::Receiver<bool>) {
-    if rx.wait_for(|s| *s).await.is_err() {
+/// Returns once `true` is sent; never without a switch, or when its sender is gone without sending it.
+async fn stop_asked(rx: Option<&mut tokio::sync::watch::Receiver<bool>>) {
+    let asked = match rx {
+        Some(rx) => rx.wait_for(|s| *s).await.is_ok(),
+        None => false,
+    };
+    if !asked {
         std::future::pending::<()>().await;
     }
 }

@@ -18,9 +18,11 @@ pub fn page(report: &Report, previous: Option<&str>, label: &str) -> CheckPage {
         report.requests_sent,
         if report.active { "" } else { ", read-only" }
     );
-    let changes = previous
+    let changed = previous
         .and_then(|p| serde_json::from_str::<serde_json::Value>(p).ok())
-        .map(|p| crate::check::compare::compare(&p, report).line());
+        .map(|p| crate::check::compare::compare(&p, report));
+    let changes_alarm = changed.as_ref().is_some_and(|c| !c.new_failures.is_empty());
+    let changes = changed.map(|c| c.line());
     let mut rows = Vec::new();
     let mut heading: Option<(&str, Option<&str>)> = None;
     // An area whose findings are all skipped for one reason (the active probes, unless asked for) is one row.
@@ -116,6 +118,7 @@ pub fn page(report: &Report, previous: Option<&str>, label: &str) -> CheckPage {
     CheckPage {
         title,
         changes,
+        changes_alarm,
         rows,
         badge,
         must_failed: report.summary.must_failed,

@@ -3,7 +3,7 @@
 //! case its verdict, time and final state, with what was expected and what was seen as the row's detail.
 
 use crate::app::msg::{CheckPage, CheckRow};
-use crate::suite::compare::{Comparison, Kind};
+use crate::suite::compare::Comparison;
 use crate::suite::report::RunReport;
 use crate::suite::run::CaseResult;
 use crate::trust::sanitize::sanitize_line;
@@ -52,9 +52,13 @@ pub fn page(run: &RunReport, agent: &str, kept: Option<&Kept>) -> CheckPage {
         run.cases.len(),
         if run.all_passed() { "✓" } else { "✗" }
     );
+    let changes_alarm = kept
+        .and_then(|k| k.previous.as_ref())
+        .is_some_and(|(_, cmp)| cmp.changed > 0);
     CheckPage {
         title,
         changes,
+        changes_alarm,
         rows,
         badge,
         must_failed: !run.all_passed(),
@@ -85,24 +89,7 @@ fn changed_words(n: usize) -> String {
 
 /// The comparison with the last run, as a row whose detail is the whole comparison.
 fn changes_row(prev: i64, id: i64, cmp: &Comparison) -> CheckRow {
-    let detail = cmp
-        .lines
-        .iter()
-        .map(|l| {
-            let mark = match l.kind {
-                Kind::Heading => "",
-                Kind::Same => "  ",
-                Kind::Changed => "~ ",
-                Kind::Removed => "- ",
-                Kind::Added => "+ ",
-            };
-            format!(
-                "{}{mark}{}",
-                "  ".repeat(usize::from(l.depth)),
-                sanitize_line(&l.text).0
-            )
-        })
-        .collect();
+    let detail = cmp.lines.iter().map(|l| l.plain()).collect();
     CheckRow {
         line: format!(
             "{:<4}  #Δ   since run {prev}: {} (Enter: what changed; `a2a-console compare {prev} {id}`)",
@@ -135,22 +122,12 @@ fn case_row(n: usize, c: &CaseResult, agent: &str) -> CheckRow {
     CheckRow {
         line: format!(
             "{verdict}  #{n:<3} {:<32} {:>6.2} s  {}{why}",
-            truncate(&name, 32),
+            crate::app::names::ellipsize(&name, 32),
             c.seen.total_ms as f64 / 1000.0,
             sanitize_line(state).0
         ),
         verdict: Some(verdict),
         detail: case_detail(c, &name, agent),
-    }
-}
-
-fn truncate(s: &str, n: usize) -> String {
-    if s.chars().count() <= n {
-        s.to_string()
-    } else {
-        let mut t: String = s.chars().take(n.saturating_sub(1)).collect();
-        t.push('…');
-        t
     }
 }
 
@@ -179,51 +156,13 @@ fn case_detail(c: &CaseResult, name: &str, agent: &str) -> Vec<String> {
     if let Some(e) = &c.error {
         d.push(format!("error: {}", s(e)));
     }
-    for k in &c.checks {
-        let seen = if k.what.starts_with("max_") {
-            format!("took {}", s(&k.seen))
-        } else {
-            format!("agent {agent} gave: {}", s(&k.seen))
-        };
-        d.push(format!(
-            "{} {}: expected {} · {seen}",
-            if k.passed { "ok  " } else { "FAIL" },
-            s(&k.what),
-            s(&k.expected)
-        ));
-    }
+    d.extend(c.checks.iter().map(|k| k.line(agent)));
     d.push(String::new());
     let o = &c.seen;
-    d.push(format!(
-        "states: {}",
-        if o.states.is_empty() {
-            "none".to_string()
-        } else {
-            s(&o.states.join(" → "))
-        }
-    ));
-    d.push(format!(
-        "first event {} · end {:.2} s · {} events",
-        o.first_event_ms.map_or("—".to_string(), |ms| format!(
-            "{:.2} s",
-            ms as f64 / 1000.0
-        )),
-        o.total_ms as f64 / 1000.0,
-        o.events
-    ));
+    d.push(format!("states: {}", s(&o.states_line())));
+    d.push(format!("{} · {} events", o.timing_line(), o.events));
     for a in &o.artifacts {
-        d.push(format!(
-            "artifact {} ({}; {} B text, {} data, {} file)",
-            s(a.name.as_deref().unwrap_or(&a.id)),
-            if a.media_types.is_empty() {
-                "text".to_string()
-            } else {
-                s(&a.media_types.join(", "))
-            },
-            a.text_bytes,
-            a.data.len(),
-            a.files.len()
-        ));
+        d.push(format!("artifact {}", s(&a.summary())));
     }
     for m in o.messages.iter().take(5) {
         for l in m.lines().take(3) {

@@ -8,6 +8,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 
 use crate::app::agent::Reachability;
+use crate::app::names::ellipsize;
 use crate::app::state::{App, Focus};
 use crate::config::keymap::actions::Action;
 use crate::trust::sanitize::sanitize_line;
@@ -137,8 +138,8 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
         // The last suite run on it from the console (`U`), or its progress while it runs.
         if let Some(line) = a.suite.line() {
             let style = match &a.suite {
-                crate::app::agent::SuiteState::Done { failed: true, .. } => t.error,
-                crate::app::agent::SuiteState::Done { .. } => t.ok,
+                crate::app::agent::SuiteState::Done(page) if page.must_failed => t.error,
+                crate::app::agent::SuiteState::Done(_) => t.ok,
                 _ => t.connecting,
             };
             lines.push(Line::from(vec![
@@ -191,33 +192,5 @@ fn spoken(sel: &crate::remote::connect::Selected) -> String {
     match crate::config::protocol::major_minor(&card) {
         Some((maj, min)) if format!("{maj}.{min}") != label => format!("{card}→{label}"),
         _ => label.to_string(),
-    }
-}
-
-/// `s` cut to `width` display columns, ending in `…` when it was cut, so a long name says it goes on (wide
-/// characters count double; a cut never splits one).
-pub(super) fn ellipsize(s: &str, width: usize) -> String {
-    use unicode_width::UnicodeWidthStr;
-    if s.width() <= width {
-        return s.to_string();
-    }
-    match width.checked_sub(1) {
-        Some(room) => format!("{}…", crate::app::names::take_cols(s, room)),
-        None => String::new(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::ellipsize;
-
-    #[test]
-    fn long_names_end_in_an_ellipsis_within_the_width() {
-        assert_eq!(ellipsize("short", 10), "short");
-        assert_eq!(ellipsize("exactly-10", 10), "exactly-10");
-        assert_eq!(ellipsize("a-very-long-agent-name", 10), "a-very-lo…");
-        // Wide characters take two columns: the cut lands before one that would not fit.
-        assert_eq!(ellipsize("日本語のエージェント", 7), "日本語…");
-        assert_eq!(ellipsize("abc", 0), "");
     }
 }

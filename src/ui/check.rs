@@ -26,12 +26,10 @@ pub(super) fn draw(
     let width = r.width.saturating_sub(2) as usize;
     let mut top: Vec<Line> = Vec::new();
     if let Some(c) = &page.changes {
-        let style = if c.contains("new failure") {
-            t.error
-        } else if c.contains(" changed ·") {
-            t.warning
-        } else {
-            t.dim
+        let style = match page.kind {
+            _ if !page.changes_alarm => t.dim,
+            crate::app::msg::PageKind::Check => t.error,
+            crate::app::msg::PageKind::Suite => t.warning,
         };
         top.push(Line::styled(
             super::wrap::fit_words(&format!("{}{c}", page.kind.changes_lead()), width),

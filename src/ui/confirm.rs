@@ -1,5 +1,5 @@
-//! The yes-or-no confirmations: cancel a task, remove an agent, pin a card's signing key, call another origin,
-//! delete a stored task. Each says what the confirming key does and that any other key keeps things as they are.
+//! The yes-or-no confirmations: cancel a task, stop a suite run, remove an agent, pin a card's signing key,
+//! call another origin, delete a stored task. Each says what the confirming key does and that any other key keeps things as they are.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -13,80 +13,43 @@ use crate::app::state::App;
 use crate::config::keymap::actions::Action;
 
 pub(super) fn cancel(f: &mut Frame, app: &App, tab: TabId, area: Rect) {
-    let t = &app.theme;
-    let r = centered(area, 60, 5);
     let what = app
         .tab(tab)
         .and_then(|t| t.short_task())
         .unwrap_or_default();
-    f.render_widget(Clear, r);
-    f.render_widget(
-        Paragraph::new(vec![
-            Line::styled(format!("Cancel task {what}?"), t.warning),
-            Line::styled(
-                format!(
-                    "{}: cancel it · any other key: keep it running",
-                    keys_or(app, Action::Confirm, "y")
-                ),
-                t.dim,
-            ),
-        ])
-        .block(boxed(app, "Confirm"))
-        .wrap(Wrap { trim: true }),
-        r,
+    question(
+        f,
+        app,
+        centered(area, 60, 5),
+        format!("Cancel task {what}?"),
+        "cancel it · any other key: keep it running",
     );
 }
 
 pub(super) fn remove_agent(f: &mut Frame, app: &App, agent: AgentId, area: Rect) {
-    let t = &app.theme;
-    let r = centered(area, 64, 5);
     let name = app.agent(agent).map(|a| a.name()).unwrap_or_default();
-    f.render_widget(Clear, r);
-    f.render_widget(
-        Paragraph::new(vec![
-            Line::styled(
-                format!("Remove agent {name} (and its tabs) from the console and the config file?"),
-                t.warning,
-            ),
-            Line::styled(
-                format!(
-                    "{}: remove · any other key: keep",
-                    keys_or(app, Action::Confirm, "y")
-                ),
-                t.dim,
-            ),
-        ])
-        .block(boxed(app, "Confirm"))
-        .wrap(Wrap { trim: true }),
-        r,
+    question(
+        f,
+        app,
+        centered(area, 64, 5),
+        format!("Remove agent {name} (and its tabs) from the console and the config file?"),
+        "remove · any other key: keep",
     );
 }
 
 pub(super) fn stop_suite(f: &mut Frame, app: &App, agent: AgentId, area: Rect) {
-    let t = &app.theme;
-    let r = centered(area, 64, 6);
     let (name, what) = app
         .agent(agent)
         .map(|a| (a.name(), a.suite.line().unwrap_or_default()))
         .unwrap_or_default();
-    f.render_widget(Clear, r);
-    f.render_widget(
-        Paragraph::new(vec![
-            Line::styled(
-                format!("Stop the suite running on {name} ({what})? The cases that ended are kept; the ones running are cut off."),
-                t.warning,
-            ),
-            Line::styled(
-                format!(
-                    "{}: stop · any other key: let it run",
-                    keys_or(app, Action::Confirm, "y")
-                ),
-                t.dim,
-            ),
-        ])
-        .block(boxed(app, "Confirm"))
-        .wrap(Wrap { trim: true }),
-        r,
+    question(
+        f,
+        app,
+        centered(area, 64, 6),
+        format!(
+            "Stop the suite running on {name} ({what})? The cases that ended are kept; the ones running are cut off."
+        ),
+        "stop · any other key: let it run",
     );
 }
 
@@ -171,26 +134,29 @@ pub(super) fn origin(
 }
 
 pub(super) fn delete(f: &mut Frame, app: &App, tab: TabId, area: Rect) {
-    let t = &app.theme;
-    let r = centered(area, 64, 5);
     let what = app
         .tab(tab)
         .and_then(|t| t.task_id_shown().map(str::to_string))
         .unwrap_or_else(|| "this tab".into());
+    question(
+        f,
+        app,
+        centered(area, 64, 5),
+        format!("Delete task {what} from the local store and close its tab? The agent keeps it."),
+        "delete · any other key: keep",
+    );
+}
+
+/// A yes-or-no box titled "Confirm": the question, then what the confirming key does and what any other key
+/// does (`answers`: "stop · any other key: let it run").
+fn question(f: &mut Frame, app: &App, r: Rect, question: String, answers: &str) {
+    let t = &app.theme;
     f.render_widget(Clear, r);
     f.render_widget(
         Paragraph::new(vec![
+            Line::styled(question, t.warning),
             Line::styled(
-                format!(
-                    "Delete task {what} from the local store and close its tab? The agent keeps it."
-                ),
-                t.warning,
-            ),
-            Line::styled(
-                format!(
-                    "{}: delete · any other key: keep",
-                    keys_or(app, Action::Confirm, "y")
-                ),
+                format!("{}: {answers}", keys_or(app, Action::Confirm, "y")),
                 t.dim,
             ),
         ])

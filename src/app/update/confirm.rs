@@ -1,5 +1,5 @@
-//! The yes/no dialogs: canceling a task, removing an agent, pinning a card's key, allowing an origin, and
-//! deleting a task from the local store. One function per dialog; each acts only on a yes.
+//! The yes/no dialogs: canceling a task, stopping a suite run, removing an agent, pinning a card's key,
+//! allowing an origin, and deleting a task from the local store. One function per dialog; each acts only on a yes.
 
 use crossterm::event::KeyEvent;
 
@@ -30,6 +30,24 @@ pub(super) fn cancel(app: &mut App, tab: TabId, k: KeyEvent) -> Vec<Effect> {
         agent: t.agent,
         task_id,
     }]
+}
+
+/// Stop the suite running on `agent`: the run ends with the cases that ended, and its page opens when it comes
+/// (it is what the user is waiting for now).
+pub(super) fn stop_suite(app: &mut App, agent: AgentId, k: KeyEvent) -> Vec<Effect> {
+    if !yes(app, &k) {
+        return vec![];
+    }
+    let keys = app.keys_pressed;
+    let Some(a) = app.agent_mut(agent) else {
+        return vec![];
+    };
+    let crate::app::agent::SuiteState::Running { keys_at_start, .. } = &mut a.suite else {
+        return vec![];
+    };
+    *keys_at_start = keys;
+    app.set_status("stopping the suite: the cases that ended are kept", false);
+    vec![Effect::StopSuite { agent }]
 }
 
 pub(super) fn remove_agent(app: &mut App, agent: AgentId, k: KeyEvent) -> Vec<Effect> {

@@ -139,7 +139,7 @@ fn overlay_key_inner(app: &mut App, overlay: Overlay, k: KeyEvent) -> Vec<Effect
         }
         Overlay::ConfirmCancel { tab } => super::confirm::cancel(app, tab, k),
         Overlay::ConfirmRemoveAgent { agent } => super::confirm::remove_agent(app, agent, k),
-        Overlay::ConfirmStopSuite { agent } => super::suite::stop(app, agent, k),
+        Overlay::ConfirmStopSuite { agent } => super::confirm::stop_suite(app, agent, k),
         Overlay::ConfirmPinKey {
             agent, thumbprint, ..
         } => super::confirm::pin_key(app, agent, thumbprint, k),

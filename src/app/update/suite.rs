@@ -80,18 +80,13 @@ pub(super) fn progress(
 ) -> Vec<Effect> {
     if let Some(a) = app.agent_mut(agent)
         && let SuiteState::Running {
-            file,
-            keys_at_start,
+            done: d,
+            total: t,
+            failed: f,
             ..
-        } = &a.suite
+        } = &mut a.suite
     {
-        a.suite = SuiteState::Running {
-            file: file.clone(),
-            done,
-            total,
-            failed,
-            keys_at_start: *keys_at_start,
-        };
+        (*d, *t, *f) = (done, total, failed);
     }
     vec![]
 }
@@ -113,11 +108,7 @@ pub(super) fn done(
     };
     match result {
         Ok(page) => {
-            a.suite = SuiteState::Done {
-                line: page.badge.clone(),
-                failed: page.must_failed,
-                page: page.clone(),
-            };
+            a.suite = SuiteState::Done(page.clone());
             let summary = format!("{} on {name}", page.badge);
             // Never over another dialog, nor over a message being typed, nor once the user has pressed a key
             // since the run started: keys meant for something else would land on the page.
@@ -146,33 +137,10 @@ pub(super) fn done(
     vec![]
 }
 
-/// The stop dialog's answer: yes stops the run (its page opens with what ended), anything else lets it run.
-pub(super) fn stop(app: &mut App, agent: AgentId, k: crossterm::event::KeyEvent) -> Vec<Effect> {
-    let yes = app
-        .keymap
-        .modal_action(crate::config::keymap::actions::Context::Dialog, false, &k)
-        == Some(Action::Confirm);
-    let running = app
-        .agent(agent)
-        .is_some_and(|a| matches!(a.suite, SuiteState::Running { .. }));
-    if !yes || !running {
-        return vec![];
-    }
-    // The page of a run the user stopped is what they are waiting for: it opens when it comes.
-    let keys = app.keys_pressed;
-    if let Some(a) = app.agent_mut(agent)
-        && let SuiteState::Running { keys_at_start, .. } = &mut a.suite
-    {
-        *keys_at_start = keys;
-    }
-    app.set_status("stopping the suite: the cases that ended are kept", false);
-    vec![Effect::StopSuite { agent }]
-}
-
 /// `u`: the selected agent's last suite results again.
 pub(super) fn reopen(app: &mut App) -> Vec<Effect> {
     let page = match app.agents.get(app.selected_agent).map(|a| &a.suite) {
-        Some(SuiteState::Done { page, .. }) => Ok(page.clone()),
+        Some(SuiteState::Done(page)) => Ok(page.clone()),
         Some(SuiteState::Running { .. }) => Err("the suite is still running"),
         _ => Err("no suite was run on this agent in this session: press U to run one"),
     };

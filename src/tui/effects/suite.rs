@@ -114,13 +114,7 @@ async fn run(
 /// Keep the run; find the last run of the same suite files on the same agent and compare with it.
 fn keep(store: &Store, report: &mut RunReport) -> Option<Kept> {
     let earlier = store.runs(LOOK_BACK).unwrap_or_default();
-    let json = serde_json::to_string(&*report).ok()?;
-    let id = match store.save_run(
-        &report.suites.join(", "),
-        report.passed,
-        report.failed,
-        &json,
-    ) {
+    let id = match store.keep_run(report) {
         Ok(id) => id,
         Err(e) => {
             tracing::warn!("the suite run is not kept: {e}");
@@ -134,10 +128,7 @@ fn keep(store: &Store, report: &mut RunReport) -> Option<Kept> {
         .iter()
         .filter(|r| r.suites == suites)
         .filter_map(|r| {
-            let json = store.run_report(r.id).ok().flatten()?;
-            let mut before: RunReport = serde_json::from_str(&json).ok()?;
-            // The report is kept as it was before the store gave it its id.
-            before.id = r.id;
+            let before = store.kept_run(r.id).ok().flatten()?;
             let same_agent = before.cases.first().map(|c| c.agent_url.clone()) == agent;
             same_agent.then_some(before)
         })
