@@ -1,5 +1,6 @@
 //! A tab's task as a suite case (`W` in a task tab): its first message, the answers the user gave to
-//! interrupted states (an approval becomes an answer whose token comes from an environment variable), and
+//! interrupted states (an approval becomes an answer whose token comes from an environment variable named by
+//! the user's name for the agent, never by its card), and
 //! where the task stands with the names of its artifacts as the expectations. Read from the transcript the
 //! tab shows, which holds what was sent and each state the task went through, in order. A tab that ran
 //! several tasks records the one it shows now (its last).
@@ -39,11 +40,16 @@ pub fn recording(app: &App, tab: &TaskTab) -> Result<Recording, String> {
     }
     let (first, answers, skipped) = last_task(tab)?;
     let agent_name = tab.agent_name.as_str();
+    // The user's own name for the agent (configured, or given in the console); the tab's name may be the card's.
+    let user_name = app
+        .agent(tab.agent)
+        .filter(|a| a.target.label != a.target.url)
+        .map(|a| a.target.label.as_str());
     let replies = answers
         .iter()
         .map(|s| {
             let when = s.before.unwrap_or_default().to_string();
-            let credential_env = (when == "auth-required").then(|| token_variable(agent_name));
+            let credential_env = (when == "auth-required").then(|| token_variable(user_name));
             RecordedReply {
                 when,
                 message: s.text.to_string(),
@@ -155,4 +161,49 @@ fn last_task(tab: &TaskTab) -> Result<(Sent<'_>, Vec<Sent<'_>>, usize), String> 
         })
         .collect();
     Ok((first, answers, skipped))
+}
+
+#[cfg(test)]
+mod tests {
+    use a2a::TaskState;
+
+    use super::*;
+    use crate::testing::{app, keys::key, keys::keys, status};
+
+    /// An agent added by URL asks for authorization and the user approves: the recorded answer's token
+    /// variable is never named after the card (the agent chose that name), only after the user's own name.
+    #[test]
+    fn an_approval_reads_its_token_from_a_variable_the_agent_did_not_name() {
+        let mut app = app();
+        let agent = app.agents[0].id;
+        crate::testing::keys::char_key(&mut app, 'n');
+        keys(&mut app, "auth");
+        key(&mut app, crossterm::event::KeyCode::Enter);
+        let t = app.active_tab_mut().unwrap();
+        t.feed(&status("t1", "c1", TaskState::Working, None));
+        t.feed(&status(
+            "t1",
+            "c1",
+            TaskState::AuthRequired,
+            Some("send GITHUB_TOKEN"),
+        ));
+        t.record_user(APPROVAL_TEXT, vec![], "m2");
+        t.feed(&status("t1", "c1", TaskState::Completed, None));
+        let tab = app.active_tab().unwrap();
+        let rec = recording(&app, tab).unwrap();
+        assert_eq!(rec.message, "auth");
+        assert_eq!(rec.replies.len(), 1);
+        assert_eq!(rec.replies[0].when, "auth-required");
+        assert_eq!(rec.replies[0].message, APPROVAL_TEXT);
+        assert_eq!(rec.replies[0].credential_env.as_deref(), Some("A2A_TOKEN"));
+        assert_eq!(rec.state, "completed");
+        // Named by the user: the variable follows that name.
+        app.agent_mut(agent).unwrap().target.label = "ops".into();
+        let tab = app.active_tab().unwrap();
+        let rec = recording(&app, tab).unwrap();
+        assert_eq!(
+            rec.replies[0].credential_env.as_deref(),
+            Some("A2A_TOKEN_OPS")
+        );
+    }
 }

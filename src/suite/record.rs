@@ -40,23 +40,23 @@ pub struct RecordedReply {
     pub credential_env: Option<String>,
 }
 
-/// The environment variable a recorded auth-required answer reads its token from: the agent's name in
-/// capitals, `_TOKEN` after it (`DEMO_TOKEN`); `A2A_TOKEN` when the name has no letter or digit.
-pub fn token_variable(agent_name: &str) -> String {
-    let mut out = String::new();
-    for c in agent_name.chars() {
+/// The environment variable a recorded auth-required answer reads its token from: `A2A_TOKEN_` and the name
+/// the user gave the agent, in capitals (`A2A_TOKEN_DEMO`); `A2A_TOKEN` when they gave it none. Never a name
+/// an agent chose: a card named "GITHUB" must not make the suite send `$GITHUB_TOKEN` to it, so the variable
+/// always has the prefix, and only the user's own name for the agent follows it.
+pub fn token_variable(user_name: Option<&str>) -> String {
+    let mut out = String::from("A2A_TOKEN");
+    for c in user_name.unwrap_or_default().chars() {
         if c.is_ascii_alphanumeric() {
+            if out.len() == "A2A_TOKEN".len() {
+                out.push('_');
+            }
             out.push(c.to_ascii_uppercase());
-        } else if !out.is_empty() && !out.ends_with('_') {
+        } else if out.len() > "A2A_TOKEN".len() && !out.ends_with('_') {
             out.push('_');
         }
     }
-    let out = out.trim_end_matches('_');
-    if out.is_empty() || out.starts_with(|c: char| c.is_ascii_digit()) {
-        "A2A_TOKEN".into()
-    } else {
-        format!("{out}_TOKEN")
-    }
+    out.trim_end_matches('_').to_string()
 }
 
 /// `existing` (a suite file's text; empty for a new file) with `rec` appended as one more `[[cases]]`:
@@ -170,7 +170,7 @@ mod tests {
                 RecordedReply {
                     when: "auth-required".into(),
                     message: "Approved".into(),
-                    credential_env: Some("DEMO_TOKEN".into()),
+                    credential_env: Some("A2A_TOKEN_DEMO".into()),
                 },
             ],
             state: "completed".into(),
@@ -189,7 +189,7 @@ mod tests {
         assert_eq!(c.agent.as_deref(), Some("demo"));
         assert_eq!(c.reply.len(), 2);
         assert_eq!(c.reply[0].when, "input-required");
-        assert_eq!(c.reply[1].credential_env.as_deref(), Some("DEMO_TOKEN"));
+        assert_eq!(c.reply[1].credential_env.as_deref(), Some("A2A_TOKEN_DEMO"));
         assert_eq!(c.expect.state.as_deref(), Some("completed"));
         assert_eq!(c.expect.artifact_names, vec!["answer".to_string()]);
         // The origin's newline did not leak a table header out of the comment.
@@ -221,10 +221,15 @@ mod tests {
     }
 
     #[test]
-    fn the_token_variable_is_named_after_the_agent() {
-        assert_eq!(token_variable("demo"), "DEMO_TOKEN");
-        assert_eq!(token_variable("Py peer (v1.0)"), "PY_PEER_V1_0_TOKEN");
-        assert_eq!(token_variable("…"), "A2A_TOKEN");
-        assert_eq!(token_variable("9lives"), "A2A_TOKEN");
+    fn the_token_variable_is_named_after_the_users_name_for_the_agent() {
+        assert_eq!(token_variable(Some("demo")), "A2A_TOKEN_DEMO");
+        assert_eq!(
+            token_variable(Some("Py peer (v1.0)")),
+            "A2A_TOKEN_PY_PEER_V1_0"
+        );
+        assert_eq!(token_variable(Some("…")), "A2A_TOKEN");
+        assert_eq!(token_variable(Some("9lives")), "A2A_TOKEN_9LIVES");
+        // No name of the user's: never the card's, whatever it is.
+        assert_eq!(token_variable(None), "A2A_TOKEN");
     }
 }
