@@ -145,7 +145,7 @@ pub(super) fn compare_when_loaded(app: &mut App) {
     match (loaded(a), loaded(b)) {
         (Some(true), Some(true)) => {
             app.board.pending_compare = None;
-            if keys == app.keys_pressed && app.overlay.is_none() {
+            if super::check::page_may_open(app, Some(keys)) {
                 open_compare(app, a, b);
             } else {
                 let key = app.keymap.keys_for(Action::BoardCompare).join("/");

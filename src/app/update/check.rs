@@ -41,6 +41,15 @@ pub(super) fn reopen(app: &mut App) -> Vec<Effect> {
     open_page(app, page)
 }
 
+/// Whether a page that background work made may open now: never over another dialog (it may be a decision)
+/// nor over a message being typed, and, for work that noted `App::keys_pressed` when it started, not once a
+/// key was pressed since (the user moved on; those keys would land on the page).
+pub(super) fn page_may_open(app: &App, keys_at_start: Option<u64>) -> bool {
+    app.overlay.is_none()
+        && app.focus != crate::app::state::Focus::Compose
+        && keys_at_start.is_none_or(|k| k == app.keys_pressed)
+}
+
 /// Open a report page (a check's, a suite run's) from its top, or say why there is none.
 pub(super) fn open_page(app: &mut App, page: Result<Box<CheckPage>, &'static str>) -> Vec<Effect> {
     match page {
@@ -95,9 +104,7 @@ pub(super) fn done(
                 .as_deref()
                 .map(|c| format!(" · since the last check: {c}"))
                 .unwrap_or_default();
-            // Never over another dialog (it may be a decision) nor over a message being typed: keys
-            // meant for those would land on the page.
-            if app.overlay.is_none() && app.focus != crate::app::state::Focus::Compose {
+            if page_may_open(app, None) {
                 app.overlay = Some(Overlay::Check {
                     page,
                     scroll: 0,

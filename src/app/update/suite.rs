@@ -8,7 +8,7 @@ use ratatui_textarea::TextArea;
 use crate::app::agent::SuiteState;
 use crate::app::ids::{AgentId, TabId};
 use crate::app::msg::{CheckPage, Effect};
-use crate::app::state::{App, Focus, Overlay, PromptKind};
+use crate::app::state::{App, Overlay, PromptKind};
 use crate::config::keymap::actions::Action;
 
 /// The file offered when none was named yet in this session.
@@ -96,23 +96,19 @@ pub(super) fn done(
     agent: AgentId,
     result: Result<Box<CheckPage>, String>,
 ) -> Vec<Effect> {
-    let keys_pressed = app.keys_pressed;
     let Some(a) = app.agent_mut(agent) else {
         return vec![];
     };
     let name = a.name();
-    // Pressed a key since the run started: the user is doing something else.
-    let busy = match &a.suite {
-        SuiteState::Running { keys_at_start, .. } => *keys_at_start != keys_pressed,
-        _ => true,
+    let started = match &a.suite {
+        SuiteState::Running { keys_at_start, .. } => Some(*keys_at_start),
+        _ => None,
     };
     match result {
         Ok(page) => {
             a.suite = SuiteState::Done(page.clone());
             let summary = format!("{} on {name}", page.badge);
-            // Never over another dialog, nor over a message being typed, nor once the user has pressed a key
-            // since the run started: keys meant for something else would land on the page.
-            if !busy && app.overlay.is_none() && app.focus != Focus::Compose {
+            if started.is_some() && super::check::page_may_open(app, started) {
                 super::check::open_page(app, Ok(page));
                 app.set_status(summary, false);
             } else {
