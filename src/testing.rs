@@ -265,6 +265,35 @@ pub struct Finished {
     pub result: Result<(), String>,
 }
 
+/// The console as it starts on configured agents (`(name, url)`) at `size`, with the local store at `db` when
+/// given (the kept tabs and check verdicts restored as at start, and everything written to it): the app, the
+/// runtime and its channel, for [`Headless::start`].
+pub fn console_on(
+    agents: &[(&str, &str)],
+    size: (u16, u16),
+    db: Option<&std::path::Path>,
+) -> (App, Runtime, UnboundedReceiver<Msg>) {
+    let mut app = App::new(
+        Keymap::defaults(),
+        Theme::builtin("dark").expect("the dark theme"),
+    );
+    app.size = size;
+    for (name, url) in agents {
+        let mut t = AgentTarget::from_url(url, Duration::from_secs(20));
+        t.label = (*name).to_string();
+        app.add_agent(t, AgentOrigin::Config);
+    }
+    let (mut rt, rx) = Runtime::new(None, "dark").expect("a runtime");
+    if let Some(db) = db {
+        let store = crate::store::Store::open(db).expect("the test store");
+        crate::tui::persist::restore_headers(&store, &mut app).expect("the kept tabs");
+        crate::tui::persist::restore_check_verdicts(&store, &mut app);
+        rt.writer =
+            Some(crate::store::writer::StoreWriter::spawn(store).expect("the store writer"));
+    }
+    (app, rt, rx)
+}
+
 /// The real runtime on a backend of its own, with keys injected through a channel and the text of every frame
 /// published on [`Headless::screen`]. Waits are on what the screen shows, with timeouts, never fixed sleeps.
 pub struct Headless {

@@ -8,28 +8,13 @@ mod common;
 
 use std::time::Duration;
 
-use a2a_console::app::agent::AgentOrigin;
-use a2a_console::app::state::App;
-use a2a_console::config::keymap::Keymap;
-use a2a_console::config::theme::Theme;
-use a2a_console::remote::connect::agent::AgentTarget;
 use a2a_console::testing::Headless;
-use a2a_console::tui::runtime::Runtime;
 use crossterm::event::KeyCode;
 
 const WAIT: Duration = Duration::from_secs(45);
 
-async fn console(url: &str, db: &std::path::Path) -> Headless {
-    let mut app = App::new(Keymap::defaults(), Theme::builtin("dark").unwrap());
-    app.size = (140, 44);
-    let mut t = AgentTarget::from_url(url, Duration::from_secs(20));
-    t.label = "demo".into();
-    app.add_agent(t, AgentOrigin::Config);
-    let (mut rt, rx) = Runtime::new(None, "dark").unwrap();
-    let store = a2a_console::store::Store::open(db).unwrap();
-    a2a_console::tui::persist::restore_headers(&store, &mut app).unwrap();
-    a2a_console::tui::persist::restore_check_verdicts(&store, &mut app);
-    rt.writer = Some(a2a_console::store::writer::StoreWriter::spawn(store).unwrap());
+fn console(url: &str, db: &std::path::Path) -> Headless {
+    let (app, rt, rx) = a2a_console::testing::console_on(&[("demo", url)], (140, 44), Some(db));
     Headless::start(app, rt, rx)
 }
 
@@ -38,7 +23,7 @@ async fn c_checks_the_agent_and_the_page_shows_findings_and_evidence() {
     let demo = common::demo_agent();
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("store.db");
-    let mut h = console(&demo.url, &db).await;
+    let mut h = console(&demo.url, &db);
     h.wait("card ", WAIT).await.unwrap();
     h.key(KeyCode::Char('C'));
     let page = h.wait("Check of demo", WAIT).await.unwrap();
@@ -67,7 +52,7 @@ async fn c_checks_the_agent_and_the_page_shows_findings_and_evidence() {
     h.key(KeyCode::Esc);
     drop(h);
     // After a restart the verdict is back, before any check runs.
-    let h = console(&demo.url, &db).await;
+    let h = console(&demo.url, &db);
     let mut h = h;
     h.wait("check 2 MUST ✗", WAIT).await.unwrap();
 }
@@ -76,7 +61,7 @@ async fn c_checks_the_agent_and_the_page_shows_findings_and_evidence() {
 async fn a_check_that_ends_while_typing_does_not_take_the_keys() {
     let demo = common::demo_agent();
     let dir = tempfile::tempdir().unwrap();
-    let mut h = console(&demo.url, &dir.path().join("store.db")).await;
+    let mut h = console(&demo.url, &dir.path().join("store.db"));
     h.wait("card ", WAIT).await.unwrap();
     h.key(KeyCode::Char('C'));
     // Straight into a new task's compose box, typing while the check runs and ends.

@@ -38,19 +38,7 @@ impl Console {
         db: Option<&std::path::Path>,
         push: bool,
     ) -> Console {
-        let mut app = App::new(Keymap::defaults(), Theme::builtin("dark").unwrap());
-        app.size = (120, 40);
-        for (label, url) in agents {
-            let mut t = AgentTarget::from_url(url, Duration::from_secs(20));
-            t.label = label.to_string();
-            app.add_agent(t, AgentOrigin::Config);
-        }
-        let (mut rt, rx) = Runtime::new(None, "dark").unwrap();
-        if let Some(db) = db {
-            let store = a2a_console::store::Store::open(db).unwrap();
-            a2a_console::tui::persist::restore_headers(&store, &mut app).unwrap();
-            rt.writer = Some(a2a_console::store::writer::StoreWriter::spawn(store).unwrap());
-        }
+        let (mut app, mut rt, rx) = a2a_console::testing::console_on(agents, (120, 40), db);
         let mut push_addr = None;
         if push {
             push_addr = Some(rt.start_push("127.0.0.1:0".parse().unwrap()).await.unwrap());

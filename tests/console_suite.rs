@@ -6,31 +6,14 @@
 
 use std::time::Duration;
 
-use a2a_console::app::agent::AgentOrigin;
-use a2a_console::app::state::App;
-use a2a_console::config::keymap::Keymap;
-use a2a_console::config::theme::Theme;
-use a2a_console::remote::connect::agent::AgentTarget;
 use a2a_console::testing::Headless;
-use a2a_console::tui::runtime::Runtime;
 use crossterm::event::KeyCode;
 
 const WAIT: Duration = Duration::from_secs(45);
 
-/// The console on the agent at `url` (named "demo"), with a store at `db` when given: the tabs kept there are
-/// restored (as headers, as at start).
-async fn console(url: &str, db: Option<&std::path::Path>) -> Headless {
-    let mut app = App::new(Keymap::defaults(), Theme::builtin("dark").unwrap());
-    app.size = (150, 44);
-    let mut t = AgentTarget::from_url(url, Duration::from_secs(20));
-    t.label = "demo".into();
-    app.add_agent(t, AgentOrigin::Config);
-    let (mut rt, rx) = Runtime::new(None, "dark").unwrap();
-    if let Some(db) = db {
-        let store = a2a_console::store::Store::open(db).unwrap();
-        a2a_console::tui::persist::restore_headers(&store, &mut app).unwrap();
-        rt.writer = Some(a2a_console::store::writer::StoreWriter::spawn(store).unwrap());
-    }
+/// The console on the agent at `url` (named "demo"), with a store at `db` when given.
+fn console(url: &str, db: Option<&std::path::Path>) -> Headless {
+    let (app, rt, rx) = a2a_console::testing::console_on(&[("demo", url)], (150, 44), db);
     Headless::start(app, rt, rx)
 }
 
@@ -39,7 +22,7 @@ async fn a_task_recorded_with_w_runs_from_u_and_is_kept_and_compared() {
     let demo = a2a_console::demo::spawn(0).await.unwrap();
     let dir = tempfile::tempdir().unwrap();
     let suite = dir.path().join("recorded.toml");
-    let mut h = console(&demo.base_url(), Some(&dir.path().join("store.db"))).await;
+    let mut h = console(&demo.base_url(), Some(&dir.path().join("store.db")));
     h.wait("card 0.1.0", WAIT).await.unwrap();
     // A conversation: the agent asks, the user answers, the task completes.
     h.key(KeyCode::Char('n'));
@@ -121,7 +104,7 @@ async fn a_task_recorded_with_w_runs_from_u_and_is_kept_and_compared() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_marked_tasks_compare_side_by_side_with_what_changed() {
     let demo = a2a_console::demo::spawn(0).await.unwrap();
-    let mut h = console(&demo.base_url(), None).await;
+    let mut h = console(&demo.base_url(), None);
     h.wait("card 0.1.0", WAIT).await.unwrap();
     // Two tasks: an echo, then a failure.
     for text in ["echo first words", "fail"] {
@@ -173,7 +156,7 @@ async fn tasks_restored_from_the_store_are_read_before_they_are_compared() {
     let demo = a2a_console::demo::spawn(0).await.unwrap();
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("store.db");
-    let mut h = console(&demo.base_url(), Some(&db)).await;
+    let mut h = console(&demo.base_url(), Some(&db));
     h.wait("card 0.1.0", WAIT).await.unwrap();
     for text in ["echo first words", "echo second words"] {
         h.key(KeyCode::Esc);
@@ -188,7 +171,7 @@ async fn tasks_restored_from_the_store_are_read_before_they_are_compared() {
     h.key(KeyCode::Esc);
     h.finish(WAIT).await.unwrap();
     // Restarted: the tabs are headers until opened; the board compares them after reading both.
-    let mut h = console(&demo.base_url(), Some(&db)).await;
+    let mut h = console(&demo.base_url(), Some(&db));
     h.wait("card 0.1.0", WAIT).await.unwrap();
     h.key(KeyCode::Char('b'));
     h.wait("Board", WAIT).await.unwrap();
@@ -223,7 +206,7 @@ async fn u_while_a_suite_runs_offers_to_stop_it_and_the_page_shows_what_ended() 
          [[cases]]\nname = \"slow\"\nmessage = \"slow 30\"\n[cases.expect]\nmax_seconds = 60\n",
     )
     .unwrap();
-    let mut h = console(&demo.base_url(), Some(&dir.path().join("store.db"))).await;
+    let mut h = console(&demo.base_url(), Some(&dir.path().join("store.db")));
     h.wait("card 0.1.0", WAIT).await.unwrap();
     h.key(KeyCode::Char('U'));
     h.wait("Run a suite on this agent", WAIT).await.unwrap();
