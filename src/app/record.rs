@@ -45,15 +45,21 @@ pub fn recording(app: &App, tab: &TaskTab) -> Result<Recording, String> {
         .agent(tab.agent)
         .filter(|a| a.target.label != a.target.url)
         .map(|a| a.target.label.as_str());
+    // An answer to auth-required goes with the approval's words, whatever was typed: a person may have typed
+    // the token itself (an agent may ask for it in the text), and a suite file never holds a secret.
+    let mut withheld = 0;
     let replies = answers
         .iter()
         .map(|s| {
             let when = s.before.unwrap_or_default().to_string();
-            let credential_env = (when == "auth-required").then(|| token_variable(user_name));
+            let auth = when == "auth-required";
+            if auth && s.text != APPROVAL_TEXT {
+                withheld += 1;
+            }
             RecordedReply {
+                message: if auth { APPROVAL_TEXT } else { s.text }.to_string(),
+                credential_env: auth.then(|| token_variable(user_name)),
                 when,
-                message: s.text.to_string(),
-                credential_env,
             }
         })
         .collect();
@@ -86,6 +92,11 @@ pub fn recording(app: &App, tab: &TaskTab) -> Result<Recording, String> {
         "task {task} of {agent_name}, {}",
         Local::now().format("%Y-%m-%d %H:%M")
     );
+    if withheld > 0 {
+        origin.push_str(
+            " (what was typed in answer to auth-required is not written: it may be a secret; the answer carries the token from the variable below)",
+        );
+    }
     if skipped > 0 {
         origin.push_str(&format!(
             " ({skipped} message{} sent while it was working left out: a case answers only interrupted states)",
@@ -151,16 +162,7 @@ fn last_task(tab: &TaskTab) -> Result<(Sent<'_>, Vec<Sent<'_>>, usize), String> 
         .ok_or("nothing was sent in this tab")?
         .into_iter();
     let first = task.next().ok_or("nothing was sent in this tab")?;
-    // The approval's own words go as the answer's text; its token is the environment variable's.
-    let answers = task
-        .map(|mut s| {
-            if s.before == Some("auth-required") && s.text.is_empty() {
-                s.text = APPROVAL_TEXT;
-            }
-            s
-        })
-        .collect();
-    Ok((first, answers, skipped))
+    Ok((first, task.collect(), skipped))
 }
 
 #[cfg(test)]
@@ -197,6 +199,25 @@ mod tests {
         assert_eq!(rec.replies[0].message, APPROVAL_TEXT);
         assert_eq!(rec.replies[0].credential_env.as_deref(), Some("A2A_TOKEN"));
         assert_eq!(rec.state, "completed");
+        // A token typed as the answer's text is not written: the answer goes with the approval's words.
+        key(&mut app, crossterm::event::KeyCode::Esc);
+        crate::testing::keys::char_key(&mut app, 'n');
+        keys(&mut app, "auth");
+        key(&mut app, crossterm::event::KeyCode::Enter);
+        let t = app.active_tab_mut().unwrap();
+        t.feed(&status("t2", "c1", TaskState::Submitted, None));
+        t.feed(&status(
+            "t2",
+            "c1",
+            TaskState::AuthRequired,
+            Some("reply with the token"),
+        ));
+        t.record_user("s3cr3t-token", vec![], "m4");
+        t.feed(&status("t2", "c1", TaskState::Completed, None));
+        let rec = recording(&app, app.active_tab().unwrap()).unwrap();
+        assert!(!format!("{rec:?}").contains("s3cr3t-token"), "{rec:?}");
+        assert_eq!(rec.replies[0].message, APPROVAL_TEXT);
+        assert!(rec.origin.contains("is not written"), "{}", rec.origin);
         // Named by the user: the variable follows that name.
         app.agent_mut(agent).unwrap().target.label = "ops".into();
         let tab = app.active_tab().unwrap();
