@@ -37,7 +37,8 @@ pub fn observed(tab: &TaskTab) -> Observed {
             u64::try_from((to - s).num_milliseconds()).unwrap_or(0)
         })
     };
-    for e in &tab.transcript {
+    // The task the tab shows now: a tab that ran several keeps the earlier ones above it.
+    for e in tab.current_task_entries() {
         match e {
             Entry::User { at, .. } => {
                 start.get_or_insert(*at);

@@ -65,7 +65,7 @@ pub fn recording(app: &App, tab: &TaskTab) -> Result<Recording, String> {
         .collect();
     let artifact_names = tab
         .log
-        .artifacts
+        .current_artifacts()
         .iter()
         .filter_map(|a| a.artifact.name.as_deref())
         .map(|n| sanitize_line(n).0)
@@ -129,38 +129,34 @@ fn agent_ref(app: &App, tab: &TaskTab) -> String {
     }
 }
 
-/// The messages of the tab's last task: the one that started it, the answers to its interrupted states,
+/// The messages of the task the tab shows: the one that started it, the answers to its interrupted states,
 /// and how many were sent while it was working (a case cannot say those).
 fn last_task(tab: &TaskTab) -> Result<(Sent<'_>, Vec<Sent<'_>>, usize), String> {
     let mut state: Option<&'static str> = None;
-    let mut tasks: Vec<Vec<Sent<'_>>> = Vec::new();
+    let mut sent = Vec::new();
     let mut skipped = 0;
-    for e in &tab.transcript {
+    for e in tab.current_task_entries() {
         match e {
             Entry::State { state: s, .. } => state = Some(state_name(s)),
             Entry::User { text, files, .. } => {
-                let sent = Sent {
+                let next = Sent {
                     text,
                     files,
                     before: state,
                 };
-                match (state, tasks.last_mut()) {
-                    (Some("input-required" | "auth-required"), Some(task)) => task.push(sent),
-                    // A follow-up while the task works is not a step a case can replay.
-                    (Some("submitted" | "working"), Some(_)) => skipped += 1,
-                    _ => {
-                        skipped = 0;
-                        tasks.push(vec![sent]);
-                    }
+                match state {
+                    // The first message, or an answer to what the task waited for.
+                    None if sent.is_empty() => sent.push(next),
+                    Some("input-required" | "auth-required") => sent.push(next),
+                    // A follow-up while the task works (or before it said anything) is not a step a case
+                    // can replay.
+                    _ => skipped += 1,
                 }
             }
             Entry::Remote { .. } | Entry::Console { .. } | Entry::Artifact { .. } => {}
         }
     }
-    let mut task = tasks
-        .pop()
-        .ok_or("nothing was sent in this tab")?
-        .into_iter();
+    let mut task = sent.into_iter();
     let first = task.next().ok_or("nothing was sent in this tab")?;
     Ok((first, task.collect(), skipped))
 }
@@ -213,6 +209,10 @@ mod tests {
             Some("reply with the token"),
         ));
         t.record_user("s3cr3t-token", vec![], "m4");
+        t.feed(&status("t2", "c1", TaskState::Working, None));
+        t.feed(&a2a::StreamResponse::ArtifactUpdate(
+            crate::testing::chunk_event(("t2", "c1"), ("o1", "operator result"), "ok", false, true),
+        ));
         t.feed(&status("t2", "c1", TaskState::Completed, None));
         let rec = recording(&app, app.active_tab().unwrap()).unwrap();
         assert!(!format!("{rec:?}").contains("s3cr3t-token"), "{rec:?}");
@@ -226,5 +226,23 @@ mod tests {
             rec.replies[0].credential_env.as_deref(),
             Some("A2A_TOKEN_OPS")
         );
+        // A second task in the same tab: only its own messages and artifacts are the case.
+        key(&mut app, crossterm::event::KeyCode::Esc);
+        key(&mut app, crossterm::event::KeyCode::Enter);
+        keys(&mut app, "ask");
+        key(&mut app, crossterm::event::KeyCode::Enter);
+        let t = app.active_tab_mut().unwrap();
+        t.feed(&status("t3", "c1", TaskState::InputRequired, Some("name?")));
+        t.record_user("Bob", vec![], "m6");
+        t.feed(&status("t3", "c1", TaskState::Working, None));
+        t.feed(&a2a::StreamResponse::ArtifactUpdate(
+            crate::testing::chunk_event(("t3", "c1"), ("g1", "greeting"), "hi Bob", false, true),
+        ));
+        t.feed(&status("t3", "c1", TaskState::Completed, None));
+        let rec = recording(&app, app.active_tab().unwrap()).unwrap();
+        assert_eq!(rec.message, "ask");
+        assert_eq!(rec.replies.len(), 1, "{rec:?}");
+        assert_eq!(rec.replies[0].message, "Bob");
+        assert_eq!(rec.artifact_names, vec!["greeting".to_string()], "{rec:?}");
     }
 }

@@ -217,10 +217,10 @@ fn finish_log(seen: &mut Observed, log: &TaskLog) {
     seen.artifacts = artifacts_of(log, &mut seen.flags);
 }
 
-/// The artifacts a task log holds, as seen; their untrusted-content flags are added to `flags` (the console's
+/// The artifacts of the task a log follows now (a console tab's log keeps its earlier tasks' too), as seen; their untrusted-content flags are added to `flags` (the console's
 /// compare builds a task's [`Observed`] from a tab with this).
 pub fn artifacts_of(log: &TaskLog, flags: &mut Vec<String>) -> Vec<SeenArtifact> {
-    log.artifacts
+    log.current_artifacts()
         .iter()
         .map(|a| artifact(&a.artifact, flags))
         .collect()
