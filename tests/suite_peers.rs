@@ -156,13 +156,21 @@ fn the_annotated_example_passes_on_the_demo_agent_with_its_token_from_the_enviro
         "--agent",
         demo.url.as_str(),
     ];
-    let run = db.cli_env(&args, &[("DEMO_TOKEN", "demo-secret")]);
+    let report = db.file("run.json");
+    let mut with_json = args.to_vec();
+    with_json.extend(["--json", report.to_str().unwrap()]);
+    let run = db.cli_env(&with_json, &[("DEMO_TOKEN", "demo-secret")]);
     assert_eq!(run.code, 0, "{}", run.all());
     assert!(run.stdout.contains("6 passed · 0 failed"), "{}", run.stdout);
     assert!(
         !run.all().contains("demo-secret"),
         "the token is never printed"
     );
+    // The demo names its token in its question, before any case has sent it: the kept report has it
+    // redacted all the same.
+    let kept = std::fs::read_to_string(&report).unwrap();
+    assert!(kept.contains("‹redacted›"), "{kept}");
+    assert!(!kept.contains("demo-secret"), "{kept}");
     // Without the variable, the auth case fails and says which variable is missing; nothing else fails.
     let run = db.cli(&args);
     assert_eq!(run.code, 9, "{}", run.all());

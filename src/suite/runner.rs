@@ -76,6 +76,7 @@ pub async fn run(
 ) -> RunReport {
     let started = chrono::Utc::now();
     let clock = std::time::Instant::now();
+    known_secrets(cases);
     let agents = connect_all(cases, resolve).await;
     let repeat = opts.repeat.max(1);
     let work: Vec<(&Case, u32)> = (1..=repeat)
@@ -142,6 +143,23 @@ async fn stop_asked(rx: Option<&mut tokio::sync::watch::Receiver<bool>>) {
     };
     if !asked {
         std::future::pending::<()>().await;
+    }
+}
+
+/// The tokens the cases may answer auth-required with are secrets from the start: what an agent echoes of one
+/// is redacted in every case and every run alike, not only after a case has sent it (a console that ran the
+/// suite before would otherwise see a change between two runs where the agent did the same).
+fn known_secrets(cases: &[Case]) {
+    let vars = cases
+        .iter()
+        .flat_map(|c| &c.reply)
+        .filter_map(|r| r.credential_env.as_deref());
+    for var in vars {
+        if let Ok(token) = std::env::var(var)
+            && !token.trim().is_empty()
+        {
+            crate::trust::redact::register_secret(token.trim());
+        }
     }
 }
 
