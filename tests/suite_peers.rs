@@ -145,6 +145,62 @@ fn the_peers_suite_passes_on_the_js_sdk_and_the_python_0_3_sdk() {
     passes_on(&py03.url, &[], "JSONRPC", "0.3");
 }
 
+/// The Python SDK 0.3 replies with a bare -32603 to an answer that arrives while the paused execution is still
+/// open, though it takes the answer (CI met it once on `ask`; the peer's `linger` makes it certain). The case
+/// reads the task, follows it to its end and passes, and the run says so under the PASS line and in the report.
+#[test]
+fn an_answer_the_python_0_3_sdk_takes_with_an_internal_error_is_followed_and_the_run_says_so() {
+    let py03 = common::py03_peer();
+    let db = Db::new();
+    let file = db.file("linger.toml");
+    std::fs::write(
+        &file,
+        r#"
+[[cases]]
+name = "answered while the agent lingers"
+message = "linger"
+[[cases.reply]]
+when = "input-required"
+message = "Ada"
+[cases.expect]
+state = "completed"
+text = "Nice to meet you, Ada"
+max_seconds = 20
+"#,
+    )
+    .unwrap();
+    let json = db.file("run.json");
+    let run = db.cli(&[
+        "test",
+        file.to_str().unwrap(),
+        "--agent",
+        &py03.url,
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert_eq!(run.code, 0, "{}", run.all());
+    let pass = run
+        .stdout
+        .lines()
+        .position(|l| l.starts_with("PASS  answered while the agent lingers"))
+        .unwrap_or_else(|| panic!("{}", run.stdout));
+    let note = run.stdout.lines().nth(pass + 1).unwrap_or_default();
+    assert!(
+        note.contains(&format!("note: agent {}", py03.url))
+            && note.contains("internal error, yet the task went on to completed: followed it"),
+        "{}",
+        run.stdout
+    );
+    let report: Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let case = &report["cases"][0];
+    assert_eq!(
+        case["seen"]["recovered"].as_array().map(Vec::len),
+        Some(1),
+        "{case}"
+    );
+    assert_eq!(case["seen"]["final_state"], "completed", "{case}");
+}
+
 #[test]
 fn the_annotated_example_passes_on_the_demo_agent_with_its_token_from_the_environment() {
     let demo = common::demo_agent();

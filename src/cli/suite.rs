@@ -203,6 +203,10 @@ fn print_details(c: &CaseResult, verbose: bool) {
     for k in c.checks.iter().filter(|k| verbose || !k.passed) {
         outln!("        {}", k.line(&agent));
     }
+    // Shown under a PASS too: a team gating on the agent wants to know it needed a second try.
+    for r in &c.seen.recovered {
+        outln!("        note: agent {agent}: {r}");
+    }
     if !c.passed {
         for a in &c.seen.anomalies {
             outln!("        protocol anomaly from agent {agent}: {a}");

@@ -46,6 +46,9 @@ pub struct Observed {
     pub anomalies: Vec<String>,
     /// The first events as JSON (the wire's shape).
     pub event_log: Vec<Value>,
+    /// Errors the case got past, and how (runs kept before this field read as none).
+    #[serde(default)]
+    pub recovered: Vec<String>,
 }
 
 impl Observed {

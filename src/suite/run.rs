@@ -52,6 +52,12 @@ const POLL: Duration = Duration::from_millis(300);
 /// Times a follow-up is sent again while the agent says the task is still "in progress" (it may hold the
 /// task's execution for a moment after pausing it; the Rust server SDK does).
 const IN_PROGRESS_RETRIES: u32 = 10;
+/// Wait before the task is read again after its answer got an internal error. The Python SDK 0.3.x replies
+/// with a bare -32603 to an answer that arrives while the paused execution is still open (the answer taps the
+/// old event queue, which the old execution's cleanup then closes): a person never types that fast, a suite
+/// does. The answer may have been taken all the same. GetTask decides: a task still waiting in the same state
+/// gets the answer once more; a task that went on is followed. The case's report says which.
+const RECHECK_AFTER: Duration = Duration::from_millis(300);
 
 impl CaseResult {
     /// A case that did not run to its end, and why (its agent unreachable, the run stopped).
@@ -271,7 +277,14 @@ async fn blocking(
         None => &conn.client,
     };
     let req = request(message, true);
+    // An answer to an interrupted task: the task and the state it waits in.
+    let answering = req
+        .message
+        .task_id
+        .clone()
+        .map(|id| (id, o.log.state.clone()));
     let mut attempts = 0;
+    let mut rechecked = false;
     let reply = loop {
         match client.send_message(&req).await {
             Err(e)
@@ -279,6 +292,29 @@ async fn blocking(
             {
                 attempts += 1;
                 tokio::time::sleep(Duration::from_millis(300)).await;
+            }
+            Err(e) if e.code == error_code::INTERNAL_ERROR && !rechecked && answering.is_some() => {
+                let failed = format!("SendMessage: {}", one_line(&classify(&e).message));
+                let Some((id, waiting)) = &answering else {
+                    return Err(failed);
+                };
+                rechecked = true;
+                tokio::time::sleep(RECHECK_AFTER).await;
+                let Ok(task) = client.get_task(&get_task(id)).await else {
+                    return Err(failed);
+                };
+                if &task.status.state == waiting {
+                    o.seen.recovered.push(format!(
+                        "the answer got an internal error and the task stayed {}: sent it again",
+                        state_name(waiting)
+                    ));
+                    continue;
+                }
+                o.seen.recovered.push(format!(
+                    "the answer got an internal error, yet the task went on to {}: followed it",
+                    state_name(&task.status.state)
+                ));
+                break SendMessageResponse::Task(task);
             }
             Err(e) => return Err(format!("SendMessage: {}", one_line(&classify(&e).message))),
             Ok(r) => break r,
@@ -294,6 +330,14 @@ async fn blocking(
     Ok(())
 }
 
+fn get_task(id: &str) -> GetTaskRequest {
+    GetTaskRequest {
+        id: id.to_string(),
+        history_length: Some(0),
+        tenant: None,
+    }
+}
+
 /// GetTask until the task settles (the deadline around the case stops this).
 async fn poll(conn: &Connected, o: &mut Observer) -> Result<(), String> {
     let Some(id) = o.log.task_id.clone() else {
@@ -303,11 +347,7 @@ async fn poll(conn: &Connected, o: &mut Observer) -> Result<(), String> {
         tokio::time::sleep(POLL).await;
         let t = conn
             .client
-            .get_task(&GetTaskRequest {
-                id: id.clone(),
-                history_length: Some(0),
-                tenant: None,
-            })
+            .get_task(&get_task(&id))
             .await
             .map_err(|e| format!("GetTask: {}", one_line(&classify(&e).message)))?;
         o.event(Source::Poll, &StreamResponse::Task(t));

@@ -175,5 +175,8 @@ fn case_detail(c: &CaseResult, name: &str, agent: &str) -> Vec<String> {
     for a in &o.anomalies {
         d.push(format!("protocol anomaly from agent {agent}: {}", s(a)));
     }
+    for r in &o.recovered {
+        d.push(format!("note: agent {agent}: {}", s(r)));
+    }
     d
 }

@@ -56,6 +56,12 @@ REST_PATH = '/a2a/rest'
 SLOW_TICKS = 120          # 120 x 0.5 s = 60 s
 SLOW_INTERVAL = 0.5
 CHUNK_INTERVAL = 0.05
+# `linger`: the execution stays open this long after asking, and the answer takes LINGER_ANSWER to start
+# producing. An answer sent inside LINGER taps the paused execution's event queue, which the SDK closes when that
+# execution ends: the answer's events are dropped and the SDK replies with a bare -32603 (a race the SDK has for
+# any executor that does work after pausing; a fast client meets it).
+LINGER = 1.0
+LINGER_ANSWER = 1.5
 
 
 def text_part(t: str) -> Part:
@@ -79,6 +85,9 @@ def agent_msg(t: str, context_id: str | None, task_id: str | None = None) -> Mes
 
 
 class PeerExecutor(AgentExecutor):
+    def __init__(self) -> None:
+        self.lingering: set[str] = set()
+
     async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
         message = context.message
         text = user_text(message)
@@ -91,6 +100,8 @@ class PeerExecutor(AgentExecutor):
 
         # Continuation of an `ask` task.
         if current is not None and current.status.state == TaskState.input_required:
+            if task_id in self.lingering:
+                await asyncio.sleep(LINGER_ANSWER)
             await updater.start_work()
             await updater.add_artifact([text_part(f'Nice to meet you, {text}')],
                                        artifact_id='greeting', name='greeting')
@@ -121,6 +132,10 @@ class PeerExecutor(AgentExecutor):
         elif word == 'ask':
             # final=True: v0.3 marks the end of this request's stream with `final`.
             await updater.requires_input(agent_msg('What is your name?', context_id, task_id), final=True)
+        elif word == 'linger':
+            self.lingering.add(task_id)
+            await updater.requires_input(agent_msg('What is your name?', context_id, task_id), final=True)
+            await asyncio.sleep(LINGER)
         elif word == 'slow':
             await updater.start_work()
             for i in range(1, SLOW_TICKS + 1):
