@@ -1,6 +1,9 @@
 //! The audit log: requests, responses and decisions written as they happen (credentials redacted first), read
 //! back merged with the received events (referred to by their rows, never copied).
 
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
 use super::*;
 
 /// Which way an audit entry went.
@@ -107,46 +110,195 @@ impl Store {
 
     /// The last `limit` entries, oldest first (as a log reads).
     pub fn audit_entries(&self, limit: usize) -> Result<Vec<AuditEntry>, StoreError> {
-        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let sql_limit = i64::try_from(limit).unwrap_or(i64::MAX);
         let mut stmt = self
             .conn
             .prepare_cached(&format!(
-                "SELECT at, agent, direction, method, task_id, context_id, message_id, detail_json
+                "SELECT at, agent, direction, method, task_id, context_id, message_id, detail_json, k, id
                      FROM (SELECT * FROM ({AUDIT_LOG}) ORDER BY at DESC, k DESC, id DESC LIMIT ?1)
                      ORDER BY at, k, id"
             ))
             .map_err(|e| self.err(e))?;
-        let rows = stmt
-            .query_map([limit], audit_row)
+        let mut entries = stmt
+            .query_map([sql_limit], keyed_row)
             .map_err(|e| self.err(e))?
-            .collect::<rusqlite::Result<Vec<_>>>();
-        rows.map_err(|e| self.err(e))
+            .collect::<rusqlite::Result<Vec<_>>>()
+            .map_err(|e| self.err(e))?;
+        // Packed events newer than the oldest of those may belong among the last `limit` too.
+        let since = match entries.first() {
+            Some(first) if entries.len() >= limit => first.key.0,
+            _ => i64::MIN,
+        };
+        let mut packs = self
+            .conn
+            .prepare_cached(&format!("{AUDIT_PACKS} AND e.at_last >= ?2"))
+            .map_err(|e| self.err(e))?;
+        let mut rows = packs
+            .query(params![codes::kind_code(kind::PACK), since])
+            .map_err(|e| self.err(e))?;
+        while let Some(row) = rows.next().map_err(|e| self.err(e))? {
+            entries.extend(packed_entries(row).map_err(|e| self.err(e))?);
+        }
+        entries.sort_by_key(|e| e.key);
+        let skip = entries.len().saturating_sub(limit);
+        Ok(entries.into_iter().skip(skip).map(|e| e.entry).collect())
     }
 
     /// Write the whole audit log as JSON Lines, oldest first, streaming row by row; returns the line count.
+    /// Packed events are merged in as they come due (a pack's events are no earlier than its row's time), so
+    /// only the packs that overlap the time being written are held.
     pub fn export_audit_jsonl(&self, w: &mut impl Write) -> Result<usize, StoreError> {
         let mut stmt = self
             .conn
             .prepare(&format!(
-                "SELECT at, agent, direction, method, task_id, context_id, message_id, detail_json
+                "SELECT at, agent, direction, method, task_id, context_id, message_id, detail_json, k, id
                  FROM ({AUDIT_LOG}) ORDER BY at, k, id"
             ))
             .map_err(|e| self.err(e))?;
+        let mut packs = self
+            .conn
+            .prepare(&format!("{AUDIT_PACKS} ORDER BY e.at, e.id"))
+            .map_err(|e| self.err(e))?;
         let mut rows = stmt.query([]).map_err(|e| self.err(e))?;
+        let mut pack_rows = packs
+            .query([codes::kind_code(kind::PACK)])
+            .map_err(|e| self.err(e))?;
+        // The next pack, read ahead: its time and its events.
+        let read_pack =
+            |rows: &mut rusqlite::Rows<'_>| -> Result<Option<(i64, Vec<Keyed>)>, StoreError> {
+                match rows.next().map_err(|e| self.err(e))? {
+                    Some(pack) => {
+                        let at: i64 = pack.get(3).map_err(|e| self.err(e))?;
+                        Ok(Some((at, packed_entries(pack).map_err(|e| self.err(e))?)))
+                    }
+                    None => Ok(None),
+                }
+            };
+        let mut next_pack = read_pack(&mut pack_rows)?;
+        let mut due: BinaryHeap<Reverse<Keyed>> = BinaryHeap::new();
         let mut n = 0;
-        while let Some(row) = rows.next().map_err(|e| self.err(e))? {
-            let entry = audit_row(row).map_err(|e| self.err(e))?;
-            let line = serde_json::to_string(&entry)
+        let mut write = |entry: &AuditEntry| -> Result<(), StoreError> {
+            let line = serde_json::to_string(entry)
                 .map_err(|e| StoreError::Other(format!("cannot encode audit entry: {e}")))?;
             writeln!(w, "{line}")
                 .map_err(|e| StoreError::Io(format!("writing the audit export: {e}")))?;
             n += 1;
+            Ok(())
+        };
+        while let Some(row) = rows.next().map_err(|e| self.err(e))? {
+            let keyed = keyed_row(row).map_err(|e| self.err(e))?;
+            while let Some((at, _)) = &next_pack
+                && *at <= keyed.key.0
+            {
+                if let Some((_, events)) = next_pack.take() {
+                    due.extend(events.into_iter().map(Reverse));
+                }
+                next_pack = read_pack(&mut pack_rows)?;
+            }
+            while due.peek().is_some_and(|Reverse(d)| d.key < keyed.key) {
+                if let Some(Reverse(d)) = due.pop() {
+                    write(&d.entry)?;
+                }
+            }
+            write(&keyed.entry)?;
+        }
+        while let Some((_, events)) = next_pack.take() {
+            due.extend(events.into_iter().map(Reverse));
+            next_pack = read_pack(&mut pack_rows)?;
+        }
+        while let Some(Reverse(d)) = due.pop() {
+            write(&d.entry)?;
         }
         w.flush()
             .map_err(|e| StoreError::Io(format!("writing the audit export: {e}")))?;
         Ok(n)
     }
 }
+
+/// The packed event rows (schema 8) with what their audit entries need: [`AUDIT_LOG`] leaves them out, as
+/// SQL cannot read their compressed JSON.
+const AUDIT_PACKS: &str = "
+    SELECT e.id, e.kind, e.verdict, e.at, e.json, e.n, r.agent_url, NULLIF(r.task_id, ''), NULLIF(r.source, '')
+    FROM event_rows e JOIN event_refs r ON r.id = e.ref WHERE e.kind = ?1";
+
+/// An audit entry with where it sorts: (time in µs, 0 for the audit table and 1 for an event, row or
+/// sequence number), the order [`AUDIT_LOG`] is read in.
+struct Keyed {
+    key: (i64, i64, i64),
+    entry: AuditEntry,
+}
+
+impl PartialEq for Keyed {
+    fn eq(&self, other: &Self) -> bool {
+        self.key == other.key
+    }
+}
+impl Eq for Keyed {}
+impl PartialOrd for Keyed {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Keyed {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.key.cmp(&other.key)
+    }
+}
+
+/// A row of [`AUDIT_LOG`] read with its `k` and `id` (columns 8 and 9).
+fn keyed_row(r: &Row<'_>) -> rusqlite::Result<Keyed> {
+    let entry = audit_row(r)?;
+    Ok(Keyed {
+        key: (codes::micros(&entry.at), r.get(8)?, r.get(9)?),
+        entry,
+    })
+}
+
+/// A pack's events as audit entries, with the same detail the SQL gives a plain row.
+fn packed_entries(r: &Row<'_>) -> rusqlite::Result<Vec<Keyed>> {
+    let agent: String = r.get(6)?;
+    let task_id: Option<String> = r.get(7)?;
+    let source: Option<String> = r.get(8)?;
+    let stored = pack::StoredRow {
+        id: r.get(0)?,
+        kind: r.get_ref(1)?,
+        verdict: r.get_ref(2)?,
+        at: r.get(3)?,
+        json: r.get_ref(4)?,
+        n: r.get(5)?,
+    };
+    pack::unpack(stored)
+        .into_iter()
+        .filter(|u| AUDITED_KINDS.contains(&u.kind.as_str()))
+        .map(|u| {
+            let state = serde_json::from_str::<Value>(&u.json)
+                .ok()
+                .and_then(|v| v.pointer("/status/state").cloned())
+                .unwrap_or(Value::Null);
+            Ok(Keyed {
+                key: (u.at, 1, u.seq),
+                entry: AuditEntry {
+                    at: codes::from_micros(3, u.at)?,
+                    agent: agent.clone(),
+                    direction: Direction::Event,
+                    method: u.kind,
+                    task_id: task_id.clone(),
+                    context_id: None,
+                    message_id: None,
+                    detail_json: serde_json::json!({
+                        "event": u.seq,
+                        "source": source,
+                        "verdict": u.verdict,
+                        "state": state,
+                    }),
+                },
+            })
+        })
+        .collect()
+}
+
+/// The kinds of received events the audit log lists (as in [`AUDIT_LOG`]).
+const AUDITED_KINDS: [&str; 4] = [kind::TASK, kind::MESSAGE, kind::STATUS, kind::ARTIFACT];
 
 fn audit_row(r: &Row<'_>) -> rusqlite::Result<AuditEntry> {
     let direction: String = r.get(2)?;

@@ -1,11 +1,13 @@
 //! Writing a batch of records in one transaction (the writer thread's job): every received event as a row
-//! tagged with its tab, source and verdict, in multi-row INSERTs; the tab headers; and the v1 `tasks` rows
-//! the CLI's `history` and `export` read, kept in step from the same batch.
+//! tagged with its tab, source and verdict, in multi-row INSERTs, or a run of them as one packed row
+//! (`pack`); the tab headers; and the v1 `tasks` rows the CLI's `history` and `export` read, kept in step
+//! from the same batch.
 
 use std::collections::HashMap;
 
 use rusqlite::{Connection, OptionalExtension, Transaction, params};
 
+use super::pack::{self, PACK_BYTES, PACK_ENTRY_MAX, PACK_MAX, PACK_MIN, Packed};
 use super::record::{Record, TabRow};
 use super::{Store, StoreError, codes, kind, ts};
 
@@ -56,6 +58,34 @@ impl EventRow {
 /// The rows of a batch not inserted yet, in record order.
 #[derive(Default)]
 struct EventRows(Vec<EventRow>);
+
+/// A tab's run of events not written yet: same tab, same triple, each small enough to pack.
+struct Run {
+    events: Vec<EventRow>,
+    bytes: usize,
+}
+
+impl Run {
+    fn tab(&self) -> Option<i64> {
+        self.events.first().map(|e| e.tab)
+    }
+    fn refno(&self) -> Option<i64> {
+        self.events.first().map(|e| e.refno)
+    }
+}
+
+/// Whether an event row may go into a pack: small, and with a kind and verdict a pack has codes for.
+fn packable(row: &EventRow) -> bool {
+    row.json.len() <= PACK_ENTRY_MAX
+        && codes::kind_index(row.kind).is_some()
+        && row
+            .verdict
+            .is_some_and(|v| codes::verdict_index(v).is_some())
+}
+
+const INSERT_PACK: &str =
+    "INSERT INTO event_rows (id, tab, ref, kind, verdict, at, json, at_last, n)
+     VALUES (?1, ?2, ?3, ?4, NULL, ?5, ?6, ?7, ?8)";
 
 /// What the writer keeps across batches: each tab's agent URL, and the numbers of the tab keys and of the
 /// (agent, task, source) triples its rows refer to. A batch that fails forgets all of it (a number made in a
@@ -143,6 +173,8 @@ impl Store {
         let tx = Transaction::new_unchecked(&self.conn, rusqlite::TransactionBehavior::Immediate)
             .map_err(|e| self.err(e))?;
         let mut rows = EventRows::default();
+        // Per tab, the run of events that may become a pack (a handful of tabs: scanned, not hashed).
+        let mut runs: Vec<Run> = Vec::new();
         for (i, r) in records.iter().enumerate() {
             // Events, the user's messages and notes are transcript rows; everything else is written as it comes.
             let row = match r {
@@ -205,6 +237,9 @@ impl Store {
                 }
                 other => {
                     // Rows go in before anything that may refer to them (a task adopted, a tab deleted).
+                    for run in runs.drain(..) {
+                        self.end_run(&tx, &mut rows, run)?;
+                    }
                     self.insert_events(&tx, &mut rows)?;
                     self.write_other(&tx, other, i, &last_row, cache)?;
                     None
@@ -213,21 +248,137 @@ impl Store {
             if let Some((tab, task_id, kind, json, at, source, verdict)) = row {
                 let task_id = task_id.unwrap_or("");
                 let (tab, refno) = self.numbers(&tx, cache, tab, task_id, source)?;
-                rows.0.push(EventRow {
+                let row = EventRow {
                     tab,
                     refno,
                     kind,
                     verdict,
                     at: codes::micros(at),
                     json,
-                });
+                };
+                self.add_row(&tx, &mut rows, &mut runs, row)?;
             }
-            if rows.0.len() == ROWS_PER_INSERT {
-                self.insert_events(&tx, &mut rows)?;
-            }
+        }
+        for run in runs.drain(..) {
+            self.end_run(&tx, &mut rows, run)?;
         }
         self.insert_events(&tx, &mut rows)?;
         tx.commit().map_err(|e| self.err(e))
+    }
+
+    /// Add a transcript row after everything of its tab so far: to its tab's run when it can be packed with
+    /// it, else as a plain row once the tab's run is written.
+    fn add_row(
+        &self,
+        tx: &Transaction<'_>,
+        rows: &mut EventRows,
+        runs: &mut Vec<Run>,
+        row: EventRow,
+    ) -> Result<(), StoreError> {
+        let at = runs.iter().position(|r| r.tab() == Some(row.tab));
+        let joins = at.is_some_and(|i| runs.get(i).and_then(Run::refno) == Some(row.refno));
+        if let Some(i) = at
+            && !(joins && packable(&row))
+        {
+            let run = runs.swap_remove(i);
+            self.end_run(tx, rows, run)?;
+        }
+        if !packable(&row) {
+            return self.push_plain(tx, rows, row);
+        }
+        let i = match runs.iter().position(|r| r.tab() == Some(row.tab)) {
+            Some(i) => i,
+            None => {
+                runs.push(Run {
+                    events: Vec::with_capacity(PACK_MAX),
+                    bytes: 0,
+                });
+                runs.len() - 1
+            }
+        };
+        let Some(run) = runs.get_mut(i) else {
+            return self.push_plain(tx, rows, row);
+        };
+        run.bytes += row.json.len();
+        run.events.push(row);
+        if run.events.len() >= PACK_MAX || run.bytes >= PACK_BYTES {
+            let run = runs.swap_remove(i);
+            self.end_run(tx, rows, run)?;
+        }
+        Ok(())
+    }
+
+    fn push_plain(
+        &self,
+        tx: &Transaction<'_>,
+        rows: &mut EventRows,
+        row: EventRow,
+    ) -> Result<(), StoreError> {
+        rows.0.push(row);
+        if rows.0.len() == ROWS_PER_INSERT {
+            self.insert_events(tx, rows)?;
+        }
+        Ok(())
+    }
+
+    /// Write a tab's run: one packed row when it is long enough, else its rows as plain ones. Plain rows
+    /// waiting go in first, so sequence numbers keep the order the records came in.
+    fn end_run(
+        &self,
+        tx: &Transaction<'_>,
+        rows: &mut EventRows,
+        run: Run,
+    ) -> Result<(), StoreError> {
+        if run.events.len() < PACK_MIN {
+            for row in run.events {
+                self.push_plain(tx, rows, row)?;
+            }
+            return Ok(());
+        }
+        self.insert_events(tx, rows)?;
+        let (Some(tab), Some(refno)) = (run.tab(), run.refno()) else {
+            return Ok(());
+        };
+        let n = run.events.len();
+        let (first, last) = run.events.iter().fold((i64::MAX, i64::MIN), |(lo, hi), e| {
+            (lo.min(e.at), hi.max(e.at))
+        });
+        let packed: Vec<Packed> = run
+            .events
+            .into_iter()
+            .map(|e| Packed {
+                kind: codes::kind_index(e.kind).unwrap_or(u8::MAX),
+                verdict: e.verdict.and_then(codes::verdict_index).unwrap_or(u8::MAX),
+                at: e.at,
+                json: e.json,
+            })
+            .collect();
+        let blob = pack::encode(&packed);
+        // The pack's id is its last event's sequence number; the numbers below it are its other events'
+        // (AUTOINCREMENT carries on after the largest id inserted, so no later row takes one of them).
+        let last_seq: i64 = tx
+            .prepare_cached(
+                "SELECT MAX(COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'event_rows'), 0),
+                            COALESCE((SELECT MAX(id) FROM event_rows), 0))",
+            )
+            .and_then(|mut s| s.query_row([], |r| r.get(0)))
+            .map_err(|e| self.err(e))?;
+        let count = i64::try_from(n).unwrap_or(i64::MAX);
+        tx.prepare_cached(INSERT_PACK)
+            .and_then(|mut s| {
+                s.execute(params![
+                    last_seq + count,
+                    tab,
+                    refno,
+                    codes::kind_code(kind::PACK),
+                    first,
+                    blob,
+                    last,
+                    count
+                ])
+            })
+            .map_err(|e| self.err(e))?;
+        Ok(())
     }
 
     /// A row's tab number and triple number, from the cache when the tab wrote the same triple before.

@@ -8,13 +8,14 @@ use rusqlite::types::{ToSqlOutput, Value, ValueRef};
 
 use super::kind;
 
-const KINDS: [&str; 6] = [
+const KINDS: [&str; 7] = [
     kind::USER,
     kind::MESSAGE,
     kind::TASK,
     kind::STATUS,
     kind::ARTIFACT,
     kind::NOTE,
+    kind::PACK,
 ];
 
 const VERDICTS: [&str; 4] = ["applied", "duplicate", "stale", "illegal"];
@@ -47,12 +48,45 @@ pub(super) fn kind_name(v: ValueRef<'_>) -> String {
     name_of(&KINDS, v).unwrap_or_default()
 }
 
+/// A kind's code as a pack keeps it (`None`: the kind has no code, so its event is not packed).
+pub(super) fn kind_index(name: &str) -> Option<u8> {
+    KINDS
+        .iter()
+        .position(|n| *n == name)
+        .and_then(|i| u8::try_from(i).ok())
+}
+
+/// A verdict's code as a pack keeps it (`None`: no code, so the event is not packed).
+pub(super) fn verdict_index(name: &str) -> Option<u8> {
+    VERDICTS
+        .iter()
+        .position(|n| *n == name)
+        .and_then(|i| u8::try_from(i).ok())
+}
+
+/// A packed kind's name (`""` for a code no console writes).
+pub(super) fn kind_of_index(i: u8) -> String {
+    KINDS
+        .get(usize::from(i))
+        .map_or(String::new(), |n| (*n).to_string())
+}
+
+/// A packed verdict's name.
+pub(super) fn verdict_of_index(i: u8) -> Option<String> {
+    VERDICTS.get(usize::from(i)).map(|n| (*n).to_string())
+}
+
 /// What a verdict is stored as (`None`: the row has none, as the user's messages and notes).
 pub(super) fn verdict_code(name: Option<&str>) -> ToSqlOutput<'static> {
     match name {
         Some(n) => code_of(&VERDICTS, n),
         None => ToSqlOutput::Owned(Value::Null),
     }
+}
+
+/// A stored verdict back as its name (`None`: the row has none).
+pub(super) fn verdict_name(v: ValueRef<'_>) -> Option<String> {
+    name_of(&VERDICTS, v)
 }
 
 /// A time as stored: microseconds since the epoch, what [`super::ts`] keeps of it.

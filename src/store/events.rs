@@ -4,7 +4,7 @@
 use chrono::{DateTime, Utc};
 use rusqlite::{OptionalExtension, params};
 
-use super::{Store, StoreError, codes, kind};
+use super::{Store, StoreError, codes, kind, pack};
 
 /// One row of a tab's transcript, in arrival order.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -20,21 +20,39 @@ pub struct TabEvent {
     pub task_id: String,
 }
 
-/// A tab's rows as the transcript reads them (`id, kind, json, source, at, task_id`), straight from the lean
-/// table: the time as stored (µs), no text to format and parse back.
-const TAB_EVENTS: &str = "SELECT e.id, e.kind, e.json, NULLIF(r.source, ''), e.at, r.task_id
+/// A tab's rows as the transcript reads them (`id, kind, verdict, at, json, n, source, task_id`), straight
+/// from the lean table: the time as stored (µs), no text to format and parse back. A pack row stands for its
+/// events ([`super::pack`]).
+const TAB_EVENTS: &str =
+    "SELECT e.id, e.kind, e.verdict, e.at, e.json, e.n, NULLIF(r.source, ''), r.task_id
      FROM event_rows e JOIN event_refs r ON r.id = e.ref
      WHERE e.tab = (SELECT id FROM tab_keys WHERE tab_key = ?1)";
 
-fn tab_event(r: &rusqlite::Row) -> rusqlite::Result<TabEvent> {
-    Ok(TabEvent {
-        seq: r.get(0)?,
-        kind: codes::kind_name(r.get_ref(1)?),
-        json: r.get(2)?,
-        source: r.get(3)?,
-        at: codes::from_micros(4, r.get(4)?)?,
-        task_id: r.get(5)?,
-    })
+/// The events of one row of [`TAB_EVENTS`], in order.
+fn tab_events_of(r: &rusqlite::Row) -> rusqlite::Result<Vec<TabEvent>> {
+    let source: Option<String> = r.get(6)?;
+    let task_id: String = r.get(7)?;
+    let stored = pack::StoredRow {
+        id: r.get(0)?,
+        kind: r.get_ref(1)?,
+        verdict: r.get_ref(2)?,
+        at: r.get(3)?,
+        json: r.get_ref(4)?,
+        n: r.get(5)?,
+    };
+    pack::unpack(stored)
+        .into_iter()
+        .map(|u| {
+            Ok(TabEvent {
+                seq: u.seq,
+                kind: u.kind,
+                json: u.json,
+                source: source.clone(),
+                at: codes::from_micros(3, u.at)?,
+                task_id: task_id.clone(),
+            })
+        })
+        .collect()
 }
 
 impl Store {
@@ -51,8 +69,10 @@ impl Store {
             .map_err(|e| self.err(e))?;
         let mut rows = stmt.query([tab]).map_err(|e| self.err(e))?;
         while let Some(row) = rows.next().map_err(|e| self.err(e))? {
-            if !f(tab_event(row).map_err(|e| self.err(e))?) {
-                break;
+            for event in tab_events_of(row).map_err(|e| self.err(e))? {
+                if !f(event) {
+                    return Ok(());
+                }
             }
         }
         Ok(())
@@ -98,10 +118,11 @@ impl Store {
             .prepare_cached(&format!("{TAB_EVENTS} ORDER BY e.id"))
             .map_err(|e| self.err(e))?;
         let rows = stmt
-            .query_map([tab], tab_event)
+            .query_map([tab], tab_events_of)
             .map_err(|e| self.err(e))?
             .collect::<rusqlite::Result<Vec<_>>>();
-        rows.map_err(|e| self.err(e))
+        rows.map(|r| r.into_iter().flatten().collect())
+            .map_err(|e| self.err(e))
     }
 
     /// The events (not the user's messages or the console's notes) a tab received at `at`, in arrival order:
@@ -112,24 +133,39 @@ impl Store {
         tab: &str,
         at: &DateTime<Utc>,
     ) -> Result<Vec<TabEvent>, StoreError> {
+        // A pack is read when the instant falls between its earliest and latest event.
         let mut stmt = self
             .conn
             .prepare_cached(&format!(
-                "{TAB_EVENTS} AND e.at = ?2 AND e.kind NOT IN (?3, ?4) ORDER BY e.id LIMIT 16"
+                "{TAB_EVENTS} AND (e.at = ?2 OR (e.at_last IS NOT NULL AND ?2 BETWEEN e.at AND e.at_last))
+                 AND e.kind NOT IN (?3, ?4) ORDER BY e.id"
             ))
             .map_err(|e| self.err(e))?;
-        let rows = stmt
-            .query_map(
-                params![
-                    tab,
-                    codes::micros(at),
-                    codes::kind_code(kind::USER),
-                    codes::kind_code(kind::NOTE)
-                ],
-                tab_event,
-            )
-            .map_err(|e| self.err(e))?
-            .collect::<rusqlite::Result<Vec<_>>>();
-        rows.map_err(|e| self.err(e))
+        let at = codes::micros(at);
+        let mut rows = stmt
+            .query(params![
+                tab,
+                at,
+                codes::kind_code(kind::USER),
+                codes::kind_code(kind::NOTE)
+            ])
+            .map_err(|e| self.err(e))?;
+        let mut out = Vec::new();
+        while let Some(row) = rows.next().map_err(|e| self.err(e))? {
+            let events = tab_events_of(row).map_err(|e| self.err(e))?;
+            out.extend(
+                events
+                    .into_iter()
+                    .filter(|e| codes::micros(&e.at) == at && e.kind != kind::NOTE),
+            );
+            if out.len() >= AT_MOST_AT_ONE_INSTANT {
+                out.truncate(AT_MOST_AT_ONE_INSTANT);
+                break;
+            }
+        }
+        Ok(out)
     }
 }
+
+/// Rows [`Store::tab_events_at`] gives back at most.
+const AT_MOST_AT_ONE_INSTANT: usize = 16;

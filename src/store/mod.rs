@@ -19,6 +19,7 @@ pub use runs::KeptRun;
 mod codes;
 mod events;
 mod export;
+mod pack;
 pub mod record;
 mod schema;
 mod tabs;
@@ -94,6 +95,8 @@ pub mod kind {
     pub const ARTIFACT: &str = "artifactUpdate";
     /// The console's own note (`{"text": …, "error": bool}`): a disconnect, an error, a cancel.
     pub const NOTE: &str = "note";
+    /// A run of events stored as one row (schema 8, `pack`); readers give back its events, never this kind.
+    pub const PACK: &str = "pack";
 }
 
 /// The console's SQLite store. One connection; not `Sync`, so it lives with whoever owns it (the runtime).
@@ -239,3 +242,5 @@ impl Store {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_pack;

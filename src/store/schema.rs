@@ -81,6 +81,9 @@ pub(super) const MIGRATIONS: &[&str] = &[
         failed   INTEGER NOT NULL,
         report   TEXT NOT NULL
     );",
+    // 8: packed event rows (`store::pack`): a run of one tab's events in one row, LZ4-compressed, with the
+    // latest event's time and the count beside the earliest's. The `events` view names such a row `pack`.
+    MIGRATION_8,
 ];
 
 /// The schema version this build writes.
@@ -299,6 +302,26 @@ const MIGRATION_5: &str = "
         SELECT e.id AS id, r.agent_url AS agent_url, r.task_id AS task_id,
                CASE e.kind WHEN 0 THEN 'user' WHEN 1 THEN 'message' WHEN 2 THEN 'task' WHEN 3 THEN 'statusUpdate'
                            WHEN 4 THEN 'artifactUpdate' WHEN 5 THEN 'note' ELSE e.kind END AS kind,
+               e.json AS json,
+               strftime('%Y-%m-%dT%H:%M:%S', e.at / 1000000, 'unixepoch') || printf('.%06dZ', e.at % 1000000)
+                   AS at,
+               k.tab_key AS tab_key, NULLIF(r.source, '') AS source,
+               CASE e.verdict WHEN 0 THEN 'applied' WHEN 1 THEN 'duplicate' WHEN 2 THEN 'stale'
+                              WHEN 3 THEN 'illegal' ELSE e.verdict END AS verdict
+        FROM event_rows e
+        JOIN event_refs r ON r.id = e.ref
+        LEFT JOIN tab_keys k ON k.id = e.tab;
+";
+
+/// Schema 8: see [`super::pack`]. A plain row leaves both new columns NULL.
+const MIGRATION_8: &str = "
+    ALTER TABLE event_rows ADD COLUMN at_last INTEGER;
+    ALTER TABLE event_rows ADD COLUMN n INTEGER;
+    DROP VIEW events;
+    CREATE VIEW events AS
+        SELECT e.id AS id, r.agent_url AS agent_url, r.task_id AS task_id,
+               CASE e.kind WHEN 0 THEN 'user' WHEN 1 THEN 'message' WHEN 2 THEN 'task' WHEN 3 THEN 'statusUpdate'
+                           WHEN 4 THEN 'artifactUpdate' WHEN 5 THEN 'note' WHEN 6 THEN 'pack' ELSE e.kind END AS kind,
                e.json AS json,
                strftime('%Y-%m-%dT%H:%M:%S', e.at / 1000000, 'unixepoch') || printf('.%06dZ', e.at % 1000000)
                    AS at,

@@ -106,12 +106,21 @@ impl Store {
             )
             .optional()
             .map_err(|e| self.err(e))?;
-        let events = tx
-            .execute(
-                "DELETE FROM event_rows WHERE tab = (SELECT id FROM tab_keys WHERE tab_key = ?1)",
+        // Counted in events, not rows: a pack holds `n` of them.
+        let events: i64 = tx
+            .query_row(
+                "SELECT COALESCE(SUM(COALESCE(n, 1)), 0) FROM event_rows
+                 WHERE tab = (SELECT id FROM tab_keys WHERE tab_key = ?1)",
                 [tab],
+                |r| r.get(0),
             )
             .map_err(|e| self.err(e))?;
+        tx.execute(
+            "DELETE FROM event_rows WHERE tab = (SELECT id FROM tab_keys WHERE tab_key = ?1)",
+            [tab],
+        )
+        .map_err(|e| self.err(e))?;
+        let events = usize::try_from(events).unwrap_or(0);
         tx.execute("DELETE FROM tabs WHERE tab_key = ?1", [tab])
             .map_err(|e| self.err(e))?;
         tx.execute("DELETE FROM drafts WHERE tab_key = ?1", [tab])
@@ -209,16 +218,21 @@ impl Store {
             out.events += self.delete_tab_in(&tx, tab)?;
             out.tabs += 1;
         }
-        // Events written before tabs existed, or whose tab is gone.
-        out.events += tx
-            .execute(
-                "DELETE FROM event_rows WHERE at < ?1 AND (tab IS NULL OR tab NOT IN
-                     (SELECT k.id FROM tab_keys k JOIN tabs t ON t.tab_key = k.tab_key))",
-                [codes::micros(
-                    &(now - Days::days(i64::from(keep.keep_days))),
-                )],
+        // Events written before tabs existed, or whose tab is gone (a pack goes once its latest event is old).
+        const STRAYS: &str =
+            "FROM event_rows WHERE COALESCE(at_last, at) < ?1 AND (tab IS NULL OR tab NOT IN
+                     (SELECT k.id FROM tab_keys k JOIN tabs t ON t.tab_key = k.tab_key))";
+        let old_events = codes::micros(&(now - Days::days(i64::from(keep.keep_days))));
+        let strays: i64 = tx
+            .query_row(
+                &format!("SELECT COALESCE(SUM(COALESCE(n, 1)), 0) {STRAYS}"),
+                [old_events],
+                |r| r.get(0),
             )
             .map_err(|e| self.err(e))?;
+        tx.execute(&format!("DELETE {STRAYS}"), [old_events])
+            .map_err(|e| self.err(e))?;
+        out.events += usize::try_from(strays).unwrap_or(0);
         let audit_cutoff = ts(&(now - Days::days(i64::from(keep.audit_keep_days))));
         out.audit = tx
             .execute("DELETE FROM audit WHERE at < ?1", [&audit_cutoff])

@@ -207,25 +207,41 @@ impl Store {
         let mut stmt = self
             .conn
             .prepare_cached(
-                "SELECT id, agent_url, task_id, kind, json, at FROM events
-                 WHERE tab_key IN (SELECT tab_key FROM tabs WHERE task_id = ?2 UNION SELECT ?1 || ' ' || ?2)
-                   AND agent_url = ?1 AND task_id = ?2 ORDER BY id",
+                "SELECT e.id, e.kind, e.verdict, e.at, e.json, e.n
+                 FROM event_rows e JOIN event_refs r ON r.id = e.ref
+                 WHERE e.tab IN (SELECT k.id FROM tab_keys k WHERE k.tab_key IN
+                                   (SELECT tab_key FROM tabs WHERE task_id = ?2 UNION SELECT ?1 || ' ' || ?2))
+                   AND r.agent_url = ?1 AND r.task_id = ?2 ORDER BY e.id",
             )
             .map_err(|e| self.err(e))?;
         let rows = stmt
             .query_map([agent_url, task_id], |r| {
-                Ok(StoredEvent {
-                    seq: r.get(0)?,
-                    agent_url: r.get(1)?,
-                    task_id: r.get(2)?,
-                    kind: r.get(3)?,
-                    json: r.get(4)?,
-                    at: parse_ts(5, r.get(5)?)?,
-                })
+                let stored = pack::StoredRow {
+                    id: r.get(0)?,
+                    kind: r.get_ref(1)?,
+                    verdict: r.get_ref(2)?,
+                    at: r.get(3)?,
+                    json: r.get_ref(4)?,
+                    n: r.get(5)?,
+                };
+                pack::unpack(stored)
+                    .into_iter()
+                    .map(|u| {
+                        Ok(StoredEvent {
+                            seq: u.seq,
+                            agent_url: agent_url.to_string(),
+                            task_id: task_id.to_string(),
+                            kind: u.kind,
+                            json: u.json,
+                            at: codes::from_micros(3, u.at)?,
+                        })
+                    })
+                    .collect::<rusqlite::Result<Vec<_>>>()
             })
             .map_err(|e| self.err(e))?
             .collect::<rusqlite::Result<Vec<_>>>();
-        rows.map_err(|e| self.err(e))
+        rows.map(|r| r.into_iter().flatten().collect())
+            .map_err(|e| self.err(e))
     }
 }
 

@@ -1,0 +1,255 @@
+//! Packed event rows (schema 8): a run of events of one tab and one (agent, task, source) triple, received in
+//! one batch, stored as one `event_rows` row whose `json` column is an LZ4 block of the events. A flood writes
+//! thousands of small events a second; one row each made the writer's B-tree inserts, its WAL pages and their
+//! checkpoint cost more CPU than the console spends showing them (`cargo bench --bench flood`). A pack of 64
+//! costs one insert, and the events' JSON, which repeats the task and context ids in every event, shrinks
+//! about tenfold.
+//!
+//! A pack keeps everything a plain row keeps: each event's kind, verdict, time and JSON, in order. Its row id
+//! is the sequence number of its last event; the ones before it take the numbers just below, which the writer
+//! reserves, so sequence numbers stay unique and in arrival order across plain rows and packs. `at` is the
+//! earliest event's time, `at_last` the latest, `n` the count. Only events go into packs: the user's messages
+//! and the console's notes stay plain rows, and so does an event too large to be worth packing.
+
+use rusqlite::types::ValueRef;
+
+use super::{codes, kind};
+
+/// Fewer events than this in a run are written as plain rows (an interactive stream's batches hold one or
+/// two; packing them would only cost a decompression on every read).
+pub(super) const PACK_MIN: usize = 4;
+/// Most events in one pack: a read of one event (the raw JSON viewer) decompresses at most this many.
+pub(super) const PACK_MAX: usize = 64;
+/// An event whose JSON is larger than this stays a plain row (a big artifact chunk gains little from a pack
+/// and would make every read of its neighbours decompress it).
+pub(super) const PACK_ENTRY_MAX: usize = 64 * 1024;
+/// Most bytes of JSON in one pack before compression.
+pub(super) const PACK_BYTES: usize = 256 * 1024;
+/// The most a pack may say it holds uncompressed: more means the row is damaged (this refuses to allocate
+/// what a corrupt length asks for).
+const PACK_DECODED_MAX: usize = PACK_BYTES + PACK_MAX * (PACK_ENTRY_MAX + 32);
+
+/// One event inside a pack, as the writer hands it over and a reader gets it back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Packed {
+    /// The kind's code ([`codes::kind_index`]).
+    pub kind: u8,
+    /// The verdict's code ([`codes::verdict_index`]).
+    pub verdict: u8,
+    /// Microseconds since the epoch.
+    pub at: i64,
+    pub json: String,
+}
+
+/// Each event as: kind (1 byte), verdict (1), time (8, little-endian), JSON length (4), JSON; then LZ4.
+pub(super) fn encode(events: &[Packed]) -> Vec<u8> {
+    let len: usize = events.iter().map(|e| 14 + e.json.len()).sum();
+    let mut raw = Vec::with_capacity(len);
+    for e in events {
+        raw.push(e.kind);
+        raw.push(e.verdict);
+        raw.extend_from_slice(&e.at.to_le_bytes());
+        // The writer packs only events under PACK_ENTRY_MAX, so the length fits.
+        raw.extend_from_slice(
+            &u32::try_from(e.json.len())
+                .unwrap_or(u32::MAX)
+                .to_le_bytes(),
+        );
+        raw.extend_from_slice(e.json.as_bytes());
+    }
+    lz4_flex::compress_prepend_size(&raw)
+}
+
+/// The events of a pack, in order; an error says what is wrong with a damaged one.
+pub(super) fn decode(blob: &[u8]) -> Result<Vec<Packed>, String> {
+    let declared = blob
+        .get(..4)
+        .and_then(|b| <[u8; 4]>::try_from(b).ok())
+        .map(u32::from_le_bytes)
+        .ok_or("the pack is shorter than its header")?;
+    if usize::try_from(declared).map_or(true, |d| d > PACK_DECODED_MAX) {
+        return Err(format!("the pack says it holds {declared} bytes"));
+    }
+    let raw = lz4_flex::decompress_size_prepended(blob).map_err(|e| e.to_string())?;
+    let mut out = Vec::new();
+    let mut rest = raw.as_slice();
+    while !rest.is_empty() {
+        let (head, body) = rest
+            .split_at_checked(14)
+            .ok_or("an event's header is cut short")?;
+        let [
+            kind,
+            verdict,
+            t0,
+            t1,
+            t2,
+            t3,
+            t4,
+            t5,
+            t6,
+            t7,
+            l0,
+            l1,
+            l2,
+            l3,
+        ] = <[u8; 14]>::try_from(head).map_err(|e| e.to_string())?;
+        let len =
+            usize::try_from(u32::from_le_bytes([l0, l1, l2, l3])).map_err(|e| e.to_string())?;
+        let (json, after) = body
+            .split_at_checked(len)
+            .ok_or("an event's JSON is cut short")?;
+        out.push(Packed {
+            kind,
+            verdict,
+            at: i64::from_le_bytes([t0, t1, t2, t3, t4, t5, t6, t7]),
+            json: String::from_utf8(json.to_vec()).map_err(|e| e.to_string())?,
+        });
+        rest = after;
+    }
+    Ok(out)
+}
+
+/// The sequence number of a pack's `i`-th event: the row's id is the last one's.
+pub(super) fn seq_of(row_id: i64, n: usize, i: usize) -> i64 {
+    let back = i64::try_from(n.saturating_sub(1).saturating_sub(i)).unwrap_or(0);
+    row_id - back
+}
+
+/// What a reader shows for a pack that cannot be read back: one note in its place, saying how many events of
+/// the transcript are missing and why (a damaged file is the user's to know about, not to be hidden).
+pub(super) fn unreadable_note(n: usize, why: &str) -> (String, String) {
+    let text =
+        format!("{n} received events could not be read back from the console's database ({why})");
+    (
+        kind::NOTE.to_string(),
+        serde_json::json!({ "text": text, "error": true }).to_string(),
+    )
+}
+
+/// One transcript row as read back: a plain row's event, or one of a pack's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Unpacked {
+    pub seq: i64,
+    pub kind: String,
+    pub verdict: Option<String>,
+    /// Microseconds since the epoch.
+    pub at: i64,
+    pub json: String,
+}
+
+/// The stored columns of one `event_rows` row.
+pub(super) struct StoredRow<'a> {
+    pub id: i64,
+    pub kind: ValueRef<'a>,
+    pub verdict: ValueRef<'a>,
+    pub at: i64,
+    pub json: ValueRef<'a>,
+    /// A pack's count (`None` for a plain row).
+    pub n: Option<i64>,
+}
+
+/// The events a row holds, in order: one for a plain row, a pack's all; a pack that cannot be read gives one
+/// note saying so in its place.
+pub(super) fn unpack(row: StoredRow<'_>) -> Vec<Unpacked> {
+    if !is_pack(row.kind) {
+        let json = match row.json {
+            ValueRef::Text(t) | ValueRef::Blob(t) => String::from_utf8_lossy(t).into_owned(),
+            _ => String::new(),
+        };
+        return vec![Unpacked {
+            seq: row.id,
+            kind: codes::kind_name(row.kind),
+            verdict: codes::verdict_name(row.verdict),
+            at: row.at,
+            json,
+        }];
+    }
+    let decoded = match row.json {
+        ValueRef::Blob(b) => decode(b),
+        _ => Err("the pack is not a blob".to_string()),
+    };
+    match decoded {
+        Ok(events) => {
+            let n = events.len();
+            events
+                .into_iter()
+                .enumerate()
+                .map(|(i, p)| Unpacked {
+                    seq: seq_of(row.id, n, i),
+                    kind: codes::kind_of_index(p.kind),
+                    verdict: codes::verdict_of_index(p.verdict),
+                    at: p.at,
+                    json: p.json,
+                })
+                .collect()
+        }
+        Err(why) => {
+            tracing::warn!("stored pack {} cannot be read: {why}", row.id);
+            let n = row.n.and_then(|n| usize::try_from(n).ok()).unwrap_or(0);
+            let (kind, json) = unreadable_note(n, &why);
+            vec![Unpacked {
+                seq: row.id,
+                kind,
+                verdict: None,
+                at: row.at,
+                json,
+            }]
+        }
+    }
+}
+
+/// Whether a stored kind is a pack's.
+pub(super) fn is_pack(kind: ValueRef<'_>) -> bool {
+    codes::kind_name(kind) == kind::PACK
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ev(i: i64) -> Packed {
+        Packed {
+            kind: 3,
+            verdict: (i % 4) as u8,
+            at: 1_764_000_000_000_000 + i,
+            json: format!(
+                r#"{{"taskId":"t","status":{{"state":"TASK_STATE_WORKING"}},"n":{i},"é":"ü"}}"#
+            ),
+        }
+    }
+
+    #[test]
+    fn a_pack_gives_back_every_event_in_order_and_is_smaller() {
+        let events: Vec<Packed> = (0..64).map(ev).collect();
+        let blob = encode(&events);
+        assert_eq!(decode(&blob).unwrap(), events);
+        let raw: usize = events.iter().map(|e| e.json.len()).sum();
+        assert!(blob.len() * 3 < raw, "{} vs {raw}", blob.len());
+        assert_eq!(decode(&encode(&[])).unwrap(), vec![]);
+    }
+
+    #[test]
+    fn a_damaged_pack_is_an_error_never_a_panic_or_a_huge_allocation() {
+        let blob = encode(&(0..8).map(ev).collect::<Vec<_>>());
+        for cut in 0..blob.len() {
+            let _ = decode(&blob[..cut]);
+        }
+        let mut huge = blob.clone();
+        huge[..4].copy_from_slice(&u32::MAX.to_le_bytes());
+        assert!(decode(&huge).unwrap_err().contains("says it holds"));
+        let mut flipped = blob.clone();
+        for b in flipped.iter_mut().skip(4) {
+            *b ^= 0x5a;
+        }
+        assert!(decode(&flipped).is_err());
+        assert!(decode(b"").is_err());
+    }
+
+    #[test]
+    fn sequence_numbers_end_at_the_row_id() {
+        assert_eq!(
+            (0..4).map(|i| seq_of(100, 4, i)).collect::<Vec<_>>(),
+            vec![97, 98, 99, 100]
+        );
+    }
+}
