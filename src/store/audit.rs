@@ -259,14 +259,7 @@ fn packed_entries(r: &Row<'_>) -> rusqlite::Result<Vec<Keyed>> {
     let agent: String = r.get(6)?;
     let task_id: Option<String> = r.get(7)?;
     let source: Option<String> = r.get(8)?;
-    let stored = pack::StoredRow {
-        id: r.get(0)?,
-        kind: r.get_ref(1)?,
-        verdict: r.get_ref(2)?,
-        at: r.get(3)?,
-        json: r.get_ref(4)?,
-        n: r.get(5)?,
-    };
+    let stored = pack::StoredRow::read(r, 0)?;
     pack::unpack(stored)
         .into_iter()
         .filter(|u| AUDITED_KINDS.contains(&u.kind.as_str()))

@@ -32,14 +32,7 @@ const TAB_EVENTS: &str =
 fn tab_events_of(r: &rusqlite::Row) -> rusqlite::Result<Vec<TabEvent>> {
     let source: Option<String> = r.get(6)?;
     let task_id: String = r.get(7)?;
-    let stored = pack::StoredRow {
-        id: r.get(0)?,
-        kind: r.get_ref(1)?,
-        verdict: r.get_ref(2)?,
-        at: r.get(3)?,
-        json: r.get_ref(4)?,
-        n: r.get(5)?,
-    };
+    let stored = pack::StoredRow::read(r, 0)?;
     pack::unpack(stored)
         .into_iter()
         .map(|u| {

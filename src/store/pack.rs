@@ -148,6 +148,20 @@ pub(super) struct StoredRow<'a> {
     pub n: Option<i64>,
 }
 
+impl<'a> StoredRow<'a> {
+    /// The columns `id, kind, verdict, at, json, n` of a row, in that order from column `first`.
+    pub fn read(r: &'a rusqlite::Row<'_>, first: usize) -> rusqlite::Result<Self> {
+        Ok(StoredRow {
+            id: r.get(first)?,
+            kind: r.get_ref(first + 1)?,
+            verdict: r.get_ref(first + 2)?,
+            at: r.get(first + 3)?,
+            json: r.get_ref(first + 4)?,
+            n: r.get(first + 5)?,
+        })
+    }
+}
+
 /// The events a row holds, in order: one for a plain row, a pack's all; a pack that cannot be read gives one
 /// note saying so in its place.
 pub(super) fn unpack(row: StoredRow<'_>) -> Vec<Unpacked> {

@@ -216,14 +216,7 @@ impl Store {
             .map_err(|e| self.err(e))?;
         let rows = stmt
             .query_map([agent_url, task_id], |r| {
-                let stored = pack::StoredRow {
-                    id: r.get(0)?,
-                    kind: r.get_ref(1)?,
-                    verdict: r.get_ref(2)?,
-                    at: r.get(3)?,
-                    json: r.get_ref(4)?,
-                    n: r.get(5)?,
-                };
+                let stored = pack::StoredRow::read(r, 0)?;
                 pack::unpack(stored)
                     .into_iter()
                     .map(|u| {

@@ -72,6 +72,17 @@ fn note(tab: &str, text: &str, i: usize) -> Record {
     }
 }
 
+/// An in-memory store holding [`flood_batch`] for tab `tab-1`.
+fn flooded() -> (Store, Arc<str>) {
+    let store = Store::open_in_memory().unwrap();
+    let tab: Arc<str> = "tab-1".into();
+    let (records, _) = flood_batch(&tab);
+    store
+        .write_batch(&records, &mut WriterCache::default())
+        .unwrap();
+    (store, tab)
+}
+
 fn rows_of_kind(store: &Store, kind: &str) -> i64 {
     store
         .conn
@@ -304,24 +315,14 @@ fn the_audit_log_and_its_export_list_every_packed_event_in_time_order() {
 
 #[test]
 fn forgetting_a_tab_counts_its_events_not_its_rows() {
-    let store = Store::open_in_memory().unwrap();
-    let tab: Arc<str> = "tab-1".into();
-    let (records, _) = flood_batch(&tab);
-    store
-        .write_batch(&records, &mut WriterCache::default())
-        .unwrap();
+    let (store, tab) = flooded();
     assert_eq!(store.delete_tab(&tab).unwrap(), 151);
     assert!(store.tab_events(&tab).unwrap().is_empty());
 }
 
 #[test]
 fn a_damaged_pack_reads_as_a_note_saying_how_many_events_are_missing() {
-    let store = Store::open_in_memory().unwrap();
-    let tab: Arc<str> = "tab-1".into();
-    let (records, _) = flood_batch(&tab);
-    store
-        .write_batch(&records, &mut WriterCache::default())
-        .unwrap();
+    let (store, tab) = flooded();
     store
         .conn
         .execute(
