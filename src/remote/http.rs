@@ -177,6 +177,14 @@ pub fn tls_hint(chain: &str) -> Option<&'static str> {
     None
 }
 
+/// Whether hyper cancelled a request because its new connection failed before the request went out, and
+/// kept no cause ("connection was not ready"). A TLS 1.3 server that refuses the client certificate does so
+/// after the client's side of the handshake is done: when its alert arrives before the request is written,
+/// hyper reports only this. Sending the request again usually shows the alert; for a GET that is safe.
+pub fn cause_hidden(e: &reqwest::Error) -> bool {
+    reqwest_tls_hint(e).is_none() && format!("{e:?}").contains("connection was not ready")
+}
+
 /// [`tls_hint`] for a reqwest error: its Display chain and its Debug form (which keeps the rustls error
 /// that hyper's messages leave out). Neither is shown; only the hint is.
 pub fn reqwest_tls_hint(e: &reqwest::Error) -> Option<&'static str> {

@@ -19,10 +19,12 @@ use url::Url;
 use crate::remote::auth::origin::{CredentialScope, Redirect, judge_redirect};
 use crate::remote::card::normalize::{CardShape, CardWarning, normalize};
 use crate::remote::error::{RemoteError, one_line};
-use crate::remote::http::{max_age, read_limited, reqwest_reason, status_hint};
+use crate::remote::http::{cause_hidden, max_age, read_limited, reqwest_reason, status_hint};
 
 /// Redirects followed for one card fetch.
 const MAX_REDIRECTS: usize = 5;
+/// Times a card request is sent again when hyper dropped the cause of its failure (see `cause_hidden`).
+const HIDDEN_CAUSE_RETRIES: u32 = 2;
 
 /// The current well-known path (v0.3 and later).
 pub const WELL_KNOWN_CARD: &str = ".well-known/agent-card.json";
@@ -274,21 +276,30 @@ impl CardFetcher {
         let mut at = url.clone();
         let mut headers = headers.clone();
         for _ in 0..=MAX_REDIRECTS {
-            let mut req = self
-                .http
-                .get(at.clone())
-                .headers(headers.clone())
-                .header(a2a::SVC_PARAM_VERSION, a2a::VERSION)
-                .header(header::ACCEPT, "application/json");
-            if let Some(etag) = etag.as_deref().filter(|_| at == *url) {
-                req = req.header(header::IF_NONE_MATCH, etag);
-            }
-            let resp = req.send().await.map_err(|e| {
-                FetchError::Other(RemoteError::transport(format!(
-                    "could not fetch the card from {at}: {}",
-                    reqwest_reason(&e)
-                )))
-            })?;
+            let mut tries = 0;
+            let resp = loop {
+                let mut req = self
+                    .http
+                    .get(at.clone())
+                    .headers(headers.clone())
+                    .header(a2a::SVC_PARAM_VERSION, a2a::VERSION)
+                    .header(header::ACCEPT, "application/json");
+                if let Some(etag) = etag.as_deref().filter(|_| at == *url) {
+                    req = req.header(header::IF_NONE_MATCH, etag);
+                }
+                match req.send().await {
+                    Ok(resp) => break resp,
+                    // A failure whose cause hyper dropped: the next try usually names it (a refused client
+                    // certificate), and a GET may be sent again.
+                    Err(e) if tries < HIDDEN_CAUSE_RETRIES && cause_hidden(&e) => tries += 1,
+                    Err(e) => {
+                        return Err(FetchError::Other(RemoteError::transport(format!(
+                            "could not fetch the card from {at}: {}",
+                            reqwest_reason(&e)
+                        ))));
+                    }
+                }
+            };
             let status = resp.status();
             if !status.is_redirection() || status == StatusCode::NOT_MODIFIED {
                 return Ok(resp);
