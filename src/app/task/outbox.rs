@@ -65,6 +65,11 @@ impl TaskTab {
         if on && self.state_while_loading.is_none() {
             self.state_while_loading = Some(self.log.state.clone());
             self.log = TaskLog::with_limit(self.log.artifact_limit);
+            // The ids shown go with the log: the replay names each task as it comes (the header named the
+            // last one, and ids are refreshed only when one appears or goes, so the first task would have
+            // been shown under the last one's id).
+            self.shown_ids = (None, None);
+            self.short_id = None;
             self.transcript.clear();
             self.fixed_lines = 0;
             self.has_state_entry = false;

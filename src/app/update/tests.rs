@@ -887,6 +887,59 @@ fn a_follow_up_task_never_overwrites_the_artifacts_of_the_tasks_before_it_live_o
     assert_each_task_keeps_its_artifact(&artifacts_shown(&app, restored));
 }
 
+/// Killed (or quit) while the tab's last task still worked: the restored header names that task, and the replay
+/// must still put each earlier task's entries under its own id, as they were shown before.
+#[test]
+fn a_tab_restored_while_its_last_task_works_shows_each_earlier_task_under_its_own_id() {
+    let mut stored = Vec::new();
+    for (generation, (said, task, text)) in (1..).zip(THREE_TASKS) {
+        stored.push(StoredItem::User {
+            text: said.into(),
+            message_id: format!("m{generation}"),
+            at: chrono::Utc::now(),
+        });
+        let mut events = vec![ev(TaskState::Working, task), one_artifact(task, text)];
+        if generation < 3 {
+            events.push(ev(TaskState::Completed, task));
+        }
+        for event in events {
+            stored.push(StoredItem::Event {
+                source: crate::task::log::Source::Stream(generation),
+                event: Box::new(event),
+                at: chrono::Utc::now(),
+            });
+        }
+    }
+    let mut app = app();
+    let restored = app.new_tab(app.agents[0].id);
+    let t = app.tab_mut(restored).unwrap();
+    // What the store's header says at start: the last task, still working.
+    t.adopt(
+        Some(THREE_TASKS[2].1.into()),
+        Some("ctx".into()),
+        TaskState::Working,
+    );
+    t.loading = true;
+    t.loaded = false;
+    // In two parts, as the store's thread sends a long transcript.
+    let rest = stored.split_off(2);
+    for (items, done) in [(stored, false), (rest, true)] {
+        update(
+            &mut app,
+            Msg::TranscriptLoaded {
+                tab: restored,
+                items,
+                done,
+            },
+        );
+    }
+    assert_each_task_keeps_its_artifact(&artifacts_shown(&app, restored));
+    let t = app.tab(restored).unwrap();
+    assert_eq!(t.log.task_id.as_deref(), Some(THREE_TASKS[2].1));
+    assert_eq!(t.log.state, TaskState::Working);
+    assert_eq!(t.log.context_id.as_deref(), Some("ctx"));
+}
+
 fn open_palette(app: &mut App, query: &str) {
     update(
         app,
