@@ -55,9 +55,9 @@ impl EventRow {
     }
 }
 
-/// The rows of a batch not inserted yet, in record order.
+/// The rows of a batch not inserted yet, in record order, and the bytes of JSON and packs inserted so far.
 #[derive(Default)]
-struct EventRows(Vec<EventRow>);
+struct EventRows(Vec<EventRow>, usize);
 
 /// A tab's run of events not written yet: same tab, same triple, each small enough to pack.
 struct Run {
@@ -96,6 +96,15 @@ pub struct WriterCache {
     tabs: HashMap<String, i64>,
     /// Per tab number: `(task id, source, triple number)`; a tab has a handful, scanned without allocating.
     refs: HashMap<i64, Vec<(String, String, i64)>>,
+    /// Bytes of event JSON and packs written since the writer last asked (what grows the WAL).
+    written: usize,
+}
+
+impl WriterCache {
+    /// The bytes written since the last call.
+    pub(super) fn take_written(&mut self) -> usize {
+        std::mem::take(&mut self.written)
+    }
 }
 
 /// The number of a tab key, made on first use. Tab keys are never deleted, so a number stays valid.
@@ -263,7 +272,9 @@ impl Store {
             self.end_run(&tx, &mut rows, run)?;
         }
         self.insert_events(&tx, &mut rows)?;
-        tx.commit().map_err(|e| self.err(e))
+        tx.commit().map_err(|e| self.err(e))?;
+        cache.written += rows.1;
+        Ok(())
     }
 
     /// Add a transcript row after everything of its tab so far: to its tab's run when it can be packed with
@@ -364,6 +375,7 @@ impl Store {
             .and_then(|mut s| s.query_row([], |r| r.get(0)))
             .map_err(|e| self.err(e))?;
         let count = i64::try_from(n).unwrap_or(i64::MAX);
+        rows.1 += blob.len();
         tx.prepare_cached(INSERT_PACK)
             .and_then(|mut s| {
                 s.execute(params![
@@ -503,6 +515,7 @@ impl Store {
                 stmt.raw_execute().map_err(|e| self.err(e))?;
             }
         }
+        rows.1 += rows.0.iter().map(|r| r.json.len()).sum::<usize>();
         rows.0.clear();
         Ok(())
     }

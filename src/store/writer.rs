@@ -17,11 +17,12 @@ use super::record::Record;
 /// never waits long for it.
 const MAX_BATCH: usize = 8192;
 
-/// Records written between two checkpoints during a burst (about 15 MB of WAL at a flood's ~470 bytes a row);
-/// when the writer is idle for [`IDLE_CHECKPOINT`] it asks for one anyway. A checkpoint copies every page the
-/// WAL holds into the file once more, on a core the console's own threads want during a burst: with 8192 the
-/// store's threads spent about a fifth more CPU on a 100 000-event flood (`cargo bench --bench flood`).
-const CHECKPOINT_EVERY: usize = 32_768;
+/// Bytes of events written between two checkpoints during a burst (what grows the WAL, give or take its
+/// pages' slack); when the writer is idle for [`IDLE_CHECKPOINT`] it asks for one anyway. A checkpoint copies
+/// every page the WAL holds into the file once more, on a core the console's own threads want during a burst.
+/// Counted in bytes, not records: a packed flood writes about 60 bytes an event, a large artifact's chunks a
+/// megabyte each. A 100 000-event flood (6 MB packed) then needs no checkpoint until it ends.
+const CHECKPOINT_BYTES: usize = 16 * 1024 * 1024;
 
 /// How long without work before the writer asks for a checkpoint.
 const IDLE_CHECKPOINT: std::time::Duration = std::time::Duration::from_millis(500);
@@ -290,8 +291,8 @@ fn run(
                 status.failure = Some(message);
             }
         }
-        since_checkpoint += batch.len();
-        if since_checkpoint >= CHECKPOINT_EVERY {
+        since_checkpoint += cache.take_written();
+        if since_checkpoint >= CHECKPOINT_BYTES {
             since_checkpoint = 0;
             checkpoint(&store);
         }
