@@ -58,10 +58,11 @@ SLOW_INTERVAL = 0.5
 CHUNK_INTERVAL = 0.05
 # `linger`: the execution stays open this long after asking, and the answer takes LINGER_ANSWER to start
 # producing. An answer sent inside LINGER taps the paused execution's event queue, which the SDK closes when that
-# execution ends: the answer's events are dropped and the SDK replies with a bare -32603 (a race the SDK has for
-# any executor that does work after pausing; a fast client meets it).
-LINGER = 1.0
-LINGER_ANSWER = 1.5
+# execution ends: the request then ends without a result and the SDK replies with a bare -32603, though the
+# answer was taken and the task goes on (a race the SDK has for any executor that does work after pausing; a
+# fast client meets it). 3 s leaves a slow CI machine ample time to answer inside it.
+LINGER = 3.0
+LINGER_ANSWER = 3.5
 
 
 def text_part(t: str) -> Part:
