@@ -110,6 +110,9 @@ impl Store {
 
     /// The last `limit` entries, oldest first (as a log reads).
     pub fn audit_entries(&self, limit: usize) -> Result<Vec<AuditEntry>, StoreError> {
+        if limit == 0 {
+            return Ok(Vec::new());
+        }
         let sql_limit = i64::try_from(limit).unwrap_or(i64::MAX);
         let mut stmt = self
             .conn
@@ -119,29 +122,44 @@ impl Store {
                      ORDER BY at, k, id"
             ))
             .map_err(|e| self.err(e))?;
-        let mut entries = stmt
-            .query_map([sql_limit], keyed_row)
-            .map_err(|e| self.err(e))?
-            .collect::<rusqlite::Result<Vec<_>>>()
-            .map_err(|e| self.err(e))?;
-        // Packed events newer than the oldest of those may belong among the last `limit` too.
-        let since = match entries.first() {
-            Some(first) if entries.len() >= limit => first.key.0,
-            _ => i64::MIN,
+        // The newest `limit` so far, smallest on top: a pack is read only while it can still hold one of them,
+        // so a store of millions of packed events never has them all in memory for a viewer of 500 lines.
+        let mut newest: BinaryHeap<Reverse<Keyed>> = BinaryHeap::new();
+        let keep = |newest: &mut BinaryHeap<Reverse<Keyed>>, k: Keyed| {
+            newest.push(Reverse(k));
+            if newest.len() > limit {
+                newest.pop();
+            }
         };
+        let rows = stmt
+            .query_map([sql_limit], keyed_row)
+            .map_err(|e| self.err(e))?;
+        for row in rows {
+            keep(&mut newest, row.map_err(|e| self.err(e))?);
+        }
         let mut packs = self
             .conn
-            .prepare_cached(&format!("{AUDIT_PACKS} AND e.at_last >= ?2"))
+            .prepare_cached(&format!("{AUDIT_PACKS} ORDER BY e.at_last DESC, e.id DESC"))
             .map_err(|e| self.err(e))?;
         let mut rows = packs
-            .query(params![codes::kind_code(kind::PACK), since])
+            .query([codes::kind_code(kind::PACK)])
             .map_err(|e| self.err(e))?;
         while let Some(row) = rows.next().map_err(|e| self.err(e))? {
-            entries.extend(packed_entries(row).map_err(|e| self.err(e))?);
+            let at_last: i64 = row.get(9).map_err(|e| self.err(e))?;
+            // Every event of this pack, and of those after it, is older than all the ones kept.
+            if newest.len() >= limit && newest.peek().is_some_and(|Reverse(k)| at_last < k.key.0) {
+                break;
+            }
+            for k in packed_entries(row).map_err(|e| self.err(e))? {
+                keep(&mut newest, k);
+            }
         }
-        entries.sort_by_key(|e| e.key);
-        let skip = entries.len().saturating_sub(limit);
-        Ok(entries.into_iter().skip(skip).map(|e| e.entry).collect())
+        Ok(newest
+            .into_sorted_vec()
+            .into_iter()
+            .rev()
+            .map(|Reverse(k)| k.entry)
+            .collect())
     }
 
     /// Write the whole audit log as JSON Lines, oldest first, streaming row by row; returns the line count.
@@ -218,7 +236,8 @@ impl Store {
 /// The packed event rows (schema 8) with what their audit entries need: [`AUDIT_LOG`] leaves them out, as
 /// SQL cannot read their compressed JSON.
 const AUDIT_PACKS: &str = "
-    SELECT e.id, e.kind, e.verdict, e.at, e.json, e.n, r.agent_url, NULLIF(r.task_id, ''), NULLIF(r.source, '')
+    SELECT e.id, e.kind, e.verdict, e.at, e.json, e.n, r.agent_url, NULLIF(r.task_id, ''), NULLIF(r.source, ''),
+           e.at_last
     FROM event_rows e JOIN event_refs r ON r.id = e.ref WHERE e.kind = ?1";
 
 /// An audit entry with where it sorts: (time in µs, 0 for the audit table and 1 for an event, row or

@@ -55,23 +55,20 @@ impl EventRow {
     }
 }
 
-/// The rows of a batch not inserted yet, in record order, and the bytes of JSON and packs inserted so far.
+/// The plain rows of a batch not inserted yet, in record order.
 #[derive(Default)]
-struct EventRows(Vec<EventRow>, usize);
+struct EventRows {
+    waiting: Vec<EventRow>,
+    /// Bytes of JSON and packs inserted so far in the batch.
+    written: usize,
+}
 
 /// A tab's run of events not written yet: same tab, same triple, each small enough to pack.
 struct Run {
+    tab: i64,
+    refno: i64,
     events: Vec<EventRow>,
     bytes: usize,
-}
-
-impl Run {
-    fn tab(&self) -> Option<i64> {
-        self.events.first().map(|e| e.tab)
-    }
-    fn refno(&self) -> Option<i64> {
-        self.events.first().map(|e| e.refno)
-    }
 }
 
 /// Whether an event row may go into a pack: small, and with a kind and verdict a pack has codes for.
@@ -273,7 +270,7 @@ impl Store {
         }
         self.insert_events(&tx, &mut rows)?;
         tx.commit().map_err(|e| self.err(e))?;
-        cache.written += rows.1;
+        cache.written += rows.written;
         Ok(())
     }
 
@@ -286,21 +283,23 @@ impl Store {
         runs: &mut Vec<Run>,
         row: EventRow,
     ) -> Result<(), StoreError> {
-        let at = runs.iter().position(|r| r.tab() == Some(row.tab));
-        let joins = at.is_some_and(|i| runs.get(i).and_then(Run::refno) == Some(row.refno));
+        let packable = packable(&row);
+        let at = runs.iter().position(|r| r.tab == row.tab);
         if let Some(i) = at
-            && !(joins && packable(&row))
+            && !(packable && runs.get(i).is_some_and(|r| r.refno == row.refno))
         {
             let run = runs.swap_remove(i);
             self.end_run(tx, rows, run)?;
         }
-        if !packable(&row) {
+        if !packable {
             return self.push_plain(tx, rows, row);
         }
-        let i = match runs.iter().position(|r| r.tab() == Some(row.tab)) {
+        let i = match runs.iter().position(|r| r.tab == row.tab) {
             Some(i) => i,
             None => {
                 runs.push(Run {
+                    tab: row.tab,
+                    refno: row.refno,
                     events: Vec::with_capacity(PACK_MAX),
                     bytes: 0,
                 });
@@ -325,8 +324,8 @@ impl Store {
         rows: &mut EventRows,
         row: EventRow,
     ) -> Result<(), StoreError> {
-        rows.0.push(row);
-        if rows.0.len() == ROWS_PER_INSERT {
+        rows.waiting.push(row);
+        if rows.waiting.len() == ROWS_PER_INSERT {
             self.insert_events(tx, rows)?;
         }
         Ok(())
@@ -347,15 +346,14 @@ impl Store {
             return Ok(());
         }
         self.insert_events(tx, rows)?;
-        let (Some(tab), Some(refno)) = (run.tab(), run.refno()) else {
-            return Ok(());
-        };
-        let n = run.events.len();
-        let (first, last) = run.events.iter().fold((i64::MAX, i64::MIN), |(lo, hi), e| {
+        let Run {
+            tab, refno, events, ..
+        } = run;
+        let n = events.len();
+        let (first, last) = events.iter().fold((i64::MAX, i64::MIN), |(lo, hi), e| {
             (lo.min(e.at), hi.max(e.at))
         });
-        let packed: Vec<Packed> = run
-            .events
+        let packed: Vec<Packed> = events
             .into_iter()
             .map(|e| Packed {
                 kind: codes::kind_index(e.kind).unwrap_or(u8::MAX),
@@ -375,7 +373,7 @@ impl Store {
             .and_then(|mut s| s.query_row([], |r| r.get(0)))
             .map_err(|e| self.err(e))?;
         let count = i64::try_from(n).unwrap_or(i64::MAX);
-        rows.1 += blob.len();
+        rows.written += blob.len();
         tx.prepare_cached(INSERT_PACK)
             .and_then(|mut s| {
                 s.execute(params![
@@ -501,22 +499,22 @@ impl Store {
     /// Insert the waiting rows, in order: whole groups with one statement each, the rest one by one (a
     /// statement per group size would crowd the statement cache).
     fn insert_events(&self, tx: &Transaction<'_>, rows: &mut EventRows) -> Result<(), StoreError> {
-        if rows.0.len() == ROWS_PER_INSERT {
+        if rows.waiting.len() == ROWS_PER_INSERT {
             let mut stmt = tx.prepare_cached(&INSERT_GROUP).map_err(|e| self.err(e))?;
-            for (n, row) in rows.0.iter().enumerate() {
+            for (n, row) in rows.waiting.iter().enumerate() {
                 row.bind(&mut stmt, n * EVENT_COLUMNS)
                     .map_err(|e| self.err(e))?;
             }
             stmt.raw_execute().map_err(|e| self.err(e))?;
         } else {
             let mut stmt = tx.prepare_cached(INSERT_ONE).map_err(|e| self.err(e))?;
-            for row in &rows.0 {
+            for row in &rows.waiting {
                 row.bind(&mut stmt, 0).map_err(|e| self.err(e))?;
                 stmt.raw_execute().map_err(|e| self.err(e))?;
             }
         }
-        rows.1 += rows.0.iter().map(|r| r.json.len()).sum::<usize>();
-        rows.0.clear();
+        rows.written += rows.waiting.iter().map(|r| r.json.len()).sum::<usize>();
+        rows.waiting.clear();
         Ok(())
     }
 

@@ -66,14 +66,12 @@ pub(super) fn verdict_index(name: &str) -> Option<u8> {
 
 /// A packed kind's name (`""` for a code no console writes).
 pub(super) fn kind_of_index(i: u8) -> String {
-    KINDS
-        .get(usize::from(i))
-        .map_or(String::new(), |n| (*n).to_string())
+    kind_name(ValueRef::Integer(i.into()))
 }
 
 /// A packed verdict's name.
 pub(super) fn verdict_of_index(i: u8) -> Option<String> {
-    VERDICTS.get(usize::from(i)).map(|n| (*n).to_string())
+    name_of(&VERDICTS, ValueRef::Integer(i.into()))
 }
 
 /// What a verdict is stored as (`None`: the row has none, as the user's messages and notes).
