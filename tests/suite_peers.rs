@@ -169,7 +169,7 @@ max_seconds = 20
 "#,
     )
     .unwrap();
-    let json = db.file("run.json");
+    let (json, xml) = (db.file("run.json"), db.file("junit.xml"));
     let run = db.cli(&[
         "test",
         file.to_str().unwrap(),
@@ -177,6 +177,8 @@ max_seconds = 20
         &py03.url,
         "--json",
         json.to_str().unwrap(),
+        "--junit",
+        xml.to_str().unwrap(),
     ]);
     assert_eq!(run.code, 0, "{}", run.all());
     let pass = run
@@ -199,6 +201,18 @@ max_seconds = 20
         "{case}"
     );
     assert_eq!(case["seen"]["final_state"], "completed", "{case}");
+    // A CI that reads only the JUnit file sees it too.
+    let junit = std::fs::read_to_string(&xml).unwrap();
+    let doc = roxmltree::Document::parse(&junit).unwrap();
+    let out = doc
+        .descendants()
+        .find(|n| n.has_tag_name("system-out"))
+        .and_then(|n| n.text())
+        .unwrap_or_default();
+    assert!(
+        out.contains("note: the answer got an internal error"),
+        "{junit}"
+    );
 }
 
 #[test]
@@ -475,7 +489,7 @@ fn ctrl_c_stops_a_run_and_keeps_what_ended() {
     .unwrap();
     let empty = db.file("config.toml");
     std::fs::write(&empty, "").unwrap();
-    let child = std::process::Command::new(common::bin())
+    let mut child = std::process::Command::new(common::bin())
         .args([
             "test",
             suite.to_str().unwrap(),
@@ -489,8 +503,23 @@ fn ctrl_c_stops_a_run_and_keeps_what_ended() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    // The quick case ends at once; the slow one runs for 30 s unless stopped.
-    std::thread::sleep(std::time::Duration::from_secs(2));
+    // The quick case ends at once (its progress line says so); the slow one runs for 30 s unless stopped.
+    let (ended, quick_ended) = std::sync::mpsc::channel();
+    let lines = std::io::BufReader::new(child.stderr.take().unwrap());
+    let stderr_text = std::thread::spawn(move || {
+        let mut all = String::new();
+        for line in std::io::BufRead::lines(lines).map_while(Result::ok) {
+            if line.contains("PASS quick") {
+                let _ = ended.send(());
+            }
+            all.push_str(&line);
+            all.push('\n');
+        }
+        all
+    });
+    quick_ended
+        .recv_timeout(std::time::Duration::from_secs(60))
+        .expect("the quick case's progress line");
     let killed = std::process::Command::new("kill")
         .args(["-INT", &child.id().to_string()])
         .status()
@@ -503,7 +532,7 @@ fn ctrl_c_stops_a_run_and_keeps_what_ended() {
         "the run stopped at once, not when the slow case ended"
     );
     let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = stderr_text.join().unwrap();
     assert_eq!(out.status.code(), Some(9), "{stdout}\n{stderr}");
     assert!(stdout.contains("PASS  quick"), "{stdout}");
     assert!(stdout.contains("FAIL  slow"), "{stdout}");
@@ -520,4 +549,49 @@ fn ctrl_c_stops_a_run_and_keeps_what_ended() {
     let runs = db.cli(&["runs", "--json"]);
     let listed: Value = serde_json::from_str(&runs.stdout).unwrap();
     assert_eq!(listed.as_array().unwrap().len(), 1, "{}", runs.stdout);
+}
+
+/// Ctrl-C while the agent is still being reached (it accepted the connection and says nothing, so the card
+/// fetch would wait out its whole timeout) stops the run at once: every case "not run", exit 9.
+#[test]
+fn ctrl_c_stops_a_run_while_its_agent_is_still_being_reached() {
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", silent.local_addr().unwrap());
+    let db = Db::new();
+    let suite = db.file("one.toml");
+    std::fs::write(
+        &suite,
+        "[[cases]]\nname = \"echo\"\nmessage = \"echo hi\"\n",
+    )
+    .unwrap();
+    let empty = db.file("config.toml");
+    std::fs::write(&empty, "").unwrap();
+    let child = std::process::Command::new(common::bin())
+        .args(["test", suite.to_str().unwrap(), "--agent", url.as_str()])
+        .env("A2A_CONSOLE_DB", db.path())
+        .env("A2A_CONSOLE_CONFIG", &empty)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The console connected for the card: it is waiting on the agent now.
+    let (_held, _) = silent.accept().unwrap();
+    let killed = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let started = std::time::Instant::now();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(10),
+        "the run stopped at once, not when the card fetch timed out"
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(9), "{stdout}");
+    assert!(
+        stdout.contains("not run to its end: the run was stopped") && stdout.contains(", stopped"),
+        "{stdout}"
+    );
 }

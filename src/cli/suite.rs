@@ -120,7 +120,7 @@ fn progress_line(tty: bool, p: &Progress<'_>) {
             "·".repeat(WIDTH - filled),
             p.done,
             p.total,
-            crate::remote::error::one_line(&name)
+            name
         );
     } else {
         eprintln!("[{}/{}] {verdict} {name}", p.done, p.total);

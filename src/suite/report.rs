@@ -146,13 +146,19 @@ impl RunReport {
             x.push_str(&format!(
                 "      <system-out>{}</system-out>\n",
                 esc(&format!(
-                    "agent {} ({} {} at {}); task {}; states {}",
+                    "agent {} ({} {} at {}); task {}; states {}{}",
                     c.agent,
                     c.binding,
                     c.protocol,
                     c.agent_url,
                     c.seen.task_id.as_deref().unwrap_or("none"),
-                    c.seen.states.join(" → ")
+                    c.seen.states_line(),
+                    // What the case got past: a CI reading only JUnit sees the agent needed a second look.
+                    c.seen
+                        .recovered
+                        .iter()
+                        .map(|r| format!("\nnote: {r}"))
+                        .collect::<String>()
                 ))
             ));
             x.push_str("    </testcase>\n");

@@ -55,8 +55,8 @@ const IN_PROGRESS_RETRIES: u32 = 10;
 /// Wait before the task is read again after its answer got an internal error. The Python SDK 0.3.x replies
 /// with a bare -32603 to an answer that arrives while the paused execution is still open (the answer taps the
 /// old event queue, which the old execution's cleanup then closes): a person never types that fast, a suite
-/// does. The answer may have been taken all the same. GetTask decides: a task still waiting in the same state
-/// gets the answer once more; a task that went on is followed. The case's report says which.
+/// does. The answer may have been taken all the same. GetTask decides: a task still waiting with the very
+/// status it was answered at gets the answer once more; a task that went on is followed. The report says which.
 const RECHECK_AFTER: Duration = Duration::from_millis(300);
 
 impl CaseResult {
@@ -277,12 +277,12 @@ async fn blocking(
         None => &conn.client,
     };
     let req = request(message, true);
-    // An answer to an interrupted task: the task and the state it waits in.
+    // An answer to an interrupted task: the task, and the status it waits with.
     let answering = req
         .message
         .task_id
         .clone()
-        .map(|id| (id, o.log.state.clone()));
+        .map(|id| (id, o.log.status_seen()));
     let mut attempts = 0;
     let mut rechecked = false;
     let reply = loop {
@@ -293,20 +293,31 @@ async fn blocking(
                 attempts += 1;
                 tokio::time::sleep(Duration::from_millis(300)).await;
             }
-            Err(e) if e.code == error_code::INTERNAL_ERROR && !rechecked && answering.is_some() => {
+            Err(e)
+                if e.code == error_code::INTERNAL_ERROR
+                    // The agent's own -32603, not a transport failure folded into the same code (a timeout
+                    // may leave the answer still on its way).
+                    && classify(&e).kind == crate::remote::error::ErrorKind::Agent
+                    && !rechecked
+                    && let Some((id, waiting)) = &answering =>
+            {
                 let failed = format!("SendMessage: {}", one_line(&classify(&e).message));
-                let Some((id, waiting)) = &answering else {
-                    return Err(failed);
-                };
                 rechecked = true;
                 tokio::time::sleep(RECHECK_AFTER).await;
                 let Ok(task) = client.get_task(&get_task(id)).await else {
                     return Err(failed);
                 };
-                if &task.status.state == waiting {
+                // Sent again only to the very status it answered: the same state with a new question (another
+                // message or time) means the answer was taken, and sending it again would answer that.
+                let now = (
+                    task.status.state.clone(),
+                    task.status.message.as_ref().map(|m| m.message_id.clone()),
+                    task.status.timestamp,
+                );
+                if &now == waiting {
                     o.seen.recovered.push(format!(
-                        "the answer got an internal error and the task stayed {}: sent it again",
-                        state_name(waiting)
+                        "the answer got an internal error and the task stayed {} with the same question: sent it again",
+                        state_name(&waiting.0)
                     ));
                     continue;
                 }

@@ -77,7 +77,14 @@ pub async fn run(
     let started = chrono::Utc::now();
     let clock = std::time::Instant::now();
     known_secrets(cases);
-    let agents = connect_all(cases, resolve).await;
+    let mut stop = opts.stop.clone();
+    // A stop asked while the agents connect (one may take its whole timeout) ends the run there too.
+    let connected = tokio::select! {
+        agents = connect_all(cases, resolve) => Some(agents),
+        () = stop_asked(stop.as_mut()) => None,
+    };
+    let stopped_connecting = connected.is_none();
+    let agents = connected.unwrap_or_default();
     let repeat = opts.repeat.max(1);
     let work: Vec<(&Case, u32)> = (1..=repeat)
         .flat_map(|attempt| cases.iter().map(move |c| (c, attempt)))
@@ -100,25 +107,25 @@ pub async fn run(
     let mut running = futures::stream::iter(jobs).buffer_unordered(opts.jobs.max(1));
     // Each case's result in the order of `work`, filled as they end.
     let mut results: Vec<Option<CaseResult>> = (0..total).map(|_| None).collect();
-    let mut stop = opts.stop.clone();
     let mut done = 0;
-    let stopped = loop {
-        let next = tokio::select! {
-            r = running.next() => r,
-            () = stop_asked(stop.as_mut()) => break true,
+    let stopped = stopped_connecting
+        || loop {
+            let next = tokio::select! {
+                r = running.next() => r,
+                () = stop_asked(stop.as_mut()) => break true,
+            };
+            let Some((i, r)) = next else {
+                break false;
+            };
+            if let Some(slot) = results.get_mut(i) {
+                done += 1;
+                progress(Progress {
+                    done,
+                    total,
+                    last: slot.insert(r),
+                });
+            }
         };
-        let Some((i, r)) = next else {
-            break false;
-        };
-        if let Some(slot) = results.get_mut(i) {
-            done += 1;
-            progress(Progress {
-                done,
-                total,
-                last: slot.insert(r),
-            });
-        }
-    };
     drop(running);
     let cases = results
         .into_iter()

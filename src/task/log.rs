@@ -272,6 +272,16 @@ impl TaskLog {
 
     /// Start over for a new task in the same conversation: the context is kept, and so are the earlier
     /// tasks' artifacts (they stay where they are; the new task's come after them).
+    /// The applied status as the agent last showed it: its state, its message's id and its timestamp. Two
+    /// readings that agree saw the same status (a new question in the same state has a new message or time).
+    pub fn status_seen(&self) -> (TaskState, Option<String>, Option<DateTime<Utc>>) {
+        (
+            self.state.clone(),
+            self.status_message.as_ref().map(|m| m.message_id.clone()),
+            self.status_at,
+        )
+    }
+
     pub fn new_task(&mut self) {
         let context_id = self.context_id.take();
         let artifacts = std::mem::take(&mut self.artifacts);
