@@ -79,12 +79,7 @@ pub fn recording(app: &App, tab: &TaskTab) -> Result<Recording, String> {
         .text
         .lines()
         .next()
-        .map(|l| {
-            crate::remote::error::one_line(l)
-                .chars()
-                .take(48)
-                .collect::<String>()
-        })
+        .map(|l| crate::app::names::ellipsize(&sanitize_line(l).0, 48))
         .filter(|l| !l.trim().is_empty())
         .unwrap_or_else(|| format!("recorded from {agent_name}"));
     let task = tab.short_task().unwrap_or_else(|| "(no id)".into());
@@ -244,5 +239,34 @@ mod tests {
         assert_eq!(rec.replies.len(), 1, "{rec:?}");
         assert_eq!(rec.replies[0].message, "Bob");
         assert_eq!(rec.artifact_names, vec!["greeting".to_string()], "{rec:?}");
+    }
+
+    /// A message answered directly (no task), then one that starts a task: the case is the second message's
+    /// task, not the first message with the second counted as sent while it worked.
+    #[test]
+    fn a_task_after_a_direct_reply_is_recorded_from_its_own_message() {
+        let mut app = app();
+        crate::testing::keys::char_key(&mut app, 'n');
+        keys(&mut app, "message");
+        key(&mut app, crossterm::event::KeyCode::Enter);
+        let mut reply = a2a::Message::new(a2a::Role::Agent, vec![a2a::Part::text("direct reply")]);
+        reply.context_id = Some("c1".into());
+        let t = app.active_tab_mut().unwrap();
+        t.feed(&a2a::StreamResponse::Message(reply));
+        key(&mut app, crossterm::event::KeyCode::Esc);
+        key(&mut app, crossterm::event::KeyCode::Enter);
+        keys(&mut app, "echo hi");
+        key(&mut app, crossterm::event::KeyCode::Enter);
+        let t = app.active_tab_mut().unwrap();
+        t.feed(&status("t1", "c1", TaskState::Working, None));
+        t.feed(&status("t1", "c1", TaskState::Completed, None));
+        let rec = recording(&app, app.active_tab().unwrap()).unwrap();
+        assert_eq!(rec.message, "echo hi", "{rec:?}");
+        assert!(rec.replies.is_empty(), "{rec:?}");
+        assert!(
+            !rec.origin.contains("while it was working"),
+            "{}",
+            rec.origin
+        );
     }
 }

@@ -212,6 +212,8 @@ pub struct TaskTab {
     pub store_warned: bool,
     /// Rows replayed from the store so far.
     pub restored_rows: usize,
+    /// Where the task the tab shows now begins in the transcript (set when a message starts a new task).
+    task_entries_from: usize,
     /// Push notifications: registration asked for, the config ids known, and how many arrived.
     pub push_requested: bool,
     pub push_ids: Vec<String>,
@@ -288,6 +290,7 @@ impl TaskTab {
             store_warned: false,
             state_while_loading: None,
             restored_rows: 0,
+            task_entries_from: 0,
             push_requested: false,
             push_ids: Vec::new(),
             push_received: 0,
@@ -403,6 +406,7 @@ impl TaskTab {
 
     /// A finished task takes no more messages: the next one starts a new task in the same conversation.
     pub fn begin_new_task(&mut self) {
+        self.task_entries_from = self.transcript.len();
         self.log.new_task();
         self.shown_ids = (None, None);
         self.short_id = None;

@@ -59,9 +59,8 @@ pub fn token_variable(user_name: Option<&str>) -> String {
     out.trim_end_matches('_').to_string()
 }
 
-/// `existing` (a suite file's text; empty for a new file) with `rec` appended as one more `[[cases]]`:
-/// the new text and the name the case got.
-pub fn append(existing: &str, rec: &Recording) -> Result<(String, String), String> {
+/// `existing` (a suite file's text; empty for a new file) with `rec` appended as one more `[[cases]]`.
+pub fn append(existing: &str, rec: &Recording) -> Result<Appended, String> {
     let mut doc: DocumentMut = existing
         .parse()
         .map_err(|e: toml_edit::TomlError| format!("the file is not TOML: {e}"))?;
@@ -77,8 +76,23 @@ pub fn append(existing: &str, rec: &Recording) -> Result<(String, String), Strin
     let name = unique_name(&rec.name, &taken);
     cases.push(case_table(rec, &name, existing.trim().is_empty()));
     let text = doc.to_string();
-    super::file::parse(&text).map_err(|e| format!("the recorded case does not read back: {e}"))?;
-    Ok((text, name))
+    let back = super::file::parse(&text)
+        .map_err(|e| format!("the recorded case does not read back: {e}"))?;
+    Ok(Appended {
+        cases: back.cases.len(),
+        text,
+        name,
+    })
+}
+
+/// A suite file's text with a case appended.
+#[derive(Debug)]
+pub struct Appended {
+    pub text: String,
+    /// The name the case got (made unique in the file).
+    pub name: String,
+    /// Cases the file now holds.
+    pub cases: usize,
 }
 
 fn unique_name(wanted: &str, taken: &[String]) -> String {
@@ -181,7 +195,7 @@ mod tests {
 
     #[test]
     fn a_recording_reads_back_as_the_case_it_was() {
-        let (text, name) = append("", &rec()).unwrap();
+        let Appended { text, name, .. } = append("", &rec()).unwrap();
         assert_eq!(name, "echo hello");
         let file = crate::suite::file::parse(&text).unwrap();
         let c = &file.cases[0];
@@ -202,10 +216,10 @@ mod tests {
     #[test]
     fn appending_keeps_what_the_user_wrote_and_takes_a_free_name() {
         let mine = "# my suite\nagent = \"pypeer\"  # the partner\n\n[[cases]]\nname = \"echo hello\"\nmessage = \"hi\"\n";
-        let (text, name) = append(mine, &rec()).unwrap();
+        let Appended { text, name, .. } = append(mine, &rec()).unwrap();
         assert_eq!(name, "echo hello (2)");
         assert!(text.starts_with(mine), "{text}");
-        let (text, name) = append(&text, &rec()).unwrap();
+        let Appended { text, name, .. } = append(&text, &rec()).unwrap();
         assert_eq!(name, "echo hello (3)");
         assert_eq!(crate::suite::file::parse(&text).unwrap().cases.len(), 3);
     }

@@ -16,7 +16,7 @@ pub struct Kept {
 
 /// The page of `run` on the agent called `agent` (`kept`: `None` when there is no store).
 pub fn page(run: &RunReport, agent: &str, kept: Option<&Kept>) -> CheckPage {
-    let agent = crate::remote::error::one_line(&sanitize_line(agent).0);
+    let agent = sanitize_line(agent).0;
     let files = files_of(run);
     let title = format!(
         "Suite {files} on {agent} · {} PASS · {} FAIL · {:.1} s{}",
@@ -103,7 +103,10 @@ fn changes_row(prev: i64, id: i64, cmp: &Comparison) -> CheckRow {
 
 fn case_row(n: usize, c: &CaseResult, agent: &str) -> CheckRow {
     let verdict = if c.passed { "PASS" } else { "FAIL" };
-    let name = crate::remote::error::one_line(&sanitize_line(&c.name).0);
+    // Cut and padded by columns, so a wide (CJK) name keeps the rows lined up.
+    let name = crate::app::names::ellipsize(&sanitize_line(&c.name).0, 32);
+    let pad =
+        " ".repeat(32usize.saturating_sub(unicode_width::UnicodeWidthStr::width(name.as_str())));
     let state = c.seen.final_state.as_deref().unwrap_or("no state");
     let why = if c.passed {
         String::new()
@@ -121,8 +124,7 @@ fn case_row(n: usize, c: &CaseResult, agent: &str) -> CheckRow {
     };
     CheckRow {
         line: format!(
-            "{verdict}  #{n:<3} {:<32} {:>6.2} s  {}{why}",
-            crate::app::names::ellipsize(&name, 32),
+            "{verdict}  #{n:<3} {name}{pad} {:>6.2} s  {}{why}",
             c.seen.total_ms as f64 / 1000.0,
             sanitize_line(state).0
         ),

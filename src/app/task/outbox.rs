@@ -71,6 +71,7 @@ impl TaskTab {
             self.shown_ids = (None, None);
             self.short_id = None;
             self.transcript.clear();
+            self.task_entries_from = 0;
             self.fixed_lines = 0;
             self.has_state_entry = false;
             self.artifacts.clear();

@@ -272,22 +272,10 @@ impl TaskTab {
 
 impl TaskTab {
     /// The transcript of the task the tab shows now (a tab may hold several tasks of one conversation): from
-    /// the user's message that started it. A message sent when there was no task yet, or after one ended,
-    /// starts a task; one sent while it worked or waited for an answer belongs to it.
+    /// where the message that started it was sent ([`TaskTab::begin_new_task`], live or replayed).
     pub fn current_task_entries(&self) -> &[Entry] {
-        let mut start = 0;
-        let mut running = false;
-        for (i, e) in self.transcript.iter().enumerate() {
-            match e {
-                Entry::State { state, .. } => running = phase(state) != Phase::Terminal,
-                Entry::User { .. } if !running => {
-                    start = i;
-                    // Its own task: what the user sends before the first state arrives belongs to it.
-                    running = true;
-                }
-                _ => {}
-            }
-        }
-        self.transcript.get(start..).unwrap_or_default()
+        self.transcript
+            .get(self.task_entries_from..)
+            .unwrap_or_default()
     }
 }

@@ -145,16 +145,15 @@ fn append_case(path: &std::path::Path, mut rec: Recording) -> Result<String, Str
         .iter()
         .map(|f| std::path::absolute(f).unwrap_or_else(|_| f.clone()))
         .collect();
-    let existing = match std::fs::read_to_string(path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
-    };
-    let (text, name) = crate::suite::record::append(&existing, &rec)
-        .map_err(|e| format!("{} was left as it was: {e}", path.display()))?;
-    crate::files::replace(path, text.as_bytes())
-        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    let cases = crate::suite::file::parse(&text).map_or(0, |f| f.cases.len());
+    let mut added = None;
+    crate::files::edit_text(path, true, |existing, label| {
+        let crate::suite::record::Appended { text, name, cases } =
+            crate::suite::record::append(existing, &rec)
+                .map_err(|e| format!("{label} was left as it was: {e}"))?;
+        added = Some((name, cases));
+        Ok(Some(text))
+    })?;
+    let (name, cases) = added.unwrap_or_default();
     Ok(format!(
         "case {name:?} written to {} ({cases} case{}); `a2a-console test {}` runs it",
         path.display(),
