@@ -192,6 +192,13 @@ pub fn toml_to_json(v: &toml::Value) -> serde_json::Value {
     }
 }
 
+/// A suite file as lists and titles name it: its file name (the whole path when it has none).
+pub fn shown_name(path: &str) -> String {
+    std::path::Path::new(path)
+        .file_name()
+        .map_or_else(|| path.to_string(), |f| f.to_string_lossy().into_owned())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -70,11 +70,7 @@ fn files_of(run: &RunReport) -> String {
     let names: Vec<String> = run
         .suites
         .iter()
-        .map(|s| {
-            std::path::Path::new(s)
-                .file_name()
-                .map_or_else(|| s.clone(), |f| f.to_string_lossy().into_owned())
-        })
+        .map(|s| crate::suite::file::shown_name(s))
         .collect();
     sanitize_line(&names.join(", ")).0
 }

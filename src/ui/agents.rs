@@ -130,10 +130,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
                 crate::app::agent::CheckState::Done { .. } => t.ok,
                 _ => t.connecting,
             };
-            lines.push(Line::from(vec![
-                Span::raw("  "),
-                Span::styled(ellipsize(&verdict, inner_w.saturating_sub(2)), style),
-            ]));
+            lines.push(badge_line(&verdict, style, inner_w));
         }
         // The last suite run on it from the console (`U`), or its progress while it runs.
         if let Some(line) = a.suite.line() {
@@ -142,10 +139,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
                 crate::app::agent::SuiteState::Done(_) => t.ok,
                 _ => t.connecting,
             };
-            lines.push(Line::from(vec![
-                Span::raw("  "),
-                Span::styled(ellipsize(&line, inner_w.saturating_sub(2)), style),
-            ]));
+            lines.push(badge_line(&line, style, inner_w));
         }
         // The third line is the signature badge for a usable agent, the card-only reason otherwise.
         let third_style = match a.info() {
@@ -193,4 +187,12 @@ fn spoken(sel: &crate::remote::connect::Selected) -> String {
         Some((maj, min)) if format!("{maj}.{min}") != label => format!("{card}→{label}"),
         _ => label.to_string(),
     }
+}
+
+/// An indented line under an agent's name (its check or suite verdict), cut to the list's width.
+fn badge_line(text: &str, style: Style, inner_w: usize) -> Line<'static> {
+    Line::from(vec![
+        Span::raw("  "),
+        Span::styled(ellipsize(text, inner_w.saturating_sub(2)), style),
+    ])
 }

@@ -48,9 +48,7 @@ pub(super) fn run(app: &mut App, agent: AgentId, file: String) -> Vec<Effect> {
     let Some(entry) = app.agent_mut(agent) else {
         return vec![];
     };
-    let shown = std::path::Path::new(&file)
-        .file_name()
-        .map_or_else(|| file.clone(), |f| f.to_string_lossy().into_owned());
+    let shown = crate::suite::file::shown_name(&file);
     entry.suite = SuiteState::Running {
         file: shown.clone(),
         done: 0,
