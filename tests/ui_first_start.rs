@@ -53,9 +53,9 @@ fn after_d_the_demo_is_listed_and_its_card_loads() {
     assert!(render(&app).contains("starting the embedded demo agent"));
     update(
         &mut app,
-        Msg::DemoStarted(Ok(a2a_console::app::msg::DemoListening::at(
+        Msg::DemoStarted(Ok(Box::new(a2a_console::app::msg::DemoListening::at(
             a2a_console::demo::target("http://127.0.0.1:4999", None),
-        ))),
+        )))),
     );
     let text = render(&app);
     assert!(text.contains("demo"), "{text}");

@@ -25,7 +25,7 @@ pub enum Msg {
     Input(crossterm::event::Event),
     /// A sign-in, a failed one, a failed refresh or a sign-out happened (`remote::auth::token_store`): it
     /// goes to the audit log through the store's writer like every other record.
-    SignInAudited(crate::remote::auth::token_store::SignInEvent),
+    SignInAudited(Box<crate::remote::auth::token_store::SignInEvent>),
     /// An agent's card loaded (or failed to).
     AgentLoaded {
         agent: AgentId,
@@ -43,12 +43,12 @@ pub enum Msg {
     Reply {
         tab: TabId,
         generation: u64,
-        result: Result<SendMessageResponse, String>,
+        result: Result<Box<SendMessageResponse>, String>,
     },
     /// The answer to CancelTask.
     Canceled {
         tab: TabId,
-        result: Result<Task, String>,
+        result: Result<Box<Task>, String>,
     },
     /// The stored events that arrived at `at` in a tab, as the raw JSON viewer shows them (pretty-printed,
     /// sanitised, cut to a readable size), or why they could not be read.
@@ -57,7 +57,7 @@ pub enum Msg {
         result: Result<Vec<String>, String>,
     },
     /// The embedded demo agent started at the user's request (where it listens), or could not.
-    DemoStarted(Result<DemoListening, String>),
+    DemoStarted(Result<Box<DemoListening>, String>),
     /// The config file was (or could not be) updated.
     ConfigSaved(Result<String, String>),
     /// An agent's new name is in the config file (or could not be written there): `label` is the name that
@@ -81,7 +81,7 @@ pub enum Msg {
     /// A task's current state (GetTask on demand).
     Refreshed {
         tab: TabId,
-        result: Result<Task, String>,
+        result: Result<Box<Task>, String>,
     },
     /// A push notification the local receiver accepted on `agent`'s registration for `task_id` (path, token,
     /// task and context checked, not a duplicate). Routed to that agent's tab only: task ids are the agents'
@@ -505,4 +505,15 @@ pub enum ApprovalCredential {
     Configured,
     /// A bearer token the user pasted (never shown, never logged).
     Pasted(crate::remote::auth::Secret),
+}
+#[cfg(test)]
+mod tests {
+    /// Every event of a stream is moved through the stream queue as a `Msg` (2 048 slots of them): a large
+    /// variant held inline makes every slot and every event's copy that large. A `DemoStarted` of 568 bytes
+    /// did, and a flood's queue blocks then cost megabytes; large payloads are boxed.
+    #[test]
+    fn a_message_stays_small_enough_to_queue_by_the_thousand() {
+        let size = std::mem::size_of::<super::Msg>();
+        assert!(size <= 80, "Msg is {size} bytes: box the payload that grew");
+    }
 }

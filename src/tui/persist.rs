@@ -243,7 +243,7 @@ pub fn audit_response(app: &App, msg: &Msg) -> Option<Record> {
         Msg::Reply { tab, result, .. } => (
             *tab,
             "SendMessage / GetTask",
-            match result {
+            match result.as_deref() {
                 Ok(a2a::SendMessageResponse::Task(t)) => {
                     Ok(crate::task::phase::state_name(&t.status.state))
                 }

@@ -136,7 +136,7 @@ impl Runtime {
         // tests).
         let audit_tx = tx.clone();
         crate::remote::auth::token_store::record_sign_ins_with(move |e| {
-            let _ = audit_tx.send(Msg::SignInAudited(e));
+            let _ = audit_tx.send(Msg::SignInAudited(Box::new(e)));
         });
         let (stream_tx, stream_rx) = tokio::sync::mpsc::channel(STREAM_QUEUE);
         let stream_budget = Arc::new(super::stream_budget::StreamBudget::new(

@@ -111,9 +111,8 @@ mod tests {
         assert!(press(&mut app, 'D').is_empty());
         let fx = update(
             &mut app,
-            Msg::DemoStarted(Ok(crate::app::msg::DemoListening::at(crate::demo::target(
-                "http://127.0.0.1:4555",
-                None,
+            Msg::DemoStarted(Ok(Box::new(crate::app::msg::DemoListening::at(
+                crate::demo::target("http://127.0.0.1:4555", None),
             )))),
         );
         assert_eq!(app.agents.len(), 1);
@@ -133,9 +132,8 @@ mod tests {
         let mut app = empty_app((100, 30));
         update(
             &mut app,
-            Msg::DemoStarted(Ok(crate::app::msg::DemoListening::at(crate::demo::target(
-                "http://127.0.0.1:4555",
-                None,
+            Msg::DemoStarted(Ok(Box::new(crate::app::msg::DemoListening::at(
+                crate::demo::target("http://127.0.0.1:4555", None),
             )))),
         );
         app.add_agent(

@@ -130,13 +130,13 @@ fn dispatch(app: &mut App, msg: Msg) -> Vec<Effect> {
         } => remote::push(app, agent, task_id, event),
         Msg::PushConfigs { tab, result, what } => remote::push_configs(app, tab, result, what),
         Msg::Imported { agent, result } => import_tasks(app, agent, result),
-        Msg::Refreshed { tab, result } => remote::refreshed(app, tab, result),
+        Msg::Refreshed { tab, result } => remote::refreshed(app, tab, result.map(|t| *t)),
         Msg::Reply {
             tab,
             generation,
             result,
-        } => remote::reply(app, tab, generation, result),
-        Msg::Canceled { tab, result } => remote::canceled(app, tab, result),
+        } => remote::reply(app, tab, generation, result.map(|r| *r)),
+        Msg::Canceled { tab, result } => remote::canceled(app, tab, result.map(|t| *t)),
         Msg::TaskGone {
             tab,
             generation,
@@ -150,7 +150,7 @@ fn dispatch(app: &mut App, msg: Msg) -> Vec<Effect> {
             source,
         } => sign_in::done(app, owner, result, source),
         Msg::CodeFlowStarted { owner, result } => sign_in::started(app, owner, result),
-        Msg::SignInAudited(e) => vec![sign_in_audited(e)],
+        Msg::SignInAudited(e) => vec![sign_in_audited(*e)],
         // The runtime's answers from the store, the files and the config.
         Msg::AuditLoaded(result) => audit::loaded(app, result),
         Msg::CheckProgress {
@@ -194,7 +194,7 @@ fn dispatch(app: &mut App, msg: Msg) -> Vec<Effect> {
             vec![]
         }
         Msg::AttachmentChecked { tab, path, result } => attachment_checked(app, tab, path, result),
-        Msg::DemoStarted(result) => demo::demo_started(app, result),
+        Msg::DemoStarted(result) => demo::demo_started(app, result.map(|d| *d)),
         // Syntax colours are no theme's colours: under NO_COLOR the block keeps its monochrome plain lines.
         Msg::Highlighted(_) if app.theme.no_color => vec![],
         Msg::Highlighted(done) => highlighted(app, &done),

@@ -62,7 +62,7 @@ fn an_approval_says_what_was_sent_shows_its_wait_and_draws_the_result_before_com
         Msg::Reply {
             tab: id,
             generation,
-            result: Ok(SendMessageResponse::Task(task)),
+            result: Ok(Box::new(SendMessageResponse::Task(task))),
         },
     );
     let t = app.tab(id).unwrap();

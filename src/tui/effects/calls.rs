@@ -77,6 +77,7 @@ impl Runtime {
                     .client
                     .send_message(&req)
                     .await
+                    .map(Box::new)
                     .map_err(|e| classify(&e).message);
                 let _ = tx.send(Msg::Reply {
                     tab,
@@ -128,6 +129,7 @@ impl Runtime {
                 .client
                 .get_task(&req)
                 .await
+                .map(Box::new)
                 .map_err(|e| classify(&e).message);
             Some(Msg::Refreshed { tab, result })
         });
@@ -144,6 +146,7 @@ impl Runtime {
                 .client
                 .cancel_task(&req)
                 .await
+                .map(Box::new)
                 .map_err(|e| classify(&e).message);
             Some(Msg::Canceled { tab, result })
         });
@@ -171,7 +174,7 @@ impl Runtime {
             let _ = tx.send(Msg::Reply {
                 tab,
                 generation,
-                result,
+                result: result.map(Box::new),
             });
         });
         if let Some(old) = self.streams.insert(tab, handle) {

@@ -68,7 +68,7 @@ impl Runtime {
                     if let Ok(mut s) = slot.lock() {
                         *s = Some(agent);
                     }
-                    Ok(listening)
+                    Ok(Box::new(listening))
                 }
                 Err(e) => Err(format!("{e:#}")),
             };
