@@ -3,11 +3,12 @@
 //! (`pack`); the tab headers; and the v1 `tasks` rows the CLI's `history` and `export` read, kept in step
 //! from the same batch.
 
-use std::collections::HashMap;
+use foldhash::HashMap as FastMap;
 
 use rusqlite::{Connection, OptionalExtension, Transaction, params};
 
-use super::pack::{self, PACK_BYTES, PACK_ENTRY_MAX, PACK_MAX, PACK_MIN, Packed};
+use super::pack;
+use super::packing::{Incoming, Run, RunBuf, event_kind, utf8};
 use super::record::{Record, TabRow};
 use super::{Store, StoreError, codes, kind, ts};
 
@@ -30,13 +31,13 @@ static INSERT_GROUP: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
 });
 
 /// One transcript row waiting for its INSERT.
-struct EventRow {
-    tab: i64,
-    refno: i64,
-    kind: &'static str,
-    verdict: Option<&'static str>,
-    at: i64,
-    json: String,
+pub(super) struct EventRow {
+    pub(super) tab: i64,
+    pub(super) refno: i64,
+    pub(super) kind: &'static str,
+    pub(super) verdict: Option<&'static str>,
+    pub(super) at: i64,
+    pub(super) json: String,
 }
 
 impl EventRow {
@@ -57,42 +58,25 @@ impl EventRow {
 
 /// The plain rows of a batch not inserted yet, in record order.
 #[derive(Default)]
-struct EventRows {
-    waiting: Vec<EventRow>,
+pub(super) struct EventRows {
+    pub(super) waiting: Vec<EventRow>,
     /// Bytes of JSON and packs inserted so far in the batch.
-    written: usize,
+    pub(super) written: usize,
 }
-
-/// A tab's run of events not written yet: same tab, same triple, each small enough to pack.
-struct Run {
-    tab: i64,
-    refno: i64,
-    events: Vec<EventRow>,
-    bytes: usize,
-}
-
-/// Whether an event row may go into a pack: small, and with a kind and verdict a pack has codes for.
-fn packable(row: &EventRow) -> bool {
-    row.json.len() <= PACK_ENTRY_MAX
-        && codes::kind_index(row.kind).is_some()
-        && row
-            .verdict
-            .is_some_and(|v| codes::verdict_index(v).is_some())
-}
-
-const INSERT_PACK: &str =
-    "INSERT INTO event_rows (id, tab, ref, kind, verdict, at, json, at_last, n)
-     VALUES (?1, ?2, ?3, ?4, NULL, ?5, ?6, ?7, ?8)";
 
 /// What the writer keeps across batches: each tab's agent URL, and the numbers of the tab keys and of the
 /// (agent, task, source) triples its rows refer to. A batch that fails forgets all of it (a number made in a
 /// rolled-back transaction names no row); the next batch looks them up again.
 #[derive(Default)]
 pub struct WriterCache {
-    urls: HashMap<String, std::sync::Arc<str>>,
-    tabs: HashMap<String, i64>,
+    urls: FastMap<String, std::sync::Arc<str>>,
+    /// Looked up for every event: a fast hasher rather than SipHash (the keys are the console's own).
+    tabs: FastMap<String, i64>,
     /// Per tab number: `(task id, source, triple number)`; a tab has a handful, scanned without allocating.
-    refs: HashMap<i64, Vec<(String, String, i64)>>,
+    refs: FastMap<i64, Vec<(String, String, i64)>>,
+    /// Buffers for runs and for sealing packs, kept so that a flood does not allocate them per pack.
+    pub(super) spare: Vec<RunBuf>,
+    pub(super) sealer: pack::Sealer,
     /// Bytes of event JSON and packs written since the writer last asked (what grows the WAL).
     written: usize,
 }
@@ -137,16 +121,11 @@ pub(super) fn ref_no(
 pub(super) fn event_json(
     event: &a2a::StreamResponse,
 ) -> Result<(&'static str, String), StoreError> {
-    use crate::task::event_serde::to_json;
-    use a2a::StreamResponse as S;
-    let (k, json) = match event {
-        S::Task(t) => (kind::TASK, to_json(t)),
-        S::Message(m) => (kind::MESSAGE, to_json(m)),
-        S::StatusUpdate(u) => (kind::STATUS, to_json(u)),
-        S::ArtifactUpdate(u) => (kind::ARTIFACT, to_json(u)),
-    };
-    json.map(|j| (k, j))
-        .map_err(|e| StoreError::Other(format!("cannot encode a {k} event: {e}")))
+    let k = event_kind(event);
+    let mut out = Vec::with_capacity(256);
+    crate::task::quick_json::write_member(event, &mut out)
+        .map_err(|e| StoreError::Other(format!("cannot encode a {k} event: {e}")))?;
+    Ok((k, utf8(out)?))
 }
 
 impl Store {
@@ -170,7 +149,7 @@ impl Store {
         cache: &mut WriterCache,
     ) -> Result<(), StoreError> {
         // Only the last header of each tab in the batch matters (a flood updates it on every event).
-        let mut last_row: HashMap<&str, usize> = HashMap::new();
+        let mut last_row: FastMap<&str, usize> = FastMap::default();
         for (i, r) in records.iter().enumerate() {
             if let Record::Tab(row) = r {
                 last_row.insert(&row.tab, i);
@@ -192,16 +171,17 @@ impl Store {
                     event,
                     at,
                 } => {
-                    let (k, json) = event_json(event)?;
-                    Some((
-                        tab.as_ref(),
-                        task_id.as_deref(),
-                        k,
-                        json,
-                        at,
-                        source.as_ref(),
-                        Some(*verdict),
-                    ))
+                    let task_id = task_id.as_deref().unwrap_or("");
+                    let (tab, refno) = self.numbers(&tx, cache, tab, task_id, source)?;
+                    let event = Incoming {
+                        tab,
+                        refno,
+                        event,
+                        verdict,
+                        at: codes::micros(at),
+                    };
+                    self.add_event(&tx, &mut rows, &mut runs, cache, event)?;
+                    None
                 }
                 Record::User {
                     tab,
@@ -213,15 +193,7 @@ impl Store {
                         crate::task::event_serde::to_json(message.as_ref()).map_err(|e| {
                             StoreError::Other(format!("cannot encode the message: {e}"))
                         })?;
-                    Some((
-                        tab.as_str(),
-                        task_id.as_deref(),
-                        kind::USER,
-                        json,
-                        at,
-                        "",
-                        None,
-                    ))
+                    Some((tab, task_id, kind::USER, json, at))
                 }
                 Record::Note {
                     tab,
@@ -231,42 +203,39 @@ impl Store {
                     at,
                 } => {
                     let json = serde_json::json!({ "text": text, "error": error }).to_string();
-                    Some((
-                        tab.as_str(),
-                        task_id.as_deref(),
-                        kind::NOTE,
-                        json,
-                        at,
-                        "",
-                        None,
-                    ))
+                    Some((tab, task_id, kind::NOTE, json, at))
                 }
                 other => {
                     // Rows go in before anything that may refer to them (a task adopted, a tab deleted).
                     for run in runs.drain(..) {
-                        self.end_run(&tx, &mut rows, run)?;
+                        self.end_run(&tx, &mut rows, run, cache)?;
                     }
                     self.insert_events(&tx, &mut rows)?;
                     self.write_other(&tx, other, i, &last_row, cache)?;
                     None
                 }
             };
-            if let Some((tab, task_id, kind, json, at, source, verdict)) = row {
-                let task_id = task_id.unwrap_or("");
-                let (tab, refno) = self.numbers(&tx, cache, tab, task_id, source)?;
+            if let Some((tab, task_id, kind, json, at)) = row {
+                let task_id = task_id.as_deref().unwrap_or("");
+                let (tab, refno) = self.numbers(&tx, cache, tab, task_id, "")?;
+                // The user's messages and the console's notes are never packed: they end their tab's run.
+                if let Some(i) = runs.iter().position(|r| r.tab == tab) {
+                    let run = runs.swap_remove(i);
+                    self.end_run(&tx, &mut rows, run, cache)?;
+                }
                 let row = EventRow {
                     tab,
                     refno,
                     kind,
-                    verdict,
+                    verdict: None,
                     at: codes::micros(at),
                     json,
                 };
-                self.add_row(&tx, &mut rows, &mut runs, row)?;
+                self.push_plain(&tx, &mut rows, row)?;
             }
         }
         for run in runs.drain(..) {
-            self.end_run(&tx, &mut rows, run)?;
+            self.end_run(&tx, &mut rows, run, cache)?;
         }
         self.insert_events(&tx, &mut rows)?;
         tx.commit().map_err(|e| self.err(e))?;
@@ -274,51 +243,7 @@ impl Store {
         Ok(())
     }
 
-    /// Add a transcript row after everything of its tab so far: to its tab's run when it can be packed with
-    /// it, else as a plain row once the tab's run is written.
-    fn add_row(
-        &self,
-        tx: &Transaction<'_>,
-        rows: &mut EventRows,
-        runs: &mut Vec<Run>,
-        row: EventRow,
-    ) -> Result<(), StoreError> {
-        let packable = packable(&row);
-        let at = runs.iter().position(|r| r.tab == row.tab);
-        if let Some(i) = at
-            && !(packable && runs.get(i).is_some_and(|r| r.refno == row.refno))
-        {
-            let run = runs.swap_remove(i);
-            self.end_run(tx, rows, run)?;
-        }
-        if !packable {
-            return self.push_plain(tx, rows, row);
-        }
-        let i = match runs.iter().position(|r| r.tab == row.tab) {
-            Some(i) => i,
-            None => {
-                runs.push(Run {
-                    tab: row.tab,
-                    refno: row.refno,
-                    events: Vec::with_capacity(PACK_MAX),
-                    bytes: 0,
-                });
-                runs.len() - 1
-            }
-        };
-        let Some(run) = runs.get_mut(i) else {
-            return self.push_plain(tx, rows, row);
-        };
-        run.bytes += row.json.len();
-        run.events.push(row);
-        if run.events.len() >= PACK_MAX || run.bytes >= PACK_BYTES {
-            let run = runs.swap_remove(i);
-            self.end_run(tx, rows, run)?;
-        }
-        Ok(())
-    }
-
-    fn push_plain(
+    pub(super) fn push_plain(
         &self,
         tx: &Transaction<'_>,
         rows: &mut EventRows,
@@ -328,66 +253,6 @@ impl Store {
         if rows.waiting.len() == ROWS_PER_INSERT {
             self.insert_events(tx, rows)?;
         }
-        Ok(())
-    }
-
-    /// Write a tab's run: one packed row when it is long enough, else its rows as plain ones. Plain rows
-    /// waiting go in first, so sequence numbers keep the order the records came in.
-    fn end_run(
-        &self,
-        tx: &Transaction<'_>,
-        rows: &mut EventRows,
-        run: Run,
-    ) -> Result<(), StoreError> {
-        if run.events.len() < PACK_MIN {
-            for row in run.events {
-                self.push_plain(tx, rows, row)?;
-            }
-            return Ok(());
-        }
-        self.insert_events(tx, rows)?;
-        let Run {
-            tab, refno, events, ..
-        } = run;
-        let n = events.len();
-        let (first, last) = events.iter().fold((i64::MAX, i64::MIN), |(lo, hi), e| {
-            (lo.min(e.at), hi.max(e.at))
-        });
-        let packed: Vec<Packed> = events
-            .into_iter()
-            .map(|e| Packed {
-                kind: codes::kind_index(e.kind).unwrap_or(u8::MAX),
-                verdict: e.verdict.and_then(codes::verdict_index).unwrap_or(u8::MAX),
-                at: e.at,
-                json: e.json,
-            })
-            .collect();
-        let blob = pack::encode(&packed);
-        // The pack's id is its last event's sequence number; the numbers below it are its other events'
-        // (AUTOINCREMENT carries on after the largest id inserted, so no later row takes one of them).
-        let last_seq: i64 = tx
-            .prepare_cached(
-                "SELECT MAX(COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'event_rows'), 0),
-                            COALESCE((SELECT MAX(id) FROM event_rows), 0))",
-            )
-            .and_then(|mut s| s.query_row([], |r| r.get(0)))
-            .map_err(|e| self.err(e))?;
-        let count = i64::try_from(n).unwrap_or(i64::MAX);
-        rows.written += blob.len();
-        tx.prepare_cached(INSERT_PACK)
-            .and_then(|mut s| {
-                s.execute(params![
-                    last_seq + count,
-                    tab,
-                    refno,
-                    codes::kind_code(kind::PACK),
-                    first,
-                    blob,
-                    last,
-                    count
-                ])
-            })
-            .map_err(|e| self.err(e))?;
         Ok(())
     }
 
@@ -429,7 +294,7 @@ impl Store {
         tx: &Transaction<'_>,
         record: &Record,
         i: usize,
-        last_row: &HashMap<&str, usize>,
+        last_row: &FastMap<&str, usize>,
         cache: &mut WriterCache,
     ) -> Result<(), StoreError> {
         match record {
@@ -498,7 +363,11 @@ impl Store {
 
     /// Insert the waiting rows, in order: whole groups with one statement each, the rest one by one (a
     /// statement per group size would crowd the statement cache).
-    fn insert_events(&self, tx: &Transaction<'_>, rows: &mut EventRows) -> Result<(), StoreError> {
+    pub(super) fn insert_events(
+        &self,
+        tx: &Transaction<'_>,
+        rows: &mut EventRows,
+    ) -> Result<(), StoreError> {
         if rows.waiting.len() == ROWS_PER_INSERT {
             let mut stmt = tx.prepare_cached(&INSERT_GROUP).map_err(|e| self.err(e))?;
             for (n, row) in rows.waiting.iter().enumerate() {
@@ -521,7 +390,7 @@ impl Store {
     fn url_of(
         &self,
         tx: &Transaction<'_>,
-        urls: &mut HashMap<String, std::sync::Arc<str>>,
+        urls: &mut FastMap<String, std::sync::Arc<str>>,
         tab: &str,
     ) -> Result<std::sync::Arc<str>, StoreError> {
         if let Some(u) = urls.get(tab) {

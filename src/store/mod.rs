@@ -20,6 +20,7 @@ mod codes;
 mod events;
 mod export;
 mod pack;
+mod packing;
 pub mod record;
 mod schema;
 mod tabs;

@@ -41,23 +41,85 @@ pub(super) struct Packed {
     pub json: String,
 }
 
-/// Each event as: kind (1 byte), verdict (1), time (8, little-endian), JSON length (4), JSON; then LZ4.
-pub(super) fn encode(events: &[Packed]) -> Vec<u8> {
-    let len: usize = events.iter().map(|e| 14 + e.json.len()).sum();
-    let mut raw = Vec::with_capacity(len);
-    for e in events {
-        raw.push(e.kind);
-        raw.push(e.verdict);
-        raw.extend_from_slice(&e.at.to_le_bytes());
-        // The writer packs only events under PACK_ENTRY_MAX, so the length fits.
-        raw.extend_from_slice(
-            &u32::try_from(e.json.len())
-                .unwrap_or(u32::MAX)
-                .to_le_bytes(),
-        );
-        raw.extend_from_slice(e.json.as_bytes());
+/// Bytes before an event's JSON in a pack: kind (1 byte), verdict (1), time (8, little-endian), JSON length
+/// (4, little-endian).
+pub(super) const HEADER: usize = 14;
+
+/// Start an event in a pack's body: its header, with the JSON's length left to [`end_entry`]. Returns where
+/// the entry starts. The writer encodes the event's JSON straight after it: no string per event.
+pub(super) fn begin_entry(body: &mut Vec<u8>, kind: u8, verdict: u8, at: i64) -> usize {
+    let start = body.len();
+    body.push(kind);
+    body.push(verdict);
+    body.extend_from_slice(&at.to_le_bytes());
+    body.extend_from_slice(&[0; 4]);
+    start
+}
+
+/// The length of the JSON written after the entry's header at `start`.
+pub(super) fn entry_len(body: &[u8], start: usize) -> usize {
+    body.len().saturating_sub(start + HEADER)
+}
+
+/// Finish the entry at `start` (its JSON is everything after its header). The writer packs only events under
+/// [`PACK_ENTRY_MAX`], so the length fits.
+pub(super) fn end_entry(body: &mut [u8], start: usize) {
+    let len = u32::try_from(entry_len(body, start)).unwrap_or(u32::MAX);
+    if let Some(field) = body.get_mut(start + HEADER - 4..start + HEADER) {
+        field.copy_from_slice(&len.to_le_bytes());
     }
-    lz4_flex::compress_prepend_size(&raw)
+}
+
+/// Compresses pack bodies into one buffer and one LZ4 table kept from pack to pack: a flood seals one pack
+/// per 64 events, and a fresh table and output for each cost as much as the compression.
+#[derive(Default)]
+pub(super) struct Sealer {
+    table: lz4_flex::block::CompressTable,
+    out: Vec<u8>,
+}
+
+impl Sealer {
+    /// The stored form of a body: its length (4 bytes, little-endian), then its LZ4 block — what
+    /// `lz4_flex::compress_prepend_size` makes, which [`decode`] reads.
+    pub(super) fn seal(&mut self, body: &[u8]) -> &[u8] {
+        let Ok(len) = u32::try_from(body.len()) else {
+            // Never for a pack (PACK_DECODED_MAX); written anyway, and refused as damaged when read.
+            self.out = lz4_flex::compress_prepend_size(body);
+            return &self.out;
+        };
+        self.out.clear();
+        self.out.extend_from_slice(&len.to_le_bytes());
+        self.out
+            .resize(4 + lz4_flex::block::get_maximum_output_size(body.len()), 0);
+        let written = self
+            .out
+            .get_mut(4..)
+            .map(|o| lz4_flex::block::compress_into_with_table(body, o, &mut self.table));
+        match written {
+            Some(Ok(n)) => self.out.truncate(4 + n),
+            // The output is sized for the worst case, so this does not happen; the allocating path is right.
+            _ => self.out = lz4_flex::compress_prepend_size(body),
+        }
+        &self.out
+    }
+}
+
+/// A pack's body: each event as [`begin_entry`] lays it out (what the writer builds event by event).
+#[cfg(test)]
+pub(super) fn body_of(events: &[Packed]) -> Vec<u8> {
+    let mut body = Vec::new();
+    for e in events {
+        let start = begin_entry(&mut body, e.kind, e.verdict, e.at);
+        body.extend_from_slice(e.json.as_bytes());
+        end_entry(&mut body, start);
+    }
+    body
+}
+
+/// A pack as stored.
+#[cfg(test)]
+pub(super) fn encode(events: &[Packed]) -> Vec<u8> {
+    Sealer::default().seal(&body_of(events)).to_vec()
 }
 
 /// The events of a pack, in order; an error says what is wrong with a damaged one.
@@ -75,7 +137,7 @@ pub(super) fn decode(blob: &[u8]) -> Result<Vec<Packed>, String> {
     let mut rest = raw.as_slice();
     while !rest.is_empty() {
         let (head, body) = rest
-            .split_at_checked(14)
+            .split_at_checked(HEADER)
             .ok_or("an event's header is cut short")?;
         let [
             kind,
@@ -92,7 +154,7 @@ pub(super) fn decode(blob: &[u8]) -> Result<Vec<Packed>, String> {
             l1,
             l2,
             l3,
-        ] = <[u8; 14]>::try_from(head).map_err(|e| e.to_string())?;
+        ] = <[u8; HEADER]>::try_from(head).map_err(|e| e.to_string())?;
         let len =
             usize::try_from(u32::from_le_bytes([l0, l1, l2, l3])).map_err(|e| e.to_string())?;
         let (json, after) = body
@@ -257,6 +319,38 @@ mod tests {
         }
         assert!(decode(&flipped).is_err());
         assert!(decode(b"").is_err());
+    }
+
+    /// One sealer for pack after pack (its table reused, grown for a large body, then used for small ones
+    /// again) gives back each body whole; until its table grows it writes exactly what a fresh compressor
+    /// writes.
+    #[test]
+    fn a_reused_sealer_seals_each_body_so_that_it_reads_back_whole() {
+        let mut sealer = Sealer::default();
+        let large: Vec<u8> = (0..100_000u32)
+            .flat_map(|i| (i % 251).to_le_bytes())
+            .collect();
+        let bodies = [
+            ev(1).json.into_bytes(),
+            body_of(&(0..64).map(ev).collect::<Vec<_>>()),
+            Vec::new(),
+            large,
+            body_of(&(5..9).map(ev).collect::<Vec<_>>()),
+            ev(2).json.into_bytes(),
+        ];
+        for (i, body) in bodies.iter().enumerate() {
+            let sealed = sealer.seal(body).to_vec();
+            if i < 3 {
+                assert_eq!(sealed, lz4_flex::compress_prepend_size(body), "body {i}");
+            }
+            assert_eq!(
+                lz4_flex::decompress_size_prepended(&sealed).unwrap(),
+                *body,
+                "body {i}"
+            );
+        }
+        let events: Vec<Packed> = (0..64).map(ev).collect();
+        assert_eq!(decode(sealer.seal(&body_of(&events))).unwrap(), events);
     }
 
     #[test]

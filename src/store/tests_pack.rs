@@ -247,6 +247,85 @@ fn a_short_run_stays_plain_rows() {
         rows_of_kind(&store, kind::STATUS),
         pack::PACK_MIN as i64 - 1
     );
+    let events = store.tab_events(&tab).unwrap();
+    assert_eq!(events.len(), pack::PACK_MIN - 1);
+    for (i, e) in events.iter().enumerate() {
+        let (_, json) = super::batch::event_json(&update("t1", i)).unwrap();
+        assert_eq!(e.json, json, "event {i} byte for byte");
+    }
+}
+
+/// A run broken by an event too large to pack, by another task's events and by a verdict a pack has no code
+/// for: every event comes back once, byte for byte, in the order it came, whichever row holds it.
+#[test]
+fn a_run_broken_by_a_large_event_or_another_task_keeps_every_event_in_order() {
+    let store = Store::open_in_memory().unwrap();
+    let tab: Arc<str> = "tab-1".into();
+    let mut records = vec![header(&tab, "t1")];
+    let mut want: Vec<StreamResponse> = Vec::new();
+    let mut push = |records: &mut Vec<Record>, task: &str, ev: StreamResponse, verdict| {
+        let i = want.len();
+        want.push(ev.clone());
+        records.push(Record::Event {
+            tab: tab.clone(),
+            task_id: Some(task.into()),
+            source: "stream#1".into(),
+            verdict,
+            event: Box::new(ev),
+            at: t0() + Duration::microseconds(i as i64),
+        });
+    };
+    for i in 0..10 {
+        push(&mut records, "t1", update("t1", i), "applied");
+    }
+    let mut big = update("t1", 10);
+    if let StreamResponse::StatusUpdate(u) = &mut big {
+        u.status.message = Some(Message::new(
+            Role::Agent,
+            vec![Part::text("x".repeat(pack::PACK_ENTRY_MAX + 1))],
+        ));
+    }
+    push(&mut records, "t1", big, "applied");
+    for i in 11..17 {
+        push(&mut records, "t1", update("t1", i), "applied");
+    }
+    for i in 17..27 {
+        push(&mut records, "t2", update("t2", i), "stale");
+    }
+    push(
+        &mut records,
+        "t2",
+        update("t2", 27),
+        "a verdict of a newer console",
+    );
+    for i in 28..30 {
+        push(&mut records, "t2", update("t2", i), "applied");
+    }
+    store
+        .write_batch(&records, &mut WriterCache::default())
+        .unwrap();
+    // Packs for the runs of 10, 6 and 10; the large event, the odd verdict and the last two stay plain rows.
+    assert_eq!(rows_of_kind(&store, kind::PACK), 3);
+    assert_eq!(rows_of_kind(&store, kind::STATUS), 4);
+    let events = store.tab_events(&tab).unwrap();
+    assert_eq!(events.len(), want.len());
+    for (i, (e, w)) in events.iter().zip(&want).enumerate() {
+        let (_, json) = super::batch::event_json(w).unwrap();
+        assert_eq!(e.json, json, "event {i} byte for byte");
+        assert_eq!(e.at, t0() + Duration::microseconds(i as i64), "event {i}");
+        assert_eq!(e.task_id, if i < 17 { "t1" } else { "t2" }, "event {i}");
+    }
+    // The verdict without a code is kept as its text.
+    let odd: String = store
+        .conn
+        .query_row(
+            "SELECT verdict FROM event_rows WHERE typeof(verdict) = 'text'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(odd, "a verdict of a newer console");
+    assert!(events.windows(2).all(|w| w[0].seq < w[1].seq), "seq order");
 }
 
 #[test]
