@@ -42,6 +42,26 @@ fn pack_codes(kind: &'static str, verdict: &'static str) -> Option<(u8, u8)> {
     codes::kind_index(kind).zip(codes::verdict_index(verdict))
 }
 
+/// An artifact chunk whose parts alone are over [`PACK_ENTRY_MAX`]: encoded as its own row at once, rather
+/// than into the run's body and then copied out of it (a chunk can be megabytes).
+fn surely_too_large(event: &a2a::StreamResponse) -> bool {
+    let a2a::StreamResponse::ArtifactUpdate(u) = event else {
+        return false;
+    };
+    let bytes: usize = u
+        .artifact
+        .parts
+        .iter()
+        .map(|p| match &p.content {
+            a2a::PartContent::Text(t) => t.len(),
+            a2a::PartContent::Raw(r) => r.len(),
+            a2a::PartContent::Url(u) => u.len(),
+            a2a::PartContent::Data(_) => 0,
+        })
+        .sum();
+    bytes > PACK_ENTRY_MAX
+}
+
 /// A received event on its way to a row, with its tab's and triple's numbers.
 pub(super) struct Incoming<'a> {
     pub(super) tab: i64,
@@ -98,7 +118,7 @@ impl Store {
         ev: Incoming<'_>,
     ) -> Result<(), StoreError> {
         let kind = event_kind(ev.event);
-        let codes = pack_codes(kind, ev.verdict);
+        let codes = pack_codes(kind, ev.verdict).filter(|_| !surely_too_large(ev.event));
         // The tab's run ends here when this event cannot join it.
         if let Some(i) = runs
             .iter()

@@ -328,6 +328,52 @@ fn a_run_broken_by_a_large_event_or_another_task_keeps_every_event_in_order() {
     assert!(events.windows(2).all(|w| w[0].seq < w[1].seq), "seq order");
 }
 
+/// A large artifact chunk between two runs: its own plain row (encoded straight into it), the runs around it
+/// packs, every event back in order.
+#[test]
+fn a_large_artifact_chunk_between_runs_is_its_own_row() {
+    let store = Store::open_in_memory().unwrap();
+    let tab: Arc<str> = "tab-1".into();
+    let chunk = StreamResponse::ArtifactUpdate(a2a::TaskArtifactUpdateEvent {
+        task_id: "t1".into(),
+        context_id: "ctx".into(),
+        artifact: a2a::Artifact {
+            artifact_id: "a1".into(),
+            name: None,
+            description: None,
+            parts: vec![Part::text("y".repeat(pack::PACK_ENTRY_MAX + 10))],
+            metadata: None,
+            extensions: None,
+        },
+        append: None,
+        last_chunk: Some(true),
+        metadata: None,
+    });
+    let mut want: Vec<StreamResponse> = (0..5).map(|i| update("t1", i)).collect();
+    want.push(chunk);
+    want.extend((6..11).map(|i| update("t1", i)));
+    let mut records = vec![header(&tab, "t1")];
+    records.extend(want.iter().enumerate().map(|(i, ev)| Record::Event {
+        tab: tab.clone(),
+        task_id: Some("t1".into()),
+        source: "stream#1".into(),
+        verdict: "applied",
+        event: Box::new(ev.clone()),
+        at: t0() + Duration::microseconds(i as i64),
+    }));
+    store
+        .write_batch(&records, &mut WriterCache::default())
+        .unwrap();
+    assert_eq!(rows_of_kind(&store, kind::PACK), 2);
+    assert_eq!(rows_of_kind(&store, kind::ARTIFACT), 1);
+    let events = store.tab_events(&tab).unwrap();
+    assert_eq!(events.len(), want.len());
+    for (i, (e, w)) in events.iter().zip(&want).enumerate() {
+        let (k, json) = super::batch::event_json(w).unwrap();
+        assert_eq!((e.kind.as_str(), &e.json), (k, &json), "event {i}");
+    }
+}
+
 #[test]
 fn the_audit_log_and_its_export_list_every_packed_event_in_time_order() {
     let store = Store::open_in_memory().unwrap();
