@@ -186,16 +186,12 @@ impl Store {
         run: Run,
         cache: &mut WriterCache,
     ) -> Result<(), StoreError> {
-        let Run {
-            tab,
-            refno,
-            mut buf,
-        } = run;
-        let written = if buf.entries.len() < PACK_MIN {
-            self.write_unpacked(tx, rows, tab, refno, &buf)
+        let written = if run.buf.entries.len() < PACK_MIN {
+            self.write_unpacked(tx, rows, &run)
         } else {
-            self.insert_pack(tx, rows, tab, refno, &buf, &mut cache.sealer)
+            self.insert_pack(tx, rows, &run, &mut cache.sealer)
         };
+        let mut buf = run.buf;
         buf.body.clear();
         buf.entries.clear();
         if cache.spare.len() < SPARE_RUNS && buf.body.capacity() <= SPARE_BYTES {
@@ -209,10 +205,9 @@ impl Store {
         &self,
         tx: &Transaction<'_>,
         rows: &mut EventRows,
-        tab: i64,
-        refno: i64,
-        buf: &RunBuf,
+        run: &Run,
     ) -> Result<(), StoreError> {
+        let buf = &run.buf;
         for (i, e) in buf.entries.iter().enumerate() {
             let end = buf
                 .entries
@@ -223,8 +218,8 @@ impl Store {
                 .get(e.start + pack::HEADER..end)
                 .unwrap_or_default();
             let row = EventRow {
-                tab,
-                refno,
+                tab: run.tab,
+                refno: run.refno,
                 kind: e.kind,
                 verdict: Some(e.verdict),
                 at: e.at,
@@ -240,12 +235,11 @@ impl Store {
         &self,
         tx: &Transaction<'_>,
         rows: &mut EventRows,
-        tab: i64,
-        refno: i64,
-        buf: &RunBuf,
+        run: &Run,
         sealer: &mut pack::Sealer,
     ) -> Result<(), StoreError> {
         self.insert_events(tx, rows)?;
+        let buf = &run.buf;
         let (first, last) = buf
             .entries
             .iter()
@@ -268,8 +262,8 @@ impl Store {
             .and_then(|mut s| {
                 s.execute(params![
                     last_seq + count,
-                    tab,
-                    refno,
+                    run.tab,
+                    run.refno,
                     codes::kind_code(kind::PACK),
                     first,
                     blob,

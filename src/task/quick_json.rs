@@ -64,10 +64,7 @@ fn plain_part(p: &Part) -> bool {
 }
 
 fn status_update(u: &TaskStatusUpdateEvent, out: &mut Vec<u8>) {
-    out.extend_from_slice(b"{\"taskId\":");
-    string(&u.task_id, out);
-    out.extend_from_slice(b",\"contextId\":");
-    string(&u.context_id, out);
+    ids(&u.task_id, &u.context_id, out);
     out.extend_from_slice(b",\"status\":");
     status(&u.status, out);
     out.push(b'}');
@@ -75,10 +72,7 @@ fn status_update(u: &TaskStatusUpdateEvent, out: &mut Vec<u8>) {
 
 fn status(s: &TaskStatus, out: &mut Vec<u8>) {
     out.extend_from_slice(b"{\"state\":");
-    // The SDK's own name for the state (a few bytes; its impl is the one `event_serde` uses).
-    if serde_json::to_writer(&mut *out, &s.state).is_err() {
-        out.extend_from_slice(b"null");
-    }
+    name(&s.state, out);
     if let Some(m) = &s.message {
         out.extend_from_slice(b",\"message\":");
         message(m, out);
@@ -93,39 +87,22 @@ fn status(s: &TaskStatus, out: &mut Vec<u8>) {
 fn message(m: &Message, out: &mut Vec<u8>) {
     out.extend_from_slice(b"{\"messageId\":");
     string(&m.message_id, out);
-    if let Some(c) = &m.context_id {
-        out.extend_from_slice(b",\"contextId\":");
-        string(c, out);
-    }
-    if let Some(t) = &m.task_id {
-        out.extend_from_slice(b",\"taskId\":");
-        string(t, out);
-    }
+    optional(b",\"contextId\":", m.context_id.as_deref(), out);
+    optional(b",\"taskId\":", m.task_id.as_deref(), out);
     out.extend_from_slice(b",\"role\":");
-    if serde_json::to_writer(&mut *out, &m.role).is_err() {
-        out.extend_from_slice(b"null");
-    }
+    name(&m.role, out);
     out.extend_from_slice(b",\"parts\":");
     parts(&m.parts, out);
     out.push(b'}');
 }
 
 fn artifact_update(u: &TaskArtifactUpdateEvent, out: &mut Vec<u8>) {
-    out.extend_from_slice(b"{\"taskId\":");
-    string(&u.task_id, out);
-    out.extend_from_slice(b",\"contextId\":");
-    string(&u.context_id, out);
+    ids(&u.task_id, &u.context_id, out);
     out.extend_from_slice(b",\"artifact\":{\"artifactId\":");
     let a = &u.artifact;
     string(&a.artifact_id, out);
-    if let Some(n) = &a.name {
-        out.extend_from_slice(b",\"name\":");
-        string(n, out);
-    }
-    if let Some(d) = &a.description {
-        out.extend_from_slice(b",\"description\":");
-        string(d, out);
-    }
+    optional(b",\"name\":", a.name.as_deref(), out);
+    optional(b",\"description\":", a.description.as_deref(), out);
     out.extend_from_slice(b",\"parts\":");
     parts(&a.parts, out);
     out.push(b'}');
@@ -138,6 +115,29 @@ fn artifact_update(u: &TaskArtifactUpdateEvent, out: &mut Vec<u8>) {
         out.extend_from_slice(if last { b"true" } else { b"false" });
     }
     out.push(b'}');
+}
+
+/// `{"taskId":…,"contextId":…` — an update's first two members.
+fn ids(task_id: &str, context_id: &str, out: &mut Vec<u8>) {
+    out.extend_from_slice(b"{\"taskId\":");
+    string(task_id, out);
+    out.extend_from_slice(b",\"contextId\":");
+    string(context_id, out);
+}
+
+/// A member that is left out when it has no value; `key` is written as it is (`,"name":`).
+fn optional(key: &[u8], value: Option<&str>, out: &mut Vec<u8>) {
+    if let Some(v) = value {
+        out.extend_from_slice(key);
+        string(v, out);
+    }
+}
+
+/// An enum as the SDK names it (a few bytes; its impl is the one `event_serde` uses).
+fn name<T: serde::Serialize>(value: &T, out: &mut Vec<u8>) {
+    if serde_json::to_writer(&mut *out, value).is_err() {
+        out.extend_from_slice(b"null");
+    }
 }
 
 /// Text parts only (see [`plain_part`]).
