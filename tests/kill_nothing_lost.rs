@@ -76,6 +76,12 @@ fn kill_9_after_a_flood_loses_no_event() {
     wait_pane(&f.session, "the flood to complete", |p| {
         p.contains("✓ completed")
     });
+    // What the user types next is on screen only: it must be in the store a second after the first key.
+    tmux(&["send-keys", "-t", &f.session, "-l", "half a thought"]);
+    wait_pane(&f.session, "the draft on screen", |p| {
+        p.contains("half a thought")
+    });
+    wait_for_draft(&f.db, "half a thought");
     f.kill();
     let (db, session, script) = (&f.db, &f.session, &f.script);
 
@@ -158,6 +164,30 @@ fn kill_9_after_a_flood_loses_no_event() {
     });
     let _ = tmux(&["kill-session", "-t", &session2]);
     assert!(pane.contains("flood"), "{pane}");
+    assert!(
+        pane.contains("half a thought"),
+        "the draft typed before the kill is back in the box: {pane}"
+    );
+}
+
+/// Wait (at most 20 s) until the store holds `text` as an open tab's draft. The console is running and may be
+/// writing: a store that cannot be read at this moment is read again.
+fn wait_for_draft(db: &std::path::Path, text: &str) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    loop {
+        let drafts: Vec<Option<String>> = Store::open(db)
+            .and_then(|s| s.open_tabs())
+            .map(|tabs| tabs.into_iter().map(|t| t.draft).collect())
+            .unwrap_or_default();
+        if drafts.iter().any(|d| d.as_deref() == Some(text)) {
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the draft {text:?} never reached the store: {drafts:?}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
 }
 
 /// The highest `flood i/N` the screen shows.

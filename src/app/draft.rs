@@ -8,6 +8,10 @@ use super::task::TaskTab;
 
 /// How many closed tabs' drafts are kept in memory (the store keeps every closed tab's text anyway).
 const KEPT: usize = 20;
+/// How long after a key the drafts that changed are written to the store: a console killed without warning
+/// (kill -9, a crash, the machine going down) loses at most this much of what was typed, and a stream of keys
+/// costs the store one small write a second, not one a key.
+pub const SAVE_AFTER: std::time::Duration = std::time::Duration::from_secs(1);
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Draft {
@@ -29,6 +33,8 @@ pub struct Drafts {
     closed: Vec<ClosedDraft>,
     /// A quit key was pressed while drafts were held: the very next key, if it is a quit key again, quits.
     pub quit_armed: bool,
+    /// When the drafts that changed since the last save are to be written (none while nothing was typed).
+    pub save_due: Option<std::time::Instant>,
 }
 
 impl Drafts {
@@ -49,6 +55,12 @@ impl Drafts {
     /// The draft of the tab closed last.
     pub fn pop(&mut self) -> Option<ClosedDraft> {
         self.closed.pop()
+    }
+
+    /// A key (or a paste) may have changed a compose box: a save is due `SAVE_AFTER` from the first such key
+    /// since the last save, however fast the keys keep coming.
+    pub fn edited(&mut self, now: std::time::Instant) {
+        self.save_due.get_or_insert(now + SAVE_AFTER);
     }
 }
 

@@ -171,6 +171,8 @@ pub enum Msg {
     StatusDue(std::time::Instant),
     /// The key guard of the dialog on screen has run out (the runtime's timer): its keys are live.
     KeyGuardDue(std::time::Instant),
+    /// The drafts' save is due (the runtime's timer, `Drafts::save_due`): what changed is written.
+    DraftsDue,
     /// The program was told to end (SIGINT, SIGTERM, SIGHUP, SIGQUIT): quit whatever the focus, the open
     /// dialog or the keymap (a signal is not a key the user may have bound to something else).
     Stop,

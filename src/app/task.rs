@@ -230,6 +230,8 @@ pub struct TaskTab {
     header_dirty: bool,
     /// The tab has something in the store (a message was sent, or it was restored or imported).
     pub stored: bool,
+    /// The draft text the store was last given for this tab: the periodic draft save writes only a change.
+    pub saved_draft: String,
     /// Its header row was handed to the store at least once.
     pub header_recorded: bool,
     /// Rebuilding from the store: nothing is recorded again.
@@ -300,6 +302,7 @@ impl TaskTab {
             outbox: Vec::new(),
             header_dirty: false,
             stored: false,
+            saved_draft: String::new(),
             header_recorded: false,
             replaying: false,
             fixed_lines: 0,

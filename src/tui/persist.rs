@@ -27,7 +27,8 @@ pub fn restore_headers(store: &Store, app: &mut App) -> Result<usize, String> {
             continue;
         };
         if let (Some(draft), Some(t)) = (st.draft, app.tab_mut(id)) {
-            t.compose.insert_str(draft);
+            t.compose.insert_str(&draft);
+            t.saved_draft = draft;
         }
         restored += 1;
     }

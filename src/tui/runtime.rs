@@ -325,6 +325,8 @@ impl Runtime {
                 .as_ref()
                 .and_then(crate::app::guard::KeyGuard::due)
                 .map(tokio::time::Instant::from_std);
+            // Drafts that changed are written a second after the first key that changed them.
+            let drafts_due = app.drafts.save_due.map(tokio::time::Instant::from_std);
             let behind = self.writer_behind(&status);
             tokio::select! {
                 biased;
@@ -367,6 +369,10 @@ impl Runtime {
                 _ = tokio::time::sleep_until(guard_due.unwrap_or(frame_due)), if guard_due.is_some() => {
                     self.apply(app, Msg::KeyGuardDue(Instant::now()));
                     dirty = true;
+                }
+                _ = tokio::time::sleep_until(drafts_due.unwrap_or(frame_due)), if drafts_due.is_some() => {
+                    self.apply(app, Msg::DraftsDue);
+                    self.flush_app(app);
                 }
                 _ = tick.tick(), if live => {
                     self.apply(app, Msg::Tick);

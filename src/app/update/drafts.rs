@@ -1,8 +1,11 @@
 //! Drafts are never lost to a key: quitting with one waits for a second press of the quit key, closing a tab
 //! keeps its draft (in memory for this run, its text in the store for later ones), and reopening the tab —
-//! from the store, or from memory when there is no store — puts the draft back.
+//! from the store, or from memory when there is no store — puts the draft back. Nor to a kill: what changed is
+//! written a second after the first key that changed it, and a box emptied (a message sent) at once, so that a
+//! draft already sent does not come back after a crash.
 
 use crate::app::draft::{ClosedDraft, Draft};
+use crate::app::ids::TabId;
 use crate::app::msg::Effect;
 use crate::app::state::{App, Focus, Overlay, PromptKind, View};
 use crate::config::keymap::actions::Action;
@@ -107,6 +110,49 @@ pub(super) fn close_tab(app: &mut App) -> Vec<Effect> {
             format!("tab closed; its draft is kept: {reopen} reopens the tab with it"),
             false,
         );
+    }
+    fx
+}
+
+/// After a key: the save is scheduled; a box on screen that held a saved draft and is empty now (its message
+/// was sent, or its text deleted) is saved at once.
+pub(super) fn edited(app: &mut App, now: std::time::Instant) -> Vec<Effect> {
+    app.drafts.edited(now);
+    let emptied = app
+        .active_tab()
+        .is_some_and(|t| !t.saved_draft.is_empty() && !t.has_draft());
+    if emptied { save_changed(app) } else { vec![] }
+}
+
+/// Write every draft that differs from what the store was last given. A tab that has nothing in the store yet
+/// gets its row first (as at quit), and is stored from then on, so that closing it records it closed.
+pub(super) fn save_changed(app: &mut App) -> Vec<Effect> {
+    app.drafts.save_due = None;
+    let changed: Vec<(TabId, String)> = app
+        .tabs
+        .iter()
+        .filter_map(|t| {
+            let text = t.draft_text();
+            (text != t.saved_draft).then_some((t.id, text))
+        })
+        .collect();
+    let mut fx = Vec::new();
+    for (id, text) in changed {
+        let Some(t) = app.tab(id) else { continue };
+        if !t.stored {
+            // Nothing to keep yet (blanks only), or no agent to file the row under.
+            let row = t.has_draft().then(|| app.row_of(t, false)).flatten();
+            let Some(row) = row else { continue };
+            fx.push(Effect::Record(Record::Tab(Box::new(row))));
+        }
+        fx.push(Effect::Record(Record::Draft {
+            tab: t.key.to_string(),
+            text: text.clone(),
+        }));
+        if let Some(t) = app.tab_mut(id) {
+            t.stored = true;
+            t.saved_draft = text;
+        }
     }
     fx
 }

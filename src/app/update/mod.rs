@@ -66,8 +66,13 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
             | Msg::Highlighted(_)
             | Msg::StatusDue(_)
             | Msg::KeyGuardDue(_)
+            | Msg::DraftsDue
     );
+    let typed = matches!(msg, Msg::Input(_));
     let mut fx = dispatch(app, msg);
+    if typed {
+        fx.extend(drafts::edited(app, std::time::Instant::now()));
+    }
     if agents_may_change {
         app.refresh_lookalikes();
     }
@@ -212,6 +217,7 @@ fn dispatch(app: &mut App, msg: Msg) -> Vec<Effect> {
             app.key_guard_due(now);
             vec![]
         }
+        Msg::DraftsDue => drafts::save_changed(app),
         Msg::Stop => {
             app.quit = true;
             vec![Effect::Quit]

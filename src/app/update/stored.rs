@@ -138,6 +138,8 @@ pub(super) fn closed_tabs(
         // Reopened: recorded as open again.
         t.mark_header_dirty();
         if let Some(d) = draft {
+            // What the store kept at close: no need to write it again.
+            t.saved_draft = d.text.clone();
             t.restore_draft(d);
         }
     }

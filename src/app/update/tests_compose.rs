@@ -439,3 +439,84 @@ fn attachments_are_listed_by_name_and_one_can_be_dropped() {
         Some(vec![std::path::PathBuf::from("/tmp/report-q3.pdf")])
     );
 }
+
+/// The open tabs a new console would restore from `store`, with their drafts.
+fn stored_drafts(store: &Store) -> Vec<Option<String>> {
+    store
+        .open_tabs()
+        .unwrap()
+        .into_iter()
+        .map(|t| t.draft)
+        .collect()
+}
+
+fn write(store: &Store, records: &[Record]) {
+    store
+        .write_batch(records, &mut crate::store::WriterCache::default())
+        .unwrap();
+}
+
+/// A console killed without warning (kill -9, a crash) keeps what was typed up to a second before: the first
+/// key schedules a save, the save writes the new tab's row and its draft, and a save with nothing changed
+/// writes nothing.
+#[test]
+fn a_draft_is_in_the_store_a_second_after_the_first_key() {
+    let before = std::time::Instant::now();
+    let mut app = typing("half a");
+    let due = app.drafts.save_due.expect("a save is scheduled");
+    assert!(
+        due > before && due <= std::time::Instant::now() + crate::app::draft::SAVE_AFTER,
+        "due {:?} after the first key",
+        due - before
+    );
+    typed(&mut app, " thought");
+    assert_eq!(
+        app.drafts.save_due,
+        Some(due),
+        "more keys do not push the save back"
+    );
+    let store = Store::open_in_memory().unwrap();
+    let fx = update(&mut app, Msg::DraftsDue);
+    write(&store, &records(fx));
+    assert_eq!(stored_drafts(&store), vec![Some("half a thought".into())]);
+    assert_eq!(app.drafts.save_due, None);
+    let again = update(&mut app, Msg::DraftsDue);
+    assert!(
+        records(again).is_empty(),
+        "nothing changed, nothing written"
+    );
+    // Closing the tab now records it closed (it has a row): the next start does not bring it back.
+    key(&mut app, KeyCode::Esc);
+    let fx = ctrl(&mut app, 'w');
+    write(&store, &records(fx));
+    assert!(stored_drafts(&store).is_empty());
+}
+
+/// Sending empties the box: the saved draft goes from the store with the same key, so a crash right after a
+/// send does not offer the sent text again.
+#[test]
+fn a_sent_draft_leaves_the_store_with_the_key_that_sends_it() {
+    let mut app = typing("ask once");
+    let store = Store::open_in_memory().unwrap();
+    let fx = update(&mut app, Msg::DraftsDue);
+    write(&store, &records(fx));
+    assert_eq!(stored_drafts(&store), vec![Some("ask once".into())]);
+    let fx = key(&mut app, KeyCode::Enter);
+    assert!(
+        fx.iter().any(|e| matches!(e, Effect::Send { .. })),
+        "{fx:?}"
+    );
+    let mut written = records(fx);
+    written.extend(app.take_records());
+    write(&store, &written);
+    assert_eq!(stored_drafts(&store), vec![None]);
+}
+
+/// Blanks in a tab that has sent nothing are nothing to keep: no row, no draft.
+#[test]
+fn blanks_in_a_new_tab_are_not_saved() {
+    let mut app = typing("   ");
+    let fx = update(&mut app, Msg::DraftsDue);
+    assert!(records(fx).is_empty());
+    assert!(!app.active_tab().unwrap().stored);
+}
