@@ -45,6 +45,32 @@ impl Db {
         common::assert_terminal_safe(&run.stdout);
         run
     }
+    /// `a2a-console test SUITE --agent URL` on this store, with an empty config, its output piped.
+    fn spawn_test(&self, suite: &Path, agent: &str) -> std::process::Child {
+        let empty = self.file("config.toml");
+        std::fs::write(&empty, "").unwrap();
+        std::process::Command::new(common::bin())
+            .args(["test", suite.to_str().unwrap(), "--agent", agent])
+            .env("A2A_CONSOLE_DB", self.path())
+            .env("A2A_CONSOLE_CONFIG", &empty)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    }
+}
+
+/// Ctrl-C for a child (SIGINT), then what it printed and how long it took to end after the signal.
+fn interrupt(child: std::process::Child) -> (std::process::Output, std::time::Duration) {
+    let killed = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let started = std::time::Instant::now();
+    let out = child.wait_with_output().unwrap();
+    (out, started.elapsed())
 }
 
 /// The JUnit file parsed: (test cases, failures) as counted from the elements, and the counts the root says.
@@ -487,22 +513,7 @@ fn ctrl_c_stops_a_run_and_keeps_what_ended() {
          [[cases]]\nname = \"slow\"\nmessage = \"slow 30\"\n[cases.expect]\nmax_seconds = 60\n",
     )
     .unwrap();
-    let empty = db.file("config.toml");
-    std::fs::write(&empty, "").unwrap();
-    let mut child = std::process::Command::new(common::bin())
-        .args([
-            "test",
-            suite.to_str().unwrap(),
-            "--agent",
-            demo.url.as_str(),
-        ])
-        .env("A2A_CONSOLE_DB", db.path())
-        .env("A2A_CONSOLE_CONFIG", &empty)
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = db.spawn_test(&suite, &demo.url);
     // The quick case ends at once (its progress line says so); the slow one runs for 30 s unless stopped.
     let (ended, quick_ended) = std::sync::mpsc::channel();
     let lines = std::io::BufReader::new(child.stderr.take().unwrap());
@@ -520,15 +531,9 @@ fn ctrl_c_stops_a_run_and_keeps_what_ended() {
     quick_ended
         .recv_timeout(std::time::Duration::from_secs(60))
         .expect("the quick case's progress line");
-    let killed = std::process::Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(killed.success());
-    let started = std::time::Instant::now();
-    let out = child.wait_with_output().unwrap();
+    let (out, took) = interrupt(child);
     assert!(
-        started.elapsed() < std::time::Duration::from_secs(20),
+        took < std::time::Duration::from_secs(20),
         "the run stopped at once, not when the slow case ended"
     );
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -564,28 +569,12 @@ fn ctrl_c_stops_a_run_while_its_agent_is_still_being_reached() {
         "[[cases]]\nname = \"echo\"\nmessage = \"echo hi\"\n",
     )
     .unwrap();
-    let empty = db.file("config.toml");
-    std::fs::write(&empty, "").unwrap();
-    let child = std::process::Command::new(common::bin())
-        .args(["test", suite.to_str().unwrap(), "--agent", url.as_str()])
-        .env("A2A_CONSOLE_DB", db.path())
-        .env("A2A_CONSOLE_CONFIG", &empty)
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = db.spawn_test(&suite, &url);
     // The console connected for the card: it is waiting on the agent now.
     let (_held, _) = silent.accept().unwrap();
-    let killed = std::process::Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(killed.success());
-    let started = std::time::Instant::now();
-    let out = child.wait_with_output().unwrap();
+    let (out, took) = interrupt(child);
     assert!(
-        started.elapsed() < std::time::Duration::from_secs(10),
+        took < std::time::Duration::from_secs(10),
         "the run stopped at once, not when the card fetch timed out"
     );
     let stdout = String::from_utf8_lossy(&out.stdout);

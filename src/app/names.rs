@@ -100,6 +100,14 @@ pub fn ellipsize(s: &str, width: usize) -> String {
     }
 }
 
+/// `s` cut to `width` display columns (as [`ellipsize`]) and padded with spaces to fill them, so that a
+/// column of names lines up whatever their characters' widths.
+pub fn fit_cols(s: &str, width: usize) -> String {
+    let cut = ellipsize(s, width);
+    let pad = width.saturating_sub(cut.width());
+    format!("{cut}{}", " ".repeat(pad))
+}
+
 /// The longest start of `s` that fits in `cols` columns (wide characters count double; none is split).
 pub fn take_cols(s: &str, cols: usize) -> &str {
     let mut used = 0;
@@ -138,6 +146,15 @@ mod tests {
         // Wide characters take two columns: the cut lands before one that would not fit.
         assert_eq!(ellipsize("日本語のエージェント", 7), "日本語…");
         assert_eq!(ellipsize("abc", 0), "");
+    }
+
+    #[test]
+    fn a_fitted_name_fills_its_columns_exactly() {
+        assert_eq!(fit_cols("ab", 5), "ab   ");
+        assert_eq!(fit_cols("a-long-name", 5), "a-lo…");
+        // 日本 is four columns: one space fills the fifth; a cut before a wide character leaves a gap to pad.
+        assert_eq!(fit_cols("日本", 5), "日本 ");
+        assert_eq!(fit_cols("日本語のエ", 6), "日本… ");
     }
 
     const PY1: &str = "A2A Acceptance Python 1.0";

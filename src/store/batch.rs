@@ -219,10 +219,7 @@ impl Store {
                 let task_id = task_id.as_deref().unwrap_or("");
                 let (tab, refno) = self.numbers(&tx, cache, tab, task_id, "")?;
                 // The user's messages and the console's notes are never packed: they end their tab's run.
-                if let Some(i) = runs.iter().position(|r| r.tab == tab) {
-                    let run = runs.swap_remove(i);
-                    self.end_run(&tx, &mut rows, run, cache)?;
-                }
+                self.end_run_where(&tx, &mut rows, &mut runs, cache, |r| r.tab == tab)?;
                 let row = EventRow {
                     tab,
                     refno,

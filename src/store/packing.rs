@@ -120,13 +120,9 @@ impl Store {
         let kind = event_kind(ev.event);
         let codes = pack_codes(kind, ev.verdict).filter(|_| !surely_too_large(ev.event));
         // The tab's run ends here when this event cannot join it.
-        if let Some(i) = runs
-            .iter()
-            .position(|r| r.tab == ev.tab && (codes.is_none() || r.refno != ev.refno))
-        {
-            let run = runs.swap_remove(i);
-            self.end_run(tx, rows, run, cache)?;
-        }
+        self.end_run_where(tx, rows, runs, cache, |r| {
+            r.tab == ev.tab && (codes.is_none() || r.refno != ev.refno)
+        })?;
         let Some((k, v)) = codes else {
             let (_, json) = event_json(ev.event)?;
             return self.push_plain(tx, rows, ev.row(kind, json));
@@ -158,8 +154,7 @@ impl Store {
             let json = body.split_off(start + pack::HEADER);
             body.truncate(start);
             let json = utf8(json)?;
-            let run = runs.swap_remove(i);
-            self.end_run(tx, rows, run, cache)?;
+            self.end_run_where(tx, rows, runs, cache, |r| r.tab == ev.tab)?;
             return self.push_plain(tx, rows, ev.row(kind, json));
         }
         pack::end_entry(body, start);
@@ -170,10 +165,27 @@ impl Store {
             start,
         });
         if run.buf.entries.len() >= PACK_MAX || run.buf.body.len() >= PACK_BYTES {
-            let run = runs.swap_remove(i);
-            self.end_run(tx, rows, run, cache)?;
+            self.end_run_where(tx, rows, runs, cache, |r| r.tab == ev.tab)?;
         }
         Ok(())
+    }
+
+    /// Write the run `ends` picks, if there is one (a batch holds at most one run per tab).
+    pub(super) fn end_run_where(
+        &self,
+        tx: &Transaction<'_>,
+        rows: &mut EventRows,
+        runs: &mut Vec<Run>,
+        cache: &mut WriterCache,
+        ends: impl Fn(&Run) -> bool,
+    ) -> Result<(), StoreError> {
+        match runs.iter().position(ends) {
+            Some(i) => {
+                let run = runs.swap_remove(i);
+                self.end_run(tx, rows, run, cache)
+            }
+            None => Ok(()),
+        }
     }
 
     /// Write a tab's run: one packed row when it is long enough, else its rows as plain ones. Plain rows

@@ -52,14 +52,47 @@ fn update(task: &str, i: usize) -> StreamResponse {
 }
 
 fn event(tab: &Arc<str>, task: &str, i: usize, verdict: &'static str) -> Record {
+    received(tab, task, i, update(task, i), verdict)
+}
+
+/// `ev` received on `tab`'s stream for `task`, `i` µs after [`t0`].
+fn received(
+    tab: &Arc<str>,
+    task: &str,
+    i: usize,
+    ev: StreamResponse,
+    verdict: &'static str,
+) -> Record {
     Record::Event {
         tab: tab.clone(),
         task_id: Some(task.into()),
         source: "stream#1".into(),
         verdict,
-        event: Box::new(update(task, i)),
+        event: Box::new(ev),
         at: t0() + Duration::microseconds(i as i64),
     }
+}
+
+fn write(store: &Store, records: &[Record]) {
+    store
+        .write_batch(records, &mut WriterCache::default())
+        .unwrap();
+}
+
+/// The tab's events as stored, after checking that they are `want`, one for one: the same kind and, byte for
+/// byte, the JSON the writer encodes for it.
+fn read_back(store: &Store, tab: &str, want: &[StreamResponse]) -> Vec<TabEvent> {
+    let events = store.tab_events(tab).unwrap();
+    assert_eq!(events.len(), want.len());
+    for (i, (e, w)) in events.iter().zip(want).enumerate() {
+        let (k, json) = super::batch::event_json(w).unwrap();
+        assert_eq!(
+            (e.kind.as_str(), &e.json),
+            (k, &json),
+            "event {i} byte for byte"
+        );
+    }
+    events
 }
 
 fn note(tab: &str, text: &str, i: usize) -> Record {
@@ -239,20 +272,14 @@ fn a_short_run_stays_plain_rows() {
     let tab: Arc<str> = "tab-1".into();
     let mut records = vec![header(&tab, "t1")];
     records.extend((0..pack::PACK_MIN - 1).map(|i| event(&tab, "t1", i, "applied")));
-    store
-        .write_batch(&records, &mut WriterCache::default())
-        .unwrap();
+    write(&store, &records);
     assert_eq!(rows_of_kind(&store, kind::PACK), 0);
     assert_eq!(
         rows_of_kind(&store, kind::STATUS),
         pack::PACK_MIN as i64 - 1
     );
-    let events = store.tab_events(&tab).unwrap();
-    assert_eq!(events.len(), pack::PACK_MIN - 1);
-    for (i, e) in events.iter().enumerate() {
-        let (_, json) = super::batch::event_json(&update("t1", i)).unwrap();
-        assert_eq!(e.json, json, "event {i} byte for byte");
-    }
+    let want: Vec<StreamResponse> = (0..pack::PACK_MIN - 1).map(|i| update("t1", i)).collect();
+    read_back(&store, &tab, &want);
 }
 
 /// A run broken by an event too large to pack, by another task's events and by a verdict a pack has no code
@@ -264,16 +291,8 @@ fn a_run_broken_by_a_large_event_or_another_task_keeps_every_event_in_order() {
     let mut records = vec![header(&tab, "t1")];
     let mut want: Vec<StreamResponse> = Vec::new();
     let mut push = |records: &mut Vec<Record>, task: &str, ev: StreamResponse, verdict| {
-        let i = want.len();
-        want.push(ev.clone());
-        records.push(Record::Event {
-            tab: tab.clone(),
-            task_id: Some(task.into()),
-            source: "stream#1".into(),
-            verdict,
-            event: Box::new(ev),
-            at: t0() + Duration::microseconds(i as i64),
-        });
+        records.push(received(&tab, task, want.len(), ev.clone(), verdict));
+        want.push(ev);
     };
     for i in 0..10 {
         push(&mut records, "t1", update("t1", i), "applied");
@@ -301,17 +320,12 @@ fn a_run_broken_by_a_large_event_or_another_task_keeps_every_event_in_order() {
     for i in 28..30 {
         push(&mut records, "t2", update("t2", i), "applied");
     }
-    store
-        .write_batch(&records, &mut WriterCache::default())
-        .unwrap();
+    write(&store, &records);
     // Packs for the runs of 10, 6 and 10; the large event, the odd verdict and the last two stay plain rows.
     assert_eq!(rows_of_kind(&store, kind::PACK), 3);
     assert_eq!(rows_of_kind(&store, kind::STATUS), 4);
-    let events = store.tab_events(&tab).unwrap();
-    assert_eq!(events.len(), want.len());
-    for (i, (e, w)) in events.iter().zip(&want).enumerate() {
-        let (_, json) = super::batch::event_json(w).unwrap();
-        assert_eq!(e.json, json, "event {i} byte for byte");
+    let events = read_back(&store, &tab, &want);
+    for (i, e) in events.iter().enumerate() {
         assert_eq!(e.at, t0() + Duration::microseconds(i as i64), "event {i}");
         assert_eq!(e.task_id, if i < 17 { "t1" } else { "t2" }, "event {i}");
     }
@@ -353,25 +367,15 @@ fn a_large_artifact_chunk_between_runs_is_its_own_row() {
     want.push(chunk);
     want.extend((6..11).map(|i| update("t1", i)));
     let mut records = vec![header(&tab, "t1")];
-    records.extend(want.iter().enumerate().map(|(i, ev)| Record::Event {
-        tab: tab.clone(),
-        task_id: Some("t1".into()),
-        source: "stream#1".into(),
-        verdict: "applied",
-        event: Box::new(ev.clone()),
-        at: t0() + Duration::microseconds(i as i64),
-    }));
-    store
-        .write_batch(&records, &mut WriterCache::default())
-        .unwrap();
+    records.extend(
+        want.iter()
+            .enumerate()
+            .map(|(i, ev)| received(&tab, "t1", i, ev.clone(), "applied")),
+    );
+    write(&store, &records);
     assert_eq!(rows_of_kind(&store, kind::PACK), 2);
     assert_eq!(rows_of_kind(&store, kind::ARTIFACT), 1);
-    let events = store.tab_events(&tab).unwrap();
-    assert_eq!(events.len(), want.len());
-    for (i, (e, w)) in events.iter().zip(&want).enumerate() {
-        let (k, json) = super::batch::event_json(w).unwrap();
-        assert_eq!((e.kind.as_str(), &e.json), (k, &json), "event {i}");
-    }
+    read_back(&store, &tab, &want);
 }
 
 #[test]

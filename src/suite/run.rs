@@ -309,15 +309,10 @@ async fn blocking(
                 };
                 // Sent again only to the very status it answered: the same state with a new question (another
                 // message or time) means the answer was taken, and sending it again would answer that.
-                let now = (
-                    task.status.state.clone(),
-                    task.status.message.as_ref().map(|m| m.message_id.clone()),
-                    task.status.timestamp,
-                );
-                if &now == waiting {
+                if &crate::task::log::StatusSeen::of(&task.status) == waiting {
                     o.seen.recovered.push(format!(
                         "the answer got an internal error and the task stayed {} with the same question: sent it again",
-                        state_name(&waiting.0)
+                        state_name(waiting.state())
                     ));
                     continue;
                 }

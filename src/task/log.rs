@@ -270,18 +270,13 @@ impl TaskLog {
         self.offsets.clear();
     }
 
-    /// Start over for a new task in the same conversation: the context is kept, and so are the earlier
-    /// tasks' artifacts (they stay where they are; the new task's come after them).
-    /// The applied status as the agent last showed it: its state, its message's id and its timestamp. Two
-    /// readings that agree saw the same status (a new question in the same state has a new message or time).
-    pub fn status_seen(&self) -> (TaskState, Option<String>, Option<DateTime<Utc>>) {
-        (
-            self.state.clone(),
-            self.status_message.as_ref().map(|m| m.message_id.clone()),
-            self.status_at,
-        )
+    /// The applied status as the agent last showed it.
+    pub fn status_seen(&self) -> StatusSeen {
+        StatusSeen::new(&self.state, self.status_message.as_ref(), self.status_at)
     }
 
+    /// Start over for a new task in the same conversation: the context is kept, and so are the earlier
+    /// tasks' artifacts (they stay where they are; the new task's come after them).
     pub fn new_task(&mut self) {
         let context_id = self.context_id.take();
         let artifacts = std::mem::take(&mut self.artifacts);
@@ -526,6 +521,34 @@ impl TaskLog {
             self.direct_reply = Some(m.clone());
         }
         Verdict::applied(Change::Message { direct })
+    }
+}
+
+/// What tells one status an agent showed from another: its state, its message's id and its timestamp. Two
+/// readings that agree saw the same status; a new question in the same state has a new message or time.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StatusSeen {
+    state: TaskState,
+    message_id: Option<String>,
+    at: Option<DateTime<Utc>>,
+}
+
+impl StatusSeen {
+    fn new(state: &TaskState, message: Option<&Message>, at: Option<DateTime<Utc>>) -> Self {
+        StatusSeen {
+            state: state.clone(),
+            message_id: message.map(|m| m.message_id.clone()),
+            at,
+        }
+    }
+
+    /// The status a task as read (GetTask) carries.
+    pub fn of(status: &a2a::TaskStatus) -> Self {
+        Self::new(&status.state, status.message.as_ref(), status.timestamp)
+    }
+
+    pub fn state(&self) -> &TaskState {
+        &self.state
     }
 }
 

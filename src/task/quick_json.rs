@@ -106,14 +106,8 @@ fn artifact_update(u: &TaskArtifactUpdateEvent, out: &mut Vec<u8>) {
     out.extend_from_slice(b",\"parts\":");
     parts(&a.parts, out);
     out.push(b'}');
-    if let Some(append) = u.append {
-        out.extend_from_slice(b",\"append\":");
-        out.extend_from_slice(if append { b"true" } else { b"false" });
-    }
-    if let Some(last) = u.last_chunk {
-        out.extend_from_slice(b",\"lastChunk\":");
-        out.extend_from_slice(if last { b"true" } else { b"false" });
-    }
+    flag(b",\"append\":", u.append, out);
+    flag(b",\"lastChunk\":", u.last_chunk, out);
     out.push(b'}');
 }
 
@@ -130,6 +124,14 @@ fn optional(key: &[u8], value: Option<&str>, out: &mut Vec<u8>) {
     if let Some(v) = value {
         out.extend_from_slice(key);
         string(v, out);
+    }
+}
+
+/// A boolean member that is left out when it has no value.
+fn flag(key: &[u8], value: Option<bool>, out: &mut Vec<u8>) {
+    if let Some(v) = value {
+        out.extend_from_slice(key);
+        out.extend_from_slice(if v { b"true" } else { b"false" });
     }
 }
 

@@ -164,25 +164,6 @@ pub fn decode(e: TabEvent) -> Option<StoredItem> {
     }
 }
 
-/// Every tab's unsent compose text (on quit), keyed by the tab. A tab that sent nothing has no row yet: with a
-/// draft it gets one, so the next start brings it back with the draft.
-pub fn drafts(app: &App) -> Vec<Record> {
-    let mut out = Vec::new();
-    for t in &app.tabs {
-        if !t.stored {
-            match app.row_of(t, false) {
-                Some(row) if t.has_draft() => out.push(Record::Tab(Box::new(row))),
-                _ => continue,
-            }
-        }
-        out.push(Record::Draft {
-            tab: t.key.to_string(),
-            text: t.draft_text(),
-        });
-    }
-    out
-}
-
 fn entry(app: &App, tab: TabId, direction: Direction, method: &str) -> AuditEntry {
     let t = app.tab(tab);
     AuditEntry {
@@ -699,7 +680,10 @@ mod tests {
         // An empty new tab is not worth a row.
         app.new_tab(app.agents[0].id);
         store
-            .write_batch(&drafts(&app), &mut crate::store::WriterCache::default())
+            .write_batch(
+                &crate::app::update::draft_records(&mut app, true),
+                &mut crate::store::WriterCache::default(),
+            )
             .unwrap();
         let mut again = two_agents_on_one_url();
         assert_eq!(restore_headers(&store, &mut again).unwrap(), 1);

@@ -455,7 +455,8 @@ impl Runtime {
         for (_, h) in self.streams.drain() {
             h.abort();
         }
-        self.pending.extend(crate::tui::persist::drafts(app));
+        self.pending
+            .extend(crate::app::update::draft_records(app, true));
         self.flush_app(app);
         if let Some(w) = self.writer.take() {
             w.stop();

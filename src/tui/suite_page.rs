@@ -99,10 +99,7 @@ fn changes_row(prev: i64, id: i64, cmp: &Comparison) -> CheckRow {
 
 fn case_row(n: usize, c: &CaseResult, agent: &str) -> CheckRow {
     let verdict = if c.passed { "PASS" } else { "FAIL" };
-    // Cut and padded by columns, so a wide (CJK) name keeps the rows lined up.
     let name = crate::app::names::ellipsize(&sanitize_line(&c.name).0, 32);
-    let pad =
-        " ".repeat(32usize.saturating_sub(unicode_width::UnicodeWidthStr::width(name.as_str())));
     let state = c.seen.final_state.as_deref().unwrap_or("no state");
     let why = if c.passed {
         String::new()
@@ -120,7 +117,9 @@ fn case_row(n: usize, c: &CaseResult, agent: &str) -> CheckRow {
     };
     CheckRow {
         line: format!(
-            "{verdict}  #{n:<3} {name}{pad} {:>6.2} s  {}{why}",
+            "{verdict}  #{n:<3} {} {:>6.2} s  {}{why}",
+            // Padded by columns, so a wide (CJK) name keeps the rows lined up.
+            crate::app::names::fit_cols(&name, 32),
             c.seen.total_ms as f64 / 1000.0,
             sanitize_line(state).0
         ),

@@ -124,37 +124,47 @@ pub(super) fn edited(app: &mut App, now: std::time::Instant) -> Vec<Effect> {
     if emptied { save_changed(app) } else { vec![] }
 }
 
-/// Write every draft that differs from what the store was last given. A tab that has nothing in the store yet
-/// gets its row first (as at quit), and is stored from then on, so that closing it records it closed.
+/// Write every draft that differs from what the store was last given.
 pub(super) fn save_changed(app: &mut App) -> Vec<Effect> {
     app.drafts.save_due = None;
-    let changed: Vec<(TabId, String)> = app
+    draft_records(app, false)
+        .into_iter()
+        .map(Effect::Record)
+        .collect()
+}
+
+/// The records that bring the store's drafts up to date: every tab's (`every`, at quit: a batch the store
+/// failed to write may have held one of them) or only those that changed since the store was last given them. A tab that has nothing in the store yet gets its row first when it
+/// holds a draft, and is stored from then on, so that closing it records it closed; without a draft it is not
+/// worth a row.
+pub fn draft_records(app: &mut App, every: bool) -> Vec<Record> {
+    let due: Vec<(TabId, String)> = app
         .tabs
         .iter()
         .filter_map(|t| {
             let text = t.draft_text();
-            (text != t.saved_draft).then_some((t.id, text))
+            (every || text != t.saved_draft).then_some((t.id, text))
         })
         .collect();
-    let mut fx = Vec::new();
-    for (id, text) in changed {
+    let mut out = Vec::new();
+    for (id, text) in due {
         let Some(t) = app.tab(id) else { continue };
         if !t.stored {
             // Nothing to keep yet (blanks only), or no agent to file the row under.
             let row = t.has_draft().then(|| app.row_of(t, false)).flatten();
             let Some(row) = row else { continue };
-            fx.push(Effect::Record(Record::Tab(Box::new(row))));
+            out.push(Record::Tab(Box::new(row)));
         }
-        fx.push(Effect::Record(Record::Draft {
+        out.push(Record::Draft {
             tab: t.key.to_string(),
             text: text.clone(),
-        }));
+        });
         if let Some(t) = app.tab_mut(id) {
             t.stored = true;
             t.saved_draft = text;
         }
     }
-    fx
+    out
 }
 
 /// The draft a reopened tab gets back: this run's (text and files) if it was closed in this run, else the

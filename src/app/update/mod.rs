@@ -51,6 +51,7 @@ use stream::{register_push, stream_item};
 pub use actions::run_action;
 pub use approval::APPROVAL_PAGE;
 pub use compose::send;
+pub use drafts::draft_records;
 pub use remote::parse_import_filter;
 pub use stream::lay_out_artifacts;
 pub use tabs::open_tab;
